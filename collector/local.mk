@@ -1,0 +1,39 @@
+# collector/: perf_event setup, rings, records, process table, sampling loop,
+# profile window, CLI. Knows nothing of HTTP or JSON.
+noinst_LIBRARIES += collector/libcollector.a
+collector_libcollector_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
+collector_libcollector_a_SOURCES = \
+	collector/perf_events.c collector/perf_events.h \
+	collector/ring.c collector/ring.h \
+	collector/record.c collector/record.h \
+	collector/procmaps.c collector/procmaps.h \
+	collector/binary.c collector/binary.h \
+	collector/proctable.c collector/proctable.h \
+	collector/profile.c collector/profile.h \
+	collector/sampler.c collector/sampler.h
+
+bin_PROGRAMS += smolder
+smolder_SOURCES = \
+	collector/main.c collector/cli.h \
+	collector/cmd_record.c \
+	collector/cmd_probe.c
+smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)
+smolder_LDADD = export/libexport.a collector/libcollector.a symbolize/libsymbolize.a \
+	unwind/libunwind.a common/libcommon.a $(JANSSON_LIBS) $(ZLIB_LIBS) $(DW_LIBS)
+smolder_LINK = $(CXXLINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_collector tests/unit/test_common
+TESTS += tests/unit/test_collector tests/unit/test_common
+tests_unit_test_collector_SOURCES = tests/unit/test_record.c tests/unit/test_ring.c \
+	tests/unit/test_procmaps.c tests/unit/test_profile.c
+tests_unit_test_collector_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_collector_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_collector_LDADD = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
+	common/libcommon.a $(DW_LIBS) $(CRITERION_LIBS)
+tests_unit_test_collector_LINK = $(CXXLINK)
+tests_unit_test_common_SOURCES = tests/unit/test_common.c
+tests_unit_test_common_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_common_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_common_LDADD = common/libcommon.a $(CRITERION_LIBS)
+endif

@@ -1,0 +1,3 @@
+/* smolder: entry point and subcommand dispatch. */
+#include "config.h"
+int main(void) { return 0; }

@@ -1,0 +1,85 @@
+/* A profile window: samples aggregated into groups (one per process identity)
+ * of interned stacks -> counts. Stacks are sequences of frame ids (ids of
+ * display strings in the caller's struct strtab), root first. Strings are only
+ * built at export time. Adding a stack seen before allocates nothing.
+ * Not thread-safe. */
+#ifndef SMOLDER_COLLECTOR_PROFILE_H
+#define SMOLDER_COLLECTOR_PROFILE_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct strtab;
+struct profile;
+
+/* Identity of a group; string fields are strtab ids (0 = unknown). */
+struct profile_key {
+	uint32_t service_name;
+	uint32_t exe;
+	uint32_t comm;
+	int32_t pid; /* -1 unless grouping per pid */
+};
+
+/* Counters of the window, exported as the dump's "stats". */
+struct profile_stats {
+	uint64_t samples;          /* samples decoded in the window */
+	uint64_t lost;             /* PERF_RECORD_LOST + ring overwrites */
+	uint64_t dropped;          /* samples deliberately not aggregated */
+	uint64_t throttled;        /* PERF_RECORD_THROTTLE events */
+	uint64_t kernel_only;      /* samples with no user stack (kernel threads) */
+	uint64_t unwind_complete;  /* reached the outermost frame */
+	uint64_t unwind_truncated; /* ran off the copied stack */
+	uint64_t unwind_no_cfi;
+	uint64_t unwind_no_map;
+	uint64_t unwind_bad_pc;
+	uint64_t unwind_depth;
+	uint64_t processes;        /* processes known at the window's end */
+	uint64_t binaries;         /* distinct binaries loaded */
+	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
+	uint64_t agent_rss_bytes;
+};
+
+/* Describes the window; strings are borrowed and must outlive the profile. */
+struct profile_meta {
+	uint64_t start_ns, end_ns; /* wall clock */
+	const char *hostname, *kernel, *arch;
+	const char *event_name;    /* "cpu-clock" */
+	const char *event_unit;    /* "samples" */
+	uint32_t frequency_hz;
+	size_t nlabels;
+	const char *const *label_names, *const *label_values; /* global labels */
+};
+
+struct profile_group {
+	struct profile_key key;
+	uint64_t samples;  /* sum of the group's stack counts */
+	size_t nstacks;
+};
+
+/* names is borrowed and must outlive the profile. NULL on ENOMEM. */
+struct profile *profile__new(struct strtab *names);
+void profile__delete(struct profile *p);
+/* Empties the window (keeping allocations for reuse). */
+void profile__reset(struct profile *p);
+
+/* Adds count samples of stack frames[0..n) (root first) to the key's group.
+ * n may be 0 (an empty stack). Returns 0 or -ENOMEM (then counted as dropped). */
+int profile__add(struct profile *p, const struct profile_key *key,
+		 const uint32_t *frames, size_t n, uint64_t count);
+
+struct profile_meta *profile__meta(struct profile *p);
+struct profile_stats *profile__stats(struct profile *p);
+const struct profile_meta *profile__meta_const(const struct profile *p);
+const struct profile_stats *profile__stats_const(const struct profile *p);
+const struct strtab *profile__names(const struct profile *p);
+
+size_t profile__ngroups(const struct profile *p);
+/* Fills *out for group g < ngroups. */
+void profile__group(const struct profile *p, size_t g, struct profile_group *out);
+/* Calls fn for each distinct stack of group g (order unspecified). Stops and
+ * returns fn's value when it is non-zero; returns 0 otherwise. */
+typedef int (*profile_stack_fn)(void *ctx, const uint32_t *frames, size_t n, uint64_t count);
+int profile__foreach_stack(const struct profile *p, size_t g, profile_stack_fn fn, void *ctx);
+/* Sum of samples over all groups. */
+uint64_t profile__total(const struct profile *p);
+
+#endif

@@ -1,0 +1,55 @@
+/* Clocks and self-accounting of the agent's own cost. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/timeutil.h"
+
+static uint64_t ts_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t time__mono_ns(void) { return ts_ns(CLOCK_MONOTONIC); }
+uint64_t time__real_ns(void) { return ts_ns(CLOCK_REALTIME); }
+
+uint64_t time__self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+}
+
+static uint64_t status_kb(const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) == 0) {
+			if (sscanf(line + klen, " %llu", &kb) != 1)
+				kb = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+uint64_t time__self_rss_bytes(void) { return status_kb("VmRSS:"); }
+uint64_t time__self_peak_rss_bytes(void) { return status_kb("VmHWM:"); }

@@ -1,0 +1,2 @@
+/* placeholder */
+extern "C" int demangle(const char *, char *, unsigned long);

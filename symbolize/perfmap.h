@@ -1,0 +1,23 @@
+/* JIT symbols from /tmp/perf-PID.map ("START SIZE name" lines, hex), the
+ * convention of perf, V8, the JVM agents and others. Frames are interned as
+ * "name_[j]". The file is read through /proc/PID/root and ignored unless it
+ * is a regular file owned by the process's uid or by root. Not thread-safe. */
+#ifndef SMOLDER_SYMBOLIZE_PERFMAP_H
+#define SMOLDER_SYMBOLIZE_PERFMAP_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct strtab;
+struct perfmap;
+
+/* Loads `path`, requiring its owner to be `owner_uid` or 0. Returns 0,
+ * -ENOENT (no file), -EPERM (wrong owner / not a regular file), -ENOMEM.
+ * Malformed lines are skipped; at most 16 MiB and 1,000,000 entries read. */
+int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out);
+void perfmap__delete(struct perfmap *m);
+/* 0 and *id for a covered pc, -ENOENT otherwise. */
+int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id);
+size_t perfmap__count(const struct perfmap *m);
+
+#endif

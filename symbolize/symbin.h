@@ -1,0 +1,43 @@
+/* Symbols of one binary, shared by every process mapping it: a sorted
+ * function index built once (symtab, else dynsym, plus separate debug info
+ * found by build-id / .gnu_debuglink, and MiniDebugInfo), inlined frames from
+ * DWARF when present, and a bounded pc -> frames cache so that a pc seen
+ * before is a hash lookup.
+ *
+ * Frames are ids of display strings interned in a struct strtab the caller
+ * owns and passes at creation (it must outlive the symbin): the function
+ * name demangled, inlined frames suffixed "_[i]", a stripped function
+ * "module+0xSTART", nothing known "[module]". ';' in names becomes ':' and
+ * control characters are dropped, so ids can be joined into collapsed stacks
+ * as they are. Not thread-safe. */
+#ifndef SMOLDER_SYMBOLIZE_SYMBIN_H
+#define SMOLDER_SYMBOLIZE_SYMBIN_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct strtab;
+struct symbin;
+
+/* Opens the file at `path` (e.g. "/proc/PID/root/usr/lib/libc.so.6") with
+ * O_RDONLY|O_CLOEXEC and indexes it. `module` is the short name used in
+ * "module+0x..." and "[module]" (normally the basename). Never fails for a
+ * file that is not ELF or has no symbols: lookups then give "[module]" or
+ * "module+0x...". Returns 0, -ENOMEM, or -errno from open. */
+int symbin__new(const char *path, const char *module, struct strtab *names, struct symbin **out);
+void symbin__delete(struct symbin *s);
+
+/* Frames at vaddr (ELF virtual address in this binary), innermost first: the
+ * inlined frames ("_[i]") then the enclosing function. func_start is the
+ * FDE start from the CFI (0 if unknown), used to name stripped functions.
+ * Writes up to max ids and *n (>= 1 on success). Returns 0 or -ENOMEM. */
+int symbin__lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start,
+		   uint32_t *out, size_t max, size_t *n);
+
+struct symbin_stats {
+	uint64_t symbols;   /* functions in the index */
+	uint64_t lookups, hits, entries, evictions; /* pc cache */
+	int has_debuginfo;  /* DWARF found (inlined frames available) */
+};
+void symbin__stats(const struct symbin *s, struct symbin_stats *out);
+
+#endif

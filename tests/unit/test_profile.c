@@ -1,0 +1,2 @@
+#include <criterion/criterion.h>
+Test(placeholder, test_profile) { cr_assert(1); }

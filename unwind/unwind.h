@@ -1,0 +1,67 @@
+/* User-stack unwinding from (registers, copied stack, address map) to pcs.
+ *
+ * Memory reads are served only from the copied stack; nothing reads the live
+ * process. No allocation per call except when a CFI rule is decoded for the
+ * first time (then it is cached in the binary's struct cfi). Not thread-safe
+ * with respect to the cfi objects it uses. */
+#ifndef SMOLDER_UNWIND_UNWIND_H
+#define SMOLDER_UNWIND_UNWIND_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind/cfi.h"
+#include "unwind/regs.h"
+
+/* Bytes the kernel copied from [base, base + size). */
+struct unwind_stack {
+	uint64_t base;
+	const uint8_t *data;
+	size_t size;
+};
+
+/* What the caller's address map says about one pc. */
+struct unwind_module {
+	struct cfi *cfi;   /* NULL: the binary has no CFI (frame-pointer step) */
+	uint64_t bias;     /* ELF vaddr = pc - bias */
+	void *owner;       /* opaque, copied into the frame (e.g. the mapping) */
+};
+
+/* Looks up the mapping of pc. Returns 0 and fills *out, or -ENOENT when pc
+ * is in no file-backed executable mapping (JIT, anonymous, unmapped). */
+typedef int (*unwind_find_fn)(void *ctx, uint64_t pc, struct unwind_module *out);
+
+struct unwind_frame {
+	uint64_t pc;         /* frame 0: the sampled ip; others: the return address */
+	uint64_t vaddr;      /* lookup address in the binary: (pc, or pc - 1 for
+	                        return addresses) - bias; 0 when owner is NULL */
+	uint64_t func_start; /* ELF vaddr of the enclosing FDE's start, 0 if unknown */
+	void *owner;         /* from unwind_module, NULL when find failed */
+};
+
+/* Why a stack ended. UNWIND_COMPLETE means the outermost frame was reached:
+ * its CFI marks the return address undefined (_start, clone, start_thread). */
+enum unwind_stop {
+	UNWIND_COMPLETE = 0,
+	UNWIND_TRUNCATED,     /* a read fell outside the copied stack */
+	UNWIND_NO_CFI,        /* no CFI for a pc and no usable frame pointer */
+	UNWIND_NO_MAP,        /* a pc outside every known mapping */
+	UNWIND_BAD_PC,        /* pc 0 or CFA not increasing or unsupported rule */
+	UNWIND_DEPTH,         /* hit the frame limit */
+	UNWIND_NSTOP
+};
+const char *unwind__stop_name(enum unwind_stop s);
+
+/* DWARF CFI unwinding, with a frame-pointer step for frames whose binary has
+ * no CFI. Writes up to max frames (innermost first) and *n, and the reason it
+ * stopped. Always writes at least frame 0 when max > 0 and the ip is valid.
+ * Returns 0, or -EINVAL for unusable input (no ip/sp in regs). */
+int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		  unwind_find_fn find, void *ctx,
+		  struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop);
+
+/* Frame-pointer walk of the copied stack only (rbp chain). Same contract. */
+int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,
+	       unwind_find_fn find, void *ctx,
+	       struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop);
+
+#endif
