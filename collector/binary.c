@@ -1,3 +1,322 @@
-/* placeholder: being written */
+/* Registry of binaries shared across processes, keyed by (device, inode). */
 #include "config.h"
-extern int placeholder_collector_binary_c;
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "collector/binary.h"
+#include "common/hash.h"
+#include "common/u64map.h"
+#include "symbolize/symbin.h"
+#include "unwind/cfi.h"
+
+#define MAX_LOADS 16
+
+struct load_segment {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct binary {
+	uint64_t dev, ino;
+	struct binary *next_same_hash;
+	char *path;      /* as the process sees it */
+	char *open_path; /* the path that opened it */
+	const char *module;
+	struct strtab *names;
+	int fd;
+	Elf *elf;
+	int is_elf;
+	struct load_segment loads[MAX_LOADS];
+	size_t nloads;
+	struct cfi *cfi;
+	int cfi_tried;
+	struct symbin *sym;
+	int sym_tried;
+};
+
+struct binaries {
+	struct strtab *names;
+	struct u64map *by_id; /* hash(dev, ino) -> struct binary * (chain head) */
+	struct binary **all;
+	size_t n, cap;
+};
+
+static uint64_t id_hash(uint64_t dev, uint64_t ino)
+{
+	return hash__mix(hash__u64(dev), ino);
+}
+
+struct binaries *binaries__new(struct strtab *names)
+{
+	struct binaries *bs = calloc(1, sizeof(*bs));
+
+	if (!bs)
+		return NULL;
+	elf_version(EV_CURRENT);
+	bs->names = names;
+	bs->by_id = u64map__new(256);
+	if (!bs->by_id) {
+		free(bs);
+		return NULL;
+	}
+	return bs;
+}
+
+static void binary_delete(struct binary *b)
+{
+	if (!b)
+		return;
+	symbin__delete(b->sym);
+	cfi__delete(b->cfi);
+	if (b->elf)
+		elf_end(b->elf);
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->path);
+	free(b->open_path);
+	free(b);
+}
+
+void binaries__delete(struct binaries *bs)
+{
+	size_t i;
+
+	if (!bs)
+		return;
+	for (i = 0; i < bs->n; i++)
+		binary_delete(bs->all[i]);
+	free(bs->all);
+	u64map__delete(bs->by_id);
+	free(bs);
+}
+
+size_t binaries__count(const struct binaries *bs) { return bs->n; }
+
+static struct binary *find(const struct binaries *bs, uint64_t dev, uint64_t ino)
+{
+	uint64_t v;
+	struct binary *b;
+
+	if (!u64map__get(bs->by_id, id_hash(dev, ino), &v))
+		return NULL;
+	for (b = (struct binary *)(uintptr_t)v; b; b = b->next_same_hash)
+		if (b->dev == dev && b->ino == ino)
+			return b;
+	return NULL;
+}
+
+static int insert(struct binaries *bs, struct binary *b)
+{
+	uint64_t h = id_hash(b->dev, b->ino), v;
+
+	if (bs->n == bs->cap) {
+		size_t nc = bs->cap ? bs->cap * 2 : 64;
+		struct binary **na = realloc(bs->all, nc * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		bs->all = na;
+		bs->cap = nc;
+	}
+	if (u64map__get(bs->by_id, h, &v))
+		b->next_same_hash = (struct binary *)(uintptr_t)v;
+	if (u64map__put(bs->by_id, h, (uint64_t)(uintptr_t)b) < 0)
+		return -ENOMEM;
+	bs->all[bs->n++] = b;
+	return 0;
+}
+
+/* Opens candidate paths in order; keeps the first whose identity matches. */
+static int open_matching(int pid, const char *path, uint64_t dev, uint64_t ino,
+			 uint64_t map_start, uint64_t map_end, char *used, size_t used_size,
+			 struct stat *st_out)
+{
+	char cand[3][4096];
+	int ncand = 0, i;
+
+	if (pid > 0 && path[0] == '/') {
+		snprintf(cand[ncand++], sizeof(cand[0]), "/proc/%d/root%s", pid, path);
+		snprintf(cand[ncand++], sizeof(cand[0]), "/proc/%d/map_files/%llx-%llx", pid,
+			 (unsigned long long)map_start, (unsigned long long)map_end);
+	}
+	if (path[0] == '/')
+		snprintf(cand[ncand++], sizeof(cand[0]), "%s", path);
+	for (i = 0; i < ncand; i++) {
+		struct stat st;
+		int fd = open(cand[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (ino && ((uint64_t)st.st_ino != ino || (uint64_t)st.st_dev != dev))) {
+			close(fd);
+			continue;
+		}
+		{
+			size_t l = strnlen(cand[i], sizeof(cand[i]) - 1);
+
+			if (l >= used_size)
+				l = used_size - 1;
+			memcpy(used, cand[i], l);
+			used[l] = '\0';
+		}
+		*st_out = st;
+		return fd;
+	}
+	return -ENOENT;
+}
+
+static void read_loads(struct binary *b)
+{
+	GElf_Ehdr eh;
+	size_t phnum, i;
+
+	if (!gelf_getehdr(b->elf, &eh) || elf_getphdrnum(b->elf, &phnum) < 0)
+		return;
+	b->is_elf = 1;
+	for (i = 0; i < phnum && b->nloads < MAX_LOADS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(b->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->loads[b->nloads].offset = ph.p_offset;
+		b->loads[b->nloads].vaddr = ph.p_vaddr;
+		b->loads[b->nloads].filesz = ph.p_filesz;
+		b->nloads++;
+	}
+}
+
+static const char *basename_of(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
+		  uint64_t map_start, uint64_t map_end, struct binary **out)
+{
+	struct binary *b;
+	struct stat st;
+	char used[4096];
+	int fd;
+
+	if (ino) {
+		b = find(bs, dev, ino);
+		if (b) {
+			*out = b;
+			return 0;
+		}
+	}
+	fd = open_matching(pid, path, dev, ino, map_start, map_end, used, sizeof(used), &st);
+	if (fd >= 0) {
+		dev = (uint64_t)st.st_dev;
+		ino = (uint64_t)st.st_ino;
+		b = find(bs, dev, ino);
+		if (b) {
+			close(fd);
+			*out = b;
+			return 0;
+		}
+	} else if (!ino) {
+		/* unopenable and unidentified: key it by its name so it is tried once */
+		dev = 0;
+		ino = hash__bytes(path, strlen(path), 0x5eed) | 1;
+		b = find(bs, dev, ino);
+		if (b) {
+			*out = b;
+			return 0;
+		}
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		goto out_close;
+	b->fd = fd;
+	b->names = bs->names;
+	b->dev = dev;
+	b->ino = ino;
+	b->path = strdup(path);
+	b->open_path = strdup(fd >= 0 ? used : path);
+	if (!b->path || !b->open_path)
+		goto out_free;
+	b->module = basename_of(b->path);
+	if (fd >= 0) {
+		b->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (b->elf && elf_kind(b->elf) == ELF_K_ELF)
+			read_loads(b);
+	}
+	if (insert(bs, b) < 0)
+		goto out_free;
+	*out = b;
+	return 0;
+
+out_free:
+	b->fd = -1; /* closed below */
+	binary_delete(b);
+out_close:
+	if (fd >= 0)
+		close(fd);
+	return -ENOMEM;
+}
+
+uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t pgoff)
+{
+	size_t i;
+
+	for (i = 0; i < b->nloads; i++) {
+		const struct load_segment *l = &b->loads[i];
+		/* mappings start at the page holding p_offset */
+		uint64_t page_off = l->offset & ~(uint64_t)0xfff;
+
+		if (pgoff >= page_off && pgoff < l->offset + (l->filesz ? l->filesz : 1))
+			return map_start - pgoff - l->vaddr + l->offset;
+	}
+	if (b->nloads)
+		return map_start - pgoff - b->loads[0].vaddr + b->loads[0].offset;
+	return map_start - pgoff;
+}
+
+struct cfi *binary__cfi(struct binary *b)
+{
+	if (!b->cfi_tried) {
+		b->cfi_tried = 1;
+		if (b->is_elf && cfi__new(b->elf, &b->cfi) < 0)
+			b->cfi = NULL;
+	}
+	return b->cfi;
+}
+
+struct symbin *binary__symbin(struct binary *b)
+{
+	if (!b->sym_tried) {
+		struct stat st;
+		char self_fd[64];
+		const char *p = b->open_path;
+
+		b->sym_tried = 1;
+		/* The process's own path is best (debuglink looks beside it), if it
+		 * is still the same file; else whatever opened it; else our fd. */
+		if (b->path[0] == '/' && stat(b->path, &st) == 0 && (uint64_t)st.st_ino == b->ino &&
+		    (uint64_t)st.st_dev == b->dev)
+			p = b->path;
+		else if (b->fd >= 0 && access(p, R_OK) != 0) {
+			snprintf(self_fd, sizeof(self_fd), "/proc/self/fd/%d", b->fd);
+			p = self_fd;
+		}
+		if (symbin__new(p, b->module, b->names, &b->sym) < 0)
+			b->sym = NULL;
+	}
+	return b->sym;
+}
+
+const char *binary__module(const struct binary *b) { return b->module; }
+const char *binary__path(const struct binary *b) { return b->path; }
+int binary__is_elf(const struct binary *b) { return b->is_elf; }

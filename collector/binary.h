@@ -1,1 +1,46 @@
-/* placeholder */
+/* The registry of binaries: one object per file, identified by (device,
+ * inode), shared by every process that maps it. It holds what unwinding and
+ * symbolization need of the file (the open ELF, its load segments, its CFI and
+ * its symbol index), each loaded lazily on first use, so memory grows with the
+ * number of distinct binaries, not with the number of processes.
+ * Not thread-safe. */
+#ifndef SMOLDER_COLLECTOR_BINARY_H
+#define SMOLDER_COLLECTOR_BINARY_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct binaries;
+struct binary;
+struct cfi;
+struct symbin;
+struct strtab;
+
+/* names is borrowed (frame strings go there). NULL on ENOMEM. */
+struct binaries *binaries__new(struct strtab *names);
+void binaries__delete(struct binaries *bs);
+
+/* Finds or opens the binary for a mapping of `path` (as the process sees it)
+ * in process `pid`. The file is opened through /proc/PID/root (mount
+ * namespaces), then through /proc/PID/map_files/START-END (deleted files),
+ * then at `path` itself (processes already gone); dev/ino, when non-zero, must
+ * match what the opened file is, so a replaced file is never mistaken for the
+ * mapped one. A file that cannot be opened or is not ELF still gets an object
+ * (so it is not retried per sample) whose cfi and symbols are absent.
+ * Returns 0 and *out (owned by the registry), or -ENOMEM. */
+int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
+		  uint64_t map_start, uint64_t map_end, struct binary **out);
+size_t binaries__count(const struct binaries *bs);
+
+/* The bias of a mapping: ELF vaddr = pc - bias, for a mapping that starts at
+ * map_start with file offset pgoff. Uses the PT_LOAD segment holding pgoff. */
+uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t pgoff);
+/* The CFI (loaded on first call) or NULL when the file has none. */
+struct cfi *binary__cfi(struct binary *b);
+/* The symbol index (built on first call), or NULL on allocation failure. */
+struct symbin *binary__symbin(struct binary *b);
+/* The short module name used in frames ("libc.so.6"). */
+const char *binary__module(const struct binary *b);
+const char *binary__path(const struct binary *b);
+int binary__is_elf(const struct binary *b);
+
+#endif

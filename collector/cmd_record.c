@@ -1,3 +1,602 @@
-/* placeholder: being written */
+/* `smolder record`: profile the machine, some processes or a command once,
+ * and write the result as a JSON dump, collapsed stacks or a top table. */
 #include "config.h"
-extern int placeholder_collector_cmd_record_c;
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collector/cli.h"
+#include "collector/profile.h"
+#include "collector/sampler.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/timeutil.h"
+#include "export/atomic_file.h"
+#include "export/collapsed.h"
+#include "export/json_dump.h"
+#include "export/top.h"
+
+#define MAX_PIDS 1024
+
+enum out_format { FMT_DEFAULT, FMT_JSON, FMT_COLLAPSED, FMT_TOP };
+
+struct record_args {
+	struct sampler_opts so;
+	int pids[MAX_PIDS];
+	double duration; /* seconds, 0 = until stopped */
+	const char *output;
+	enum out_format format;
+	int quiet;
+	char **cmd; /* after "--" */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig) { stop_requested = sig; }
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: smolder record [-a | -p PID[,PID...] | -- COMMAND [ARGS...]] [OPTIONS]\n"
+		"\n"
+		"Samples user and kernel stacks, unwinds them from DWARF CFI and aggregates\n"
+		"them. Without -o, prints the top 20 functions by self and total share.\n"
+		"\n"
+		"Targets (default: -a):\n"
+		"  -a, --all-cpus          every process on every CPU\n"
+		"  -p, --pid PID[,PID...]  these processes and all their threads and children\n"
+		"  -- COMMAND [ARGS...]    run COMMAND and profile it until it exits\n"
+		"\n"
+		"Options:\n"
+		"  -F, --freq HZ           samples per second per CPU (default 99)\n"
+		"  -d, --duration SECONDS  stop after SECONDS (default: until Ctrl-C, or\n"
+		"                          until the command or every -p process exits)\n"
+		"  -o, --output FILE       write the result to FILE (atomically, mode 0600)\n"
+		"      --format FMT        json (the smolder.profile/v1 dump; default with -o),\n"
+		"                          collapsed (\"comm;root;...;leaf count\" lines for\n"
+		"                          flamegraph.pl / speedscope), top (default without -o)\n"
+		"      --stack-size BYTES  user stack bytes copied per sample, a multiple of 8\n"
+		"                          up to 65528 (default 16384)\n"
+		"      --max-frames N      user frames kept per stack (default 128)\n"
+		"      --event EVENT       cpu-clock (default, works without a PMU) or cycles\n"
+		"      --per-pid           one profile per process id instead of per executable\n"
+		"  -q, --quiet             no progress line\n"
+		"  -h, --help              this help\n");
+}
+
+static int parse_pids(const char *arg, struct record_args *a)
+{
+	char buf[4096];
+	char *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		log__error("-p: list too long");
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (parse__int(tok, 1, 0x3fffffff, &v) < 0) {
+			log__error("-p: '%s' is not a process id", tok);
+			return -1;
+		}
+		if (a->so.npids >= MAX_PIDS) {
+			log__error("-p: at most %d processes", MAX_PIDS);
+			return -1;
+		}
+		a->pids[a->so.npids++] = (int)v;
+	}
+	if (a->so.npids == 0) {
+		log__error("-p: no process id given");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v > 0) || v > 10.0 * 365 * 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Returns 0 to go on, 1 when --help was shown, 2 on a usage error. */
+static int parse_args(int argc, char **argv, struct record_args *a)
+{
+	enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID };
+	static const struct option longopts[] = {
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "stack-size", required_argument, NULL, OPT_STACK },
+		{ "max-frames", required_argument, NULL, OPT_FRAMES },
+		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "per-pid", no_argument, NULL, OPT_PERPID },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, all = 0;
+	long v;
+
+	a->so.freq_hz = 99;
+	a->so.stack_size = 16384;
+	a->so.event = "cpu-clock";
+	a->so.max_frames = 128;
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option, so the command's own flags stay its own */
+	while ((c = getopt_long(argc, argv, "+ap:F:d:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = 1;
+			break;
+		case 'p':
+			if (parse_pids(optarg, a) < 0)
+				return 2;
+			break;
+		case 'F':
+			if (parse__int(optarg, 1, 100000, &v) < 0) {
+				log__error("-F: '%s' is not a frequency in Hz (1 to 100000)", optarg);
+				return 2;
+			}
+			a->so.freq_hz = (unsigned)v;
+			break;
+		case 'd':
+			if (parse_duration(optarg, &a->duration) < 0) {
+				log__error("-d: '%s' is not a positive number of seconds", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			if (!*optarg) {
+				log__error("-o: empty file name");
+				return 2;
+			}
+			a->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") == 0)
+				a->format = FMT_JSON;
+			else if (strcmp(optarg, "collapsed") == 0)
+				a->format = FMT_COLLAPSED;
+			else if (strcmp(optarg, "top") == 0)
+				a->format = FMT_TOP;
+			else {
+				log__error("--format: unknown format '%s' (json, collapsed or top)", optarg);
+				return 2;
+			}
+			break;
+		case OPT_STACK:
+			if (parse__int(optarg, 8, 65528, &v) < 0 || v % 8) {
+				log__error("--stack-size: '%s' must be a multiple of 8 from 8 to 65528", optarg);
+				return 2;
+			}
+			a->so.stack_size = (uint32_t)v;
+			break;
+		case OPT_FRAMES:
+			if (parse__int(optarg, 1, 1024, &v) < 0) {
+				log__error("--max-frames: '%s' must be from 1 to 1024", optarg);
+				return 2;
+			}
+			a->so.max_frames = (size_t)v;
+			break;
+		case OPT_EVENT:
+			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "cycles")) {
+				log__error("--event: unknown event '%s' (cpu-clock or cycles)", optarg);
+				return 2;
+			}
+			a->so.event = optarg;
+			break;
+		case OPT_PERPID:
+			a->so.per_pid = 1;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			log__error("option '%s' needs a value (see 'smolder record --help')", argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt)
+				log__error("unknown option '-%c' (see 'smolder record --help')", optopt);
+			else
+				log__error("unknown option '%s' (see 'smolder record --help')", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		a->cmd = argv + optind;
+		if (optind > 0 && strcmp(argv[optind - 1], "--") != 0) {
+			log__error("unexpected argument '%s': put a command to profile after '--'", argv[optind]);
+			return 2;
+		}
+	}
+	if ((all != 0) + (a->so.npids != 0) + (a->cmd != NULL) > 1) {
+		log__error("choose one target: -a, -p PID or -- COMMAND");
+		return 2;
+	}
+	a->so.pids = a->pids;
+	a->so.system_wide = !a->so.npids && !a->cmd;
+	return 0;
+}
+
+static int paranoid_level(void)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	long v;
+
+	if (fd < 0)
+		return 99;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 99;
+	buf[n] = '\0';
+	if (buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	if (parse__int(buf, -10, 10, &v) < 0)
+		return 99;
+	return (int)v;
+}
+
+static void report_open_error(const struct sampler_error *e, const struct record_args *a)
+{
+	int err = -e->err;
+	char where[64] = "";
+
+	if (e->cpu >= 0)
+		snprintf(where, sizeof(where), " on cpu %d", e->cpu);
+	else if (e->pid >= 0)
+		snprintf(where, sizeof(where), " for pid %d", e->pid);
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		log__error("%s%s: %s (perf_event_paranoid is %d): run as root, grant CAP_PERFMON "
+			   "(Linux 5.8+) or CAP_SYS_ADMIN, or lower /proc/sys/kernel/perf_event_paranoid "
+			   "(%s)",
+			   e->what, where, strerror(err), paranoid_level(),
+			   a->so.system_wide ? "-1 or 0 for all CPUs" : "2 or less for your own processes");
+		break;
+	case ESRCH:
+		log__error("%s%s: no such process", e->what, where);
+		break;
+	case EMFILE:
+	case ENFILE:
+		log__error("%s%s: %s: raise the open-file limit (ulimit -n)", e->what, where, strerror(err));
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+		log__error("%s%s: %s: event '%s' is not supported here (no hardware PMU in a VM? use "
+			   "--event cpu-clock)",
+			   e->what, where, strerror(err), a->so.event);
+		break;
+	case ENOMEM:
+		log__error("%s%s: %s: lower --stack-size or -F, or raise "
+			   "/proc/sys/kernel/perf_event_mlock_kb",
+			   e->what, where, strerror(err));
+		break;
+	default:
+		log__error("%s%s: %s", e->what, where, strerror(err));
+		break;
+	}
+}
+
+/* Forks the command stopped before exec: it waits on go[0] so the events
+ * can be opened on its pid first. Exec failures come back on err_pipe. */
+static pid_t spawn_stopped(char **cmd, int *go_fd, int *err_fd)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		int err = errno;
+
+		close(go[0]);
+		close(go[1]);
+		return -err;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(ep[0]);
+		close(ep[1]);
+		return -err;
+	}
+	if (pid == 0) {
+		char c;
+		int err;
+
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		err = errno;
+		if (write(ep[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	*go_fd = go[1];
+	*err_fd = ep[0];
+	return pid;
+}
+
+static void fill_meta(struct profile *prof, const struct record_args *a, uint64_t start_ns,
+		      uint64_t end_ns, struct utsname *u)
+{
+	struct profile_meta *m = profile__meta(prof);
+
+	m->start_ns = start_ns;
+	m->end_ns = end_ns;
+	m->hostname = u->nodename;
+	m->kernel = u->release;
+	m->arch = u->machine;
+	m->event_name = a->so.event;
+	m->event_unit = "samples";
+	m->frequency_hz = a->so.freq_hz;
+}
+
+static int encode(const struct profile *prof, enum out_format fmt, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	int rc;
+
+	if (!f)
+		return -errno;
+	if (fmt == FMT_JSON)
+		rc = json_dump__write(prof, f);
+	else if (fmt == FMT_COLLAPSED)
+		rc = collapsed__write(prof, f, COLLAPSED_WITH_COMM);
+	else
+		rc = top__write(prof, f, 20);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -EIO;
+	return rc;
+}
+
+static int write_output(const struct profile *prof, const struct record_args *a)
+{
+	enum out_format fmt = a->format;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (fmt == FMT_DEFAULT)
+		fmt = a->output ? FMT_JSON : FMT_TOP;
+	rc = encode(prof, fmt, &buf, &len);
+	if (rc < 0) {
+		log__error("encoding the profile: %s", strerror(-rc));
+		goto out;
+	}
+	if (a->output) {
+		rc = atomic_file__write(a->output, buf, len, 0600);
+		if (rc < 0)
+			log__error("writing %s: %s", a->output, strerror(-rc));
+	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
+		rc = -EIO;
+		log__error("writing to standard output: %s", strerror(errno));
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+static void progress(int on, double elapsed, const struct profile *prof)
+{
+	const struct profile_stats *st = profile__stats_const(prof);
+
+	if (!on)
+		return;
+	fprintf(stderr, "\rsmolder: %6.1fs  %8llu samples  %6llu lost ", elapsed,
+		(unsigned long long)st->samples, (unsigned long long)st->lost);
+	fflush(stderr);
+}
+
+static int all_gone(const struct record_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->so.npids; i++)
+		if (kill(a->pids[i], 0) == 0 || errno == EPERM)
+			return 0;
+	return 1;
+}
+
+static int check_pids(const struct record_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->so.npids; i++) {
+		char path[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d", a->pids[i]);
+		if (stat(path, &st) < 0) {
+			log__error("-p: no process with pid %d", a->pids[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a;
+	struct sampler_error err;
+	struct sampler *s = NULL;
+	struct sigaction sa;
+	struct utsname u;
+	uint64_t start_mono, start_real, last_progress = 0;
+	pid_t child = -1;
+	int go_fd = -1, exec_err_fd = -1, status = 0, child_done = 0, rc, show_progress;
+
+	memset(&a, 0, sizeof(a));
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	if (a.so.npids && check_pids(&a) < 0)
+		return 1;
+	if (a.output) {
+		/* fail before sampling, not after, when the output cannot be written */
+		char dir[4096];
+		const char *slash = strrchr(a.output, '/');
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - a.output) : 1,
+			 slash ? (slash == a.output ? "/" : a.output) : ".");
+		if (access(dir, W_OK) < 0) {
+			log__error("-o %s: directory '%s' is not writable: %s", a.output, dir, strerror(errno));
+			return 1;
+		}
+	}
+	uname(&u);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (a.cmd) {
+		child = spawn_stopped(a.cmd, &go_fd, &exec_err_fd);
+		if (child < 0) {
+			log__error("fork: %s", strerror((int)-child));
+			return 1;
+		}
+		a.pids[0] = child;
+		a.so.npids = 1;
+		a.so.pids = a.pids;
+	}
+
+	rc = sampler__new(&a.so, &s, &err);
+	if (rc < 0) {
+		report_open_error(&err, &a);
+		status = 1;
+		goto out_child;
+	}
+	start_mono = time__mono_ns();
+	start_real = time__real_ns();
+	sampler__enable(s);
+
+	if (a.cmd) {
+		int eno = 0;
+		ssize_t n;
+
+		if (write(go_fd, "g", 1) != 1) {
+			log__error("starting %s: %s", a.cmd[0], strerror(errno));
+			status = 1;
+			goto out_sampler;
+		}
+		close(go_fd);
+		go_fd = -1;
+		/* EOF means exec succeeded (the pipe is close-on-exec) */
+		do
+			n = read(exec_err_fd, &eno, sizeof(eno));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(eno)) {
+			log__error("cannot execute '%s': %s%s", a.cmd[0], strerror(eno),
+				   eno == ENOENT ? " (check the command name and PATH)" : "");
+			waitpid(child, NULL, 0);
+			child = -1;
+			status = 1;
+			goto out_sampler;
+		}
+	}
+
+	show_progress = !a.quiet && isatty(STDERR_FILENO);
+	while (!stop_requested) {
+		uint64_t now = time__mono_ns();
+		double elapsed = (double)(now - start_mono) / 1e9;
+
+		if (a.duration > 0 && elapsed >= a.duration)
+			break;
+		if (child > 0) {
+			int wst;
+
+			if (waitpid(child, &wst, WNOHANG) == child) {
+				child_done = 1;
+				child = -1;
+				if (WIFEXITED(wst) && WEXITSTATUS(wst) != 0)
+					log__notice("%s exited with status %d", a.cmd[0], WEXITSTATUS(wst));
+				else if (WIFSIGNALED(wst))
+					log__notice("%s was killed by signal %d", a.cmd[0], WTERMSIG(wst));
+				break;
+			}
+		} else if (a.so.npids && !a.cmd && all_gone(&a)) {
+			break;
+		}
+		rc = sampler__poll(s, 100);
+		if (rc < 0) {
+			log__error("poll: %s", strerror(-rc));
+			status = 1;
+			break;
+		}
+		if (show_progress && now - last_progress > 250000000ull) {
+			progress(1, elapsed, sampler__profile(s));
+			last_progress = now;
+		}
+	}
+	sampler__disable(s);
+	sampler__drain(s);
+	if (show_progress)
+		fprintf(stderr, "\r\033[K");
+	(void)child_done;
+
+	if (status == 0) {
+		struct profile *prof = sampler__profile(s);
+
+		sampler__finish_window(s);
+		fill_meta(prof, &a, start_real, time__real_ns(), &u);
+		if (write_output(prof, &a) < 0)
+			status = 1;
+		else if (a.output)
+			log__info("wrote %s: %llu samples", a.output,
+				  (unsigned long long)profile__stats_const(prof)->samples);
+	}
+out_sampler:
+	sampler__delete(s);
+out_child:
+	if (go_fd >= 0)
+		close(go_fd);
+	if (exec_err_fd >= 0)
+		close(exec_err_fd);
+	if (child > 0) {
+		/* recording stopped (duration or signal) before the command ended */
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	return status;
+}

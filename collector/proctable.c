@@ -1,3 +1,473 @@
-/* placeholder: being written */
+/* Process table: per-process executable address maps, comm, exe, service. */
 #include "config.h"
-extern int placeholder_collector_proctable_c;
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "collector/binary.h"
+#include "collector/procmaps.h"
+#include "collector/proctable.h"
+#include "common/parse.h"
+#include "common/strtab.h"
+#include "common/u64map.h"
+#include "symbolize/perfmap.h"
+
+/* A process cannot have more executable mappings than this (hostile or
+ * pathological maps: a JIT mapping thousands of pages stays bounded). */
+#define MAX_MAPS 65536
+
+struct proctable {
+	struct strtab *names;
+	struct binaries *bs;
+	struct u64map *by_pid; /* pid -> struct process * */
+	size_t nexited;
+};
+
+struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
+{
+	struct proctable *pt = calloc(1, sizeof(*pt));
+
+	if (!pt)
+		return NULL;
+	pt->names = names;
+	pt->bs = bs;
+	pt->by_pid = u64map__new(1024);
+	if (!pt->by_pid) {
+		free(pt);
+		return NULL;
+	}
+	return pt;
+}
+
+static void process_delete(struct process *p)
+{
+	if (!p)
+		return;
+	perfmap__delete(p->jit);
+	free(p->maps);
+	free(p);
+}
+
+void proctable__delete(struct proctable *pt)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+
+	if (!pt)
+		return;
+	while (u64map__next(pt->by_pid, &pos, &k, &v))
+		process_delete((struct process *)(uintptr_t)v);
+	u64map__delete(pt->by_pid);
+	free(pt);
+}
+
+size_t proctable__count(const struct proctable *pt) { return u64map__count(pt->by_pid); }
+
+struct process *proctable__find(struct proctable *pt, int pid)
+{
+	uint64_t v;
+
+	if (!u64map__get(pt->by_pid, (uint64_t)(uint32_t)pid, &v))
+		return NULL;
+	return (struct process *)(uintptr_t)v;
+}
+
+static uint32_t intern(struct proctable *pt, const char *s, size_t len)
+{
+	uint32_t id = 0;
+
+	if (len && strtab__intern(pt->names, s, len, &id) < 0)
+		return 0;
+	return id;
+}
+
+/* Replaces [start, end) in p's map list, trimming or splitting what overlaps. */
+static int insert_map(struct process *p, const struct proc_map *m)
+{
+	size_t i, j, keep = 0;
+	struct proc_map split = { 0 };
+	int have_split = 0;
+
+	for (i = 0; i < p->nmaps; i++) {
+		struct proc_map *o = &p->maps[i];
+
+		if (o->end <= m->start || o->start >= m->end) {
+			p->maps[keep++] = *o;
+			continue;
+		}
+		if (o->start < m->start && o->end > m->end) {
+			/* m punches a hole in o: keep both sides */
+			split = *o;
+			split.pgoff += m->end - o->start;
+			split.start = m->end;
+			split.resolved = 0;
+			have_split = 1;
+			o->end = m->start;
+			p->maps[keep++] = *o;
+		} else if (o->start < m->start) {
+			o->end = m->start;
+			p->maps[keep++] = *o;
+		} else if (o->end > m->end) {
+			o->pgoff += m->end - o->start;
+			o->start = m->end;
+			o->resolved = 0;
+			p->maps[keep++] = *o;
+		}
+		/* else fully covered: dropped */
+	}
+	p->nmaps = keep;
+	if (p->nmaps + 2 > p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 16;
+		struct proc_map *nm;
+
+		if (nc > MAX_MAPS)
+			return -ENOSPC;
+		nm = realloc(p->maps, nc * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		p->maps = nm;
+		p->cap = nc;
+	}
+	for (j = 0; j < 1 + (size_t)have_split; j++) {
+		const struct proc_map *add = j == 0 ? m : &split;
+
+		i = p->nmaps;
+		while (i > 0 && p->maps[i - 1].start > add->start) {
+			p->maps[i] = p->maps[i - 1];
+			i--;
+		}
+		p->maps[i] = *add;
+		p->nmaps++;
+	}
+	return 0;
+}
+
+static int add_mapping(struct proctable *pt, struct process *p, uint64_t start, uint64_t end,
+		       uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path, size_t path_len)
+{
+	struct proc_map m;
+
+	memset(&m, 0, sizeof(m));
+	m.start = start;
+	m.end = end;
+	m.pgoff = pgoff;
+	m.dev = dev;
+	m.ino = ino;
+	/* "[vdso]", "[stack]"...: pseudo-files, treated like anonymous memory */
+	if (path_len && path[0] == '/')
+		m.path = intern(pt, path, path_len);
+	return insert_map(p, &m);
+}
+
+static int seed_map_cb(void *ctx, const struct procmaps_entry *e)
+{
+	void **args = ctx;
+	struct proctable *pt = args[0];
+	struct process *p = args[1];
+
+	if (!e->executable)
+		return 0;
+	add_mapping(pt, p, e->start, e->end, e->pgoff, (uint64_t)makedev(e->maj, e->min), e->ino,
+		    e->path, e->path_len);
+	return 0;
+}
+
+static int load_maps(struct proctable *pt, struct process *p)
+{
+	void *args[2] = { pt, p };
+
+	return procmaps__read(p->pid, seed_map_cb, args, NULL);
+}
+
+/* Reads a small /proc/PID/<name> file into buf (NUL-terminated). */
+static ssize_t read_proc_file(int pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/* A systemd unit ("nginx.service" in /proc/PID/cgroup) names the service;
+ * otherwise the caller falls back to comm. */
+static uint32_t service_from_cgroup(struct proctable *pt, int pid)
+{
+	char buf[4096];
+	const char *best = NULL;
+	size_t best_len = 0;
+	char *line, *save = NULL;
+
+	if (read_proc_file(pid, "cgroup", buf, sizeof(buf)) <= 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *comp, *s2 = NULL;
+
+		for (comp = strtok_r(line, "/:", &s2); comp; comp = strtok_r(NULL, "/:", &s2)) {
+			size_t len = strlen(comp);
+
+			if (len > 8 && strcmp(comp + len - 8, ".service") == 0) {
+				best = comp;
+				best_len = len - 8;
+			}
+		}
+		if (best)
+			break;
+	}
+	return best ? intern(pt, best, best_len) : 0;
+}
+
+static void load_identity(struct proctable *pt, struct process *p)
+{
+	char buf[4096];
+	char path[64];
+	ssize_t n;
+	struct stat st;
+
+	n = read_proc_file(p->pid, "comm", buf, sizeof(buf));
+	if (n > 0) {
+		if (buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		p->comm = intern(pt, buf, (size_t)n);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		static const char del[] = " (deleted)";
+
+		if ((size_t)n > sizeof(del) - 1 && memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
+			n -= (ssize_t)(sizeof(del) - 1);
+		p->exe = intern(pt, buf, (size_t)n);
+	}
+	snprintf(path, sizeof(path), "/proc/%d", p->pid);
+	if (stat(path, &st) == 0)
+		p->uid = st.st_uid;
+	p->service = service_from_cgroup(pt, p->pid);
+}
+
+static struct process *new_process(struct proctable *pt, int pid)
+{
+	struct process *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (u64map__put(pt->by_pid, (uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)p) < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void remove_process(struct proctable *pt, struct process *p)
+{
+	u64map__del(pt->by_pid, (uint64_t)(uint32_t)p->pid);
+	if (p->exited_ns && pt->nexited)
+		pt->nexited--;
+	process_delete(p);
+}
+
+struct process *proctable__get(struct proctable *pt, int pid)
+{
+	struct process *p = proctable__find(pt, pid);
+
+	if (p)
+		return p;
+	p = new_process(pt, pid);
+	if (!p)
+		return NULL;
+	load_identity(pt, p);
+	load_maps(pt, p);
+	return p;
+}
+
+int proctable__seed(struct proctable *pt, int pid)
+{
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	if (pid > 0)
+		return proctable__get(pt, pid) ? 1 : -ENOMEM;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) != NULL) {
+		uint64_t v;
+
+		if (parse__u64(de->d_name, 10, &v) < 0 || v == 0 || v > 0x3fffffff)
+			continue;
+		if (proctable__get(pt, (int)v))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int proctable__mmap(struct proctable *pt, int pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    uint64_t dev, uint64_t ino, const char *path, int exec)
+{
+	struct process *p;
+	size_t plen;
+
+	if (!exec || len == 0 || start + len < start)
+		return 0;
+	p = proctable__find(pt, pid);
+	if (!p) {
+		/* a process we have not seen: create it empty, the record fills it */
+		p = new_process(pt, pid);
+		if (!p)
+			return -ENOMEM;
+	}
+	plen = strlen(path);
+	if (p->exe_pending && plen && path[0] == '/') {
+		p->exe = intern(pt, path, plen);
+		p->exe_pending = 0;
+	}
+	return add_mapping(pt, p, start, start + len, pgoff, dev, ino, path, plen);
+}
+
+int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, int is_exec)
+{
+	struct process *p;
+
+	/* thread names do not rename the process */
+	if (pid != tid && !is_exec)
+		return 0;
+	p = proctable__find(pt, pid);
+	if (!p) {
+		p = new_process(pt, pid);
+		if (!p)
+			return -ENOMEM;
+	}
+	p->comm = intern(pt, comm, strlen(comm));
+	if (is_exec) {
+		/* exec replaces the address space; mappings of the new image follow */
+		p->nmaps = 0;
+		p->exe_pending = 1;
+		p->exe = 0;
+		perfmap__delete(p->jit);
+		p->jit = NULL;
+		p->jit_tried = 0;
+	}
+	return 0;
+}
+
+int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
+{
+	struct process *parent, *child;
+
+	if (pid == ppid)
+		return 0; /* a new thread shares its process's maps */
+	child = proctable__find(pt, pid);
+	if (child) /* pid reuse: the old process is gone */
+		remove_process(pt, child);
+	child = new_process(pt, pid);
+	if (!child)
+		return -ENOMEM;
+	parent = proctable__find(pt, ppid);
+	if (!parent)
+		return 0;
+	child->comm = parent->comm;
+	child->exe = parent->exe;
+	child->service = parent->service;
+	child->uid = parent->uid;
+	if (parent->nmaps) {
+		child->maps = malloc(parent->nmaps * sizeof(*child->maps));
+		if (!child->maps)
+			return -ENOMEM;
+		memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*child->maps));
+		child->nmaps = child->cap = parent->nmaps;
+	}
+	return 0;
+}
+
+void proctable__exit(struct proctable *pt, int pid, int tid, uint64_t now_ns)
+{
+	struct process *p;
+
+	if (pid != tid)
+		return;
+	p = proctable__find(pt, pid);
+	if (p && !p->exited_ns) {
+		p->exited_ns = now_ns ? now_ns : 1;
+		pt->nexited++;
+	}
+}
+
+void proctable__reap(struct proctable *pt, uint64_t now_ns, uint64_t delay_ns)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+
+	if (!pt->nexited)
+		return;
+	while (u64map__next(pt->by_pid, &pos, &k, &v)) {
+		struct process *p = (struct process *)(uintptr_t)v;
+
+		if (p->exited_ns && p->exited_ns + delay_ns < now_ns) {
+			remove_process(pt, p);
+			/* backward-shift deletion may move a later entry into this slot */
+			if (pos > 0)
+				pos--;
+		}
+	}
+}
+
+int proctable__reread_maps(struct proctable *pt, struct process *p, uint64_t now_ns,
+			   uint64_t min_interval_ns)
+{
+	if (p->maps_reread_ns && now_ns - p->maps_reread_ns < min_interval_ns)
+		return 0;
+	p->maps_reread_ns = now_ns;
+	if (load_maps(pt, p) < 0)
+		return 0;
+	if (!p->exe || !p->comm)
+		load_identity(pt, p);
+	return 1;
+}
+
+struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint64_t pc)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct proc_map *m = &p->maps[mid];
+
+		if (pc < m->start)
+			hi = mid;
+		else if (pc >= m->end)
+			lo = mid + 1;
+		else {
+			if (!m->resolved) {
+				m->resolved = 1;
+				if (m->path &&
+				    binaries__get(pt->bs, p->pid, strtab__str(pt->names, m->path), m->dev,
+						  m->ino, m->start, m->end, &m->bin) == 0 &&
+				    binary__is_elf(m->bin))
+					m->bias = binary__bias(m->bin, m->start, m->pgoff);
+				else if (m->path == 0)
+					m->bin = NULL;
+			}
+			return m;
+		}
+	}
+	return NULL;
+}

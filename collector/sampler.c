@@ -1,3 +1,692 @@
-/* placeholder: being written */
+/* Sampling loop: gather records of all rings, order them, process them. */
 #include "config.h"
-extern int placeholder_collector_sampler_c;
+
+#include <errno.h>
+#include <dirent.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "collector/binary.h"
+#include "collector/perf_events.h"
+#include "collector/profile.h"
+#include "collector/proctable.h"
+#include "collector/record.h"
+#include "collector/ring.h"
+#include "collector/sampler.h"
+#include "common/parse.h"
+#include "common/strtab.h"
+#include "common/timeutil.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/perfmap.h"
+#include "symbolize/symbin.h"
+#include "unwind/unwind.h"
+
+#define DEFAULT_MAX_FRAMES 128
+#define MAX_KERNEL_FRAMES 128
+/* inlined frames per pc */
+#define MAX_FRAMES_PER_PC 16
+/* A sample whose ip is in no known mapping triggers a /proc/PID/maps re-read,
+ * at most this often per process. */
+#define MAPS_REREAD_INTERVAL_NS 1000000000ull
+#define JIT_RELOAD_INTERVAL_NS 1000000000ull
+/* Keep exited processes this long: their samples may sit in other rings. */
+#define EXIT_GRACE_NS 2000000000ull
+
+struct batch_rec {
+	uint64_t time;
+	uint64_t seq;
+	const struct perf_event_header *h;
+};
+
+struct sampler {
+	struct sampler_opts opts;
+	struct perf_features features;
+	struct sample_layout layout;
+	char mode[96];
+
+	int mode_dwarf;
+	struct perf_events *events;
+	/* one ring per CPU; the other events of that CPU write into it */
+	struct ring **rings;
+	struct pollfd *pfds;
+	size_t nrings;
+	int *tids; /* -p: every thread of the targets */
+
+	struct strtab *names;
+	struct binaries *bins;
+	struct proctable *procs;
+	struct kallsyms *ksyms;
+	struct profile *profile;
+
+	struct batch_rec *batch;
+	size_t nbatch, batch_cap;
+	uint64_t last_time;
+
+	/* per-sample scratch, allocated once */
+	struct unwind_frame *uframes;
+	uint32_t *stack;
+	size_t stack_cap;
+	struct process *cur;
+
+	uint32_t id_unknown, id_kernel;
+	uint64_t window_cpu_start;
+};
+
+static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
+{
+	struct sampler *s = ctx;
+	struct proc_map *m = process__find_map(s->procs, s->cur, pc);
+
+	if (!m || !m->bin)
+		return -ENOENT;
+	out->cfi = binary__cfi(m->bin);
+	out->bias = m->bias;
+	out->owner = m;
+	return 0;
+}
+
+static int push_frame(struct sampler *s, size_t *n, uint32_t id)
+{
+	if (*n >= s->stack_cap)
+		return -ENOSPC;
+	s->stack[(*n)++] = id;
+	return 0;
+}
+
+/* "[module]" for a pc in a file we could not read symbols from. */
+static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
+{
+	char buf[512];
+	const char *path = m->path ? strtab__str(s->names, m->path) : NULL;
+	const char *base = path ? strrchr(path, '/') : NULL;
+	uint32_t id;
+
+	snprintf(buf, sizeof(buf), "[%s]", base ? base + 1 : (path ? path : "unknown"));
+	if (strtab__intern_cstr(s->names, buf, &id) < 0)
+		return s->id_unknown;
+	return id;
+}
+
+static uint32_t jit_frame(struct sampler *s, struct process *p, uint64_t pc, uint64_t now)
+{
+	uint32_t id;
+
+	if (!p->jit && (!p->jit_tried || now - p->jit_loaded_ns > JIT_RELOAD_INTERVAL_NS)) {
+		char path[128];
+
+		p->jit_tried = 1;
+		p->jit_loaded_ns = now;
+		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
+		if (perfmap__load(path, p->uid, s->names, &p->jit) < 0)
+			p->jit = NULL;
+	}
+	if (p->jit && perfmap__lookup(p->jit, pc, &id) == 0)
+		return id;
+	return s->id_unknown;
+}
+
+/* Appends the user frames root first; each pc may expand into inlined frames. */
+static int append_user(struct sampler *s, struct process *p, size_t nuf, size_t *n, uint64_t now)
+{
+	size_t i;
+
+	for (i = nuf; i-- > 0;) {
+		const struct unwind_frame *f = &s->uframes[i];
+		const struct proc_map *m = f->owner;
+		uint32_t ids[MAX_FRAMES_PER_PC];
+		size_t k = 0;
+
+		if (m && m->bin) {
+			struct symbin *sb = binary__symbin(m->bin);
+
+			if (!sb || symbin__lookup(sb, f->vaddr, f->func_start, ids, MAX_FRAMES_PER_PC, &k) < 0 ||
+			    k == 0) {
+				ids[0] = module_frame(s, m);
+				k = 1;
+			}
+		} else {
+			ids[0] = jit_frame(s, p, f->pc, now);
+			k = 1;
+		}
+		/* ids are innermost first: the function, then what was inlined into it */
+		while (k-- > 0)
+			if (push_frame(s, n, ids[k]) < 0)
+				return -ENOSPC;
+	}
+	return 0;
+}
+
+static void count_stop(struct profile_stats *st, enum unwind_stop why)
+{
+	switch (why) {
+	case UNWIND_COMPLETE: st->unwind_complete++; break;
+	case UNWIND_TRUNCATED: st->unwind_truncated++; break;
+	case UNWIND_NO_CFI: st->unwind_no_cfi++; break;
+	case UNWIND_NO_MAP: st->unwind_no_map++; break;
+	case UNWIND_BAD_PC: st->unwind_bad_pc++; break;
+	case UNWIND_DEPTH: st->unwind_depth++; break;
+	default: st->unwind_bad_pc++; break;
+	}
+}
+
+static size_t unwind_user(struct sampler *s, const struct perf_sample *smp, enum unwind_stop *why)
+{
+	struct unwind_regs regs;
+	struct unwind_stack stack;
+	size_t nuf = 0;
+
+	if (unwind_regs__from_perf(&regs, s->layout.regs_user_mask, smp->regs, smp->regs_nr) < 0)
+		return 0;
+	stack.base = regs.val[UNWIND_REG_SP];
+	stack.data = smp->stack;
+	stack.size = (size_t)smp->stack_dyn_size;
+	if (unwind__dwarf(&regs, &stack, find_module, s, s->uframes, s->opts.max_frames, &nuf, why) < 0)
+		return 0;
+	return nuf;
+}
+
+/* Frame-pointer mode: the kernel walked the user stack; we only map pcs. */
+static size_t user_from_callchain(struct sampler *s, const struct callchain_parts *cc,
+				  enum unwind_stop *why)
+{
+	size_t i, nuf = 0;
+
+	*why = UNWIND_COMPLETE;
+	for (i = 0; i < cc->user_nr && nuf < s->opts.max_frames; i++) {
+		struct unwind_frame *f = &s->uframes[nuf++];
+		uint64_t pc = cc->user[i];
+		uint64_t lookup = i ? pc - 1 : pc;
+		struct proc_map *m = process__find_map(s->procs, s->cur, lookup);
+
+		f->pc = pc;
+		f->owner = m && m->bin ? m : NULL;
+		f->vaddr = f->owner ? lookup - m->bias : 0;
+		f->func_start = 0;
+		if (f->owner) {
+			struct cfi *c = binary__cfi(m->bin);
+
+			if (c)
+				cfi__func_start(c, f->vaddr, &f->func_start);
+		}
+	}
+	if (nuf == s->opts.max_frames)
+		*why = UNWIND_DEPTH;
+	return nuf;
+}
+
+static void handle_sample(struct sampler *s, const struct perf_event_header *h)
+{
+	struct profile_stats *st = profile__stats(s->profile);
+	struct perf_sample smp;
+	struct callchain_parts cc;
+	struct profile_key key;
+	struct process *p;
+	enum unwind_stop why = UNWIND_COMPLETE;
+	size_t nuf = 0, n = 0, i;
+	int have_user;
+
+	if (record__parse_sample(&s->layout, h, &smp) < 0) {
+		profile__drop(s->profile, 1);
+		return;
+	}
+	/* pid 0 is the idle task: time the CPU had nothing to run is not
+	 * "where the CPU goes"; it is counted, not aggregated */
+	if (smp.pid == 0) {
+		st->idle++;
+		profile__drop(s->profile, 1);
+		return;
+	}
+	p = proctable__get(s->procs, (int)smp.pid);
+	if (!p) {
+		profile__drop(s->profile, 1);
+		return;
+	}
+	s->cur = p;
+	memset(&cc, 0, sizeof(cc));
+	if (smp.callchain)
+		record__callchain_split(smp.callchain, smp.callchain_nr, &cc);
+
+	have_user = (s->mode_dwarf) ? (smp.regs_abi != 0 && smp.regs_nr > 0) : cc.user_nr > 0;
+	if (have_user) {
+		if ((s->mode_dwarf)) {
+			nuf = unwind_user(s, &smp, &why);
+			/* the ip in no mapping we know: the MMAP may not have been read
+			 * yet, or the process predates us: look at /proc once */
+			if (nuf > 0 && !s->uframes[0].owner && why == UNWIND_NO_MAP &&
+			    proctable__reread_maps(s->procs, p, time__mono_ns(), MAPS_REREAD_INTERVAL_NS))
+				nuf = unwind_user(s, &smp, &why);
+		} else {
+			nuf = user_from_callchain(s, &cc, &why);
+		}
+		count_stop(st, why);
+	} else {
+		st->kernel_only++;
+	}
+
+	if (append_user(s, p, nuf, &n, smp.time) < 0)
+		goto add;
+	for (i = cc.kernel_nr; i-- > 0;) {
+		uint32_t id = s->id_kernel;
+
+		if (s->ksyms && kallsyms__lookup(s->ksyms, cc.kernel[i], &id) < 0)
+			id = s->id_kernel;
+		if (push_frame(s, &n, id) < 0)
+			break;
+	}
+add:
+	key.service_name = p->service ? p->service : p->comm;
+	key.exe = p->exe;
+	key.comm = p->comm;
+	key.pid = s->opts.per_pid ? (int32_t)p->pid : -1;
+	profile__add(s->profile, &key, s->stack, n, 1);
+}
+
+static void handle_record(struct sampler *s, const struct perf_event_header *h)
+{
+	struct profile_stats *st = profile__stats(s->profile);
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		handle_sample(s, h);
+		break;
+	case PERF_RECORD_MMAP:
+	case RECORD_TYPE_MMAP2: {
+		struct record_mmap m;
+		uint64_t dev = 0, ino = 0;
+		int exec;
+
+		if (record__parse_mmap(&s->layout, h, &m) < 0)
+			break;
+		if (m.has_inode) {
+			dev = (uint64_t)makedev(m.maj, m.min);
+			ino = m.ino;
+		}
+		/* MMAP2 says PROT_EXEC; plain MMAP records are only sent for
+		 * executable mappings unless mmap_data was asked for */
+		exec = m.is_mmap2 ? (m.prot & 0x4) != 0 : !(m.misc & PERF_RECORD_MISC_MMAP_DATA);
+		proctable__mmap(s->procs, (int)m.pid, m.addr, m.len, m.pgoff, dev, ino, m.filename, exec);
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		struct record_comm c;
+
+		if (record__parse_comm(&s->layout, h, &c) == 0)
+			proctable__comm(s->procs, (int)c.pid, (int)c.tid, c.comm, c.exec);
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		struct record_task t;
+
+		if (record__parse_task(&s->layout, h, &t) < 0)
+			break;
+		if (t.is_exit)
+			proctable__exit(s->procs, (int)t.pid, (int)t.tid, t.time ? t.time : s->last_time);
+		else
+			proctable__fork(s->procs, (int)t.pid, (int)t.ppid, (int)t.tid, (int)t.ptid);
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		struct record_lost l;
+
+		if (record__parse_lost(&s->layout, h, &l) == 0)
+			st->lost += l.lost;
+		break;
+	}
+	case PERF_RECORD_THROTTLE: {
+		struct record_throttle t;
+
+		if (record__parse_throttle(&s->layout, h, &t) == 0 && !t.unthrottle)
+			st->throttled++;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int cmp_batch(const void *a, const void *b)
+{
+	const struct batch_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int batch_push(struct sampler *s, uint64_t time, const struct perf_event_header *h)
+{
+	if (s->nbatch == s->batch_cap) {
+		size_t nc = s->batch_cap ? s->batch_cap * 2 : 4096;
+		struct batch_rec *nb = realloc(s->batch, nc * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		s->batch = nb;
+		s->batch_cap = nc;
+	}
+	s->batch[s->nbatch].time = time;
+	s->batch[s->nbatch].seq = s->nbatch;
+	s->batch[s->nbatch].h = h;
+	s->nbatch++;
+	return 0;
+}
+
+/* Reads every ring, orders the records by time, processes them, then gives
+ * the ring space back. Records without a time keep the time of the record
+ * before them in the same ring, which keeps each ring's own order. */
+static void process_available(struct sampler *s)
+{
+	struct profile_stats *st = profile__stats(s->profile);
+	size_t i;
+
+	s->nbatch = 0;
+	for (i = 0; i < s->nrings; i++) {
+		const struct perf_event_header *h;
+		uint64_t t = 0;
+		int rc;
+
+		ring__peek_begin(s->rings[i]);
+		while ((rc = ring__next(s->rings[i], &h)) != 0) {
+			uint64_t rt;
+
+			if (rc < 0) {
+				st->corrupt++; /* the ring skipped to its head */
+				continue;
+			}
+			if (record__time(&s->layout, h, &rt) == 0)
+				t = rt;
+			if (batch_push(s, t, h) < 0) {
+				if (h->type == PERF_RECORD_SAMPLE)
+					profile__drop(s->profile, 1);
+				continue;
+			}
+		}
+	}
+	if (s->nbatch > 1)
+		qsort(s->batch, s->nbatch, sizeof(*s->batch), cmp_batch);
+	for (i = 0; i < s->nbatch; i++) {
+		if (s->batch[i].time > s->last_time)
+			s->last_time = s->batch[i].time;
+		handle_record(s, s->batch[i].h);
+	}
+	for (i = 0; i < s->nrings; i++)
+		ring__release(s->rings[i]);
+	s->nbatch = 0;
+	proctable__reap(s->procs, s->last_time, EXIT_GRACE_NS);
+}
+
+int sampler__poll(struct sampler *s, int timeout_ms)
+{
+	int rc = poll(s->pfds, s->nrings, timeout_ms);
+
+	if (rc < 0 && errno != EINTR)
+		return -errno;
+	process_available(s);
+	return 0;
+}
+
+void sampler__drain(struct sampler *s)
+{
+	/* a few rounds: processing one batch may take long enough for more to arrive */
+	int i;
+
+	for (i = 0; i < 4; i++)
+		process_available(s);
+}
+
+struct profile *sampler__profile(struct sampler *s) { return s->profile; }
+const struct perf_features *sampler__features(const struct sampler *s) { return &s->features; }
+const char *sampler__mode(const struct sampler *s) { return s->mode; }
+
+void sampler__finish_window(struct sampler *s)
+{
+	struct profile_stats *st = profile__stats(s->profile);
+
+	st->processes = proctable__count(s->procs);
+	st->binaries = binaries__count(s->bins);
+	st->agent_cpu_ns = time__self_cpu_ns() - s->window_cpu_start;
+	st->agent_rss_bytes = time__self_rss_bytes();
+}
+
+int sampler__enable(struct sampler *s) { return perf_events__enable(s->events); }
+int sampler__disable(struct sampler *s) { return perf_events__disable(s->events); }
+
+/* -p follows every thread of the targets: events on a pid cover only that
+ * thread, and inherit only covers threads created afterwards. */
+static int expand_threads(struct sampler *s, const int *pids, size_t npids, size_t *ntids)
+{
+	size_t cap = 64, n = 0, i;
+
+	s->tids = malloc(cap * sizeof(*s->tids));
+	if (!s->tids)
+		return -ENOMEM;
+	for (i = 0; i < npids; i++) {
+		char path[64];
+		DIR *d;
+		struct dirent *de;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
+		d = opendir(path);
+		if (!d) {
+			/* a child created stopped by the caller has one thread anyway */
+			if (n == cap)
+				goto grow;
+			s->tids[n++] = pids[i];
+			continue;
+		}
+		while ((de = readdir(d)) != NULL) {
+			uint64_t v;
+
+			if (parse__u64(de->d_name, 10, &v) < 0 || v == 0 || v > 0x3fffffff)
+				continue;
+			if (n == cap) {
+				int *nt = realloc(s->tids, cap * 2 * sizeof(*nt));
+
+				if (!nt) {
+					closedir(d);
+					return -ENOMEM;
+				}
+				s->tids = nt;
+				cap *= 2;
+			}
+			s->tids[n++] = (int)v;
+		}
+		closedir(d);
+		continue;
+grow:
+		{
+			int *nt = realloc(s->tids, cap * 2 * sizeof(*nt));
+
+			if (!nt)
+				return -ENOMEM;
+			s->tids = nt;
+			cap *= 2;
+			s->tids[n++] = pids[i];
+		}
+	}
+	*ntids = n;
+	return 0;
+}
+
+static void set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what)
+{
+	e->err = err;
+	e->cpu = cpu;
+	e->pid = pid;
+	snprintf(e->what, sizeof(e->what), "%s", what);
+}
+
+static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
+{
+	size_t n = perf_events__count(s->events), i, j;
+
+	s->rings = calloc(n, sizeof(*s->rings));
+	s->pfds = calloc(n, sizeof(*s->pfds));
+	if (!s->rings || !s->pfds)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		int fd = perf_events__fd(s->events, i), cpu = perf_events__cpu(s->events, i);
+		int rc;
+
+		/* an event on a CPU that already has a ring writes into that ring */
+		for (j = 0; j < s->nrings; j++)
+			if (perf_events__cpu(s->events, (size_t)s->pfds[j].events) == cpu)
+				break;
+		if (j < s->nrings) {
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring__fd(s->rings[j])) < 0) {
+				rc = -errno;
+				set_error(e, rc, cpu, perf_events__pid(s->events, i),
+					  "redirecting a perf event into its CPU's ring");
+				return rc;
+			}
+			continue;
+		}
+		rc = ring__new(fd, pages, &s->rings[s->nrings]);
+		if (rc < 0) {
+			set_error(e, rc, cpu, -1, "mapping the perf ring buffer");
+			return rc;
+		}
+		/* remember which event owns the ring until pfds are filled in */
+		s->pfds[s->nrings].events = (short)i;
+		s->nrings++;
+	}
+	for (j = 0; j < s->nrings; j++) {
+		s->pfds[j].fd = ring__fd(s->rings[j]);
+		s->pfds[j].events = POLLIN;
+	}
+	return 0;
+}
+
+int sampler__new(const struct sampler_opts *o, struct sampler **out, struct sampler_error *e)
+{
+	struct perf_sampling_opts po;
+	struct perf_event_attr attr;
+	struct perf_open_error oe;
+	struct sampler *s;
+	size_t pages, ntids = 0;
+	int with_kernel = 0, rc;
+	enum perf_unwind_mode mode;
+
+	set_error(e, 0, -1, -1, "");
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		set_error(e, -ENOMEM, -1, -1, "allocating the sampler");
+		return -ENOMEM;
+	}
+	s->opts = *o;
+	if (!s->opts.max_frames)
+		s->opts.max_frames = DEFAULT_MAX_FRAMES;
+
+	perf_features__probe(&s->features);
+	if (!s->features.open.ok) {
+		rc = -(s->features.open.err ? s->features.open.err : EACCES);
+		set_error(e, rc, -1, -1, "perf_event_open");
+		goto out_delete;
+	}
+	perf_sampling_opts__init(&po);
+	po.event = o->event && strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES : PERF_EVENT_CPU_CLOCK;
+	if (o->freq_hz)
+		po.freq_hz = o->freq_hz;
+	if (o->stack_size)
+		po.stack_size = o->stack_size;
+	rc = perf_events__resolve_mode(&s->features, &po, &mode, &with_kernel);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "choosing the sampling mode");
+		goto out_delete;
+	}
+	po.mode = mode;
+	s->mode_dwarf = mode == PERF_MODE_DWARF;
+	snprintf(s->mode, sizeof(s->mode), "%s, %s",
+		 s->mode_dwarf ? "dwarf unwinding" : "frame pointers",
+		 with_kernel ? "user+kernel" : "user only");
+	pages = perf_events__ring_pages(&s->features, &po);
+	rc = perf_events__build_attr(&s->features, &po, pages, &attr);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "building the perf event attributes");
+		goto out_delete;
+	}
+	rc = record__layout_from_attr(&s->layout, &attr);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "decoding the sample layout");
+		goto out_delete;
+	}
+	if (!o->system_wide) {
+		rc = expand_threads(s, o->pids, o->npids, &ntids);
+		if (rc < 0) {
+			set_error(e, rc, -1, -1, "listing threads");
+			goto out_delete;
+		}
+	}
+	rc = perf_events__open(&s->features, &attr, o->system_wide ? NULL : s->tids,
+			       o->system_wide ? 0 : ntids, &s->events, &oe);
+	if (rc < 0) {
+		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
+		goto out_delete;
+	}
+	rc = map_rings(s, pages, e);
+	if (rc < 0)
+		goto out_delete;
+
+	rc = -ENOMEM;
+	s->names = strtab__new();
+	if (!s->names)
+		goto out_nomem;
+	s->bins = binaries__new(s->names);
+	s->procs = s->bins ? proctable__new(s->names, s->bins) : NULL;
+	s->profile = s->procs ? profile__new(s->names) : NULL;
+	s->stack_cap = s->opts.max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
+	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
+	s->uframes = calloc(s->opts.max_frames, sizeof(*s->uframes));
+	if (!s->profile || !s->stack || !s->uframes ||
+	    strtab__intern_cstr(s->names, "[unknown]", &s->id_unknown) < 0 ||
+	    strtab__intern_cstr(s->names, "[kernel]_[k]", &s->id_kernel) < 0)
+		goto out_nomem;
+	if (with_kernel && kallsyms__load("/proc/kallsyms", s->names, &s->ksyms) < 0)
+		s->ksyms = NULL;
+	if (o->system_wide)
+		proctable__seed(s->procs, 0);
+	else {
+		size_t i;
+
+		for (i = 0; i < o->npids; i++)
+			proctable__seed(s->procs, o->pids[i]);
+	}
+	s->window_cpu_start = time__self_cpu_ns();
+	*out = s;
+	return 0;
+
+out_nomem:
+	set_error(e, rc, -1, -1, "allocating the sampler");
+out_delete:
+	sampler__delete(s);
+	return rc;
+}
+
+void sampler__delete(struct sampler *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nrings; i++)
+		ring__delete(s->rings[i]);
+	free(s->rings);
+	free(s->pfds);
+	perf_events__delete(s->events);
+	profile__delete(s->profile);
+	kallsyms__delete(s->ksyms);
+	proctable__delete(s->procs);
+	binaries__delete(s->bins);
+	strtab__delete(s->names);
+	free(s->batch);
+	free(s->stack);
+	free(s->uframes);
+	free(s->tids);
+	free(s);
+}

@@ -1,1 +1,58 @@
-/* placeholder */
+/* The sampling loop: per-CPU rings in, aggregated profile out. Records of all
+ * rings are gathered each poll, ordered by time (rings are not ordered with
+ * each other: a sample can be read before the MMAP that explains it), then
+ * fed to the process table or through unwind -> symbolize -> profile.
+ * Steady state allocates nothing per sample. Single-threaded. */
+#ifndef SMOLDER_COLLECTOR_SAMPLER_H
+#define SMOLDER_COLLECTOR_SAMPLER_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct perf_features;
+struct profile;
+struct sampler;
+
+struct sampler_opts {
+	unsigned freq_hz;        /* sampling frequency per CPU */
+	uint32_t stack_size;     /* bytes of user stack copied per sample */
+	const char *event;       /* "cpu-clock" (default) or "cycles" */
+	int per_pid;             /* group per pid, not only per service + exe */
+	size_t max_frames;       /* user frames per stack (default 128) */
+	/* Targets: system-wide, or these processes (every thread), or one child
+	 * created stopped by the caller (followed with inherit). */
+	int system_wide;
+	const int *pids;
+	size_t npids;
+};
+
+/* Where opening failed, for the CLI's message. */
+struct sampler_error {
+	int err;        /* negative errno */
+	int cpu, pid;   /* -1 when not applicable */
+	char what[160]; /* the failed step, e.g. "perf_event_open" */
+};
+
+/* Probes the host, opens one ring per CPU for the targets (events start
+ * disabled), seeds the process table. Returns 0, or -errno with *e filled. */
+int sampler__new(const struct sampler_opts *o, struct sampler **out, struct sampler_error *e);
+void sampler__delete(struct sampler *s);
+
+int sampler__enable(struct sampler *s);
+int sampler__disable(struct sampler *s);
+
+/* Waits up to timeout_ms for data, then processes every record available.
+ * Returns 0, or -errno on a failure of poll itself (EINTR is 0). */
+int sampler__poll(struct sampler *s, int timeout_ms);
+/* Processes everything left in the rings (after disabling). */
+void sampler__drain(struct sampler *s);
+
+/* The window being filled. Owned by the sampler. */
+struct profile *sampler__profile(struct sampler *s);
+const struct perf_features *sampler__features(const struct sampler *s);
+/* Fills the window's stats fields that describe the agent (processes,
+ * binaries, agent CPU and RSS). */
+void sampler__finish_window(struct sampler *s);
+/* Human-readable mode, e.g. "dwarf unwinding, user+kernel". */
+const char *sampler__mode(const struct sampler *s);
+
+#endif
