@@ -1,3 +1,320 @@
-/* placeholder: being written */
+/* DWARF CFI and frame-pointer unwinding of a copied user stack. */
 #include "config.h"
-extern int placeholder_unwind_unwind_c;
+
+#include <errno.h>
+#include <string.h>
+
+#include "unwind/dwarf_expr.h"
+#include "unwind/unwind.h"
+
+#define BIT(r) ((uint32_t)1 << (r))
+
+static const char *const stop_names[UNWIND_NSTOP] = {
+	[UNWIND_COMPLETE] = "complete",
+	[UNWIND_TRUNCATED] = "truncated",
+	[UNWIND_NO_CFI] = "no_cfi",
+	[UNWIND_NO_MAP] = "no_map",
+	[UNWIND_BAD_PC] = "bad_pc",
+	[UNWIND_DEPTH] = "depth",
+};
+
+const char *unwind__stop_name(enum unwind_stop s)
+{
+	return (unsigned)s < UNWIND_NSTOP ? stop_names[s] : "unknown";
+}
+
+static bool has(const struct unwind_regs *r, unsigned reg)
+{
+	return reg < UNWIND_NREGS && (r->valid & BIT(reg));
+}
+
+/* Maps an evaluation/read failure to why the stack ends: running off the
+ * copy is truncation (data), anything else is a broken rule. */
+static enum unwind_stop fail_reason(int err)
+{
+	return err == -EFAULT ? UNWIND_TRUNCATED : UNWIND_BAD_PC;
+}
+
+/* Caller's value of one register. 0 with *v; -ENODATA when unrecoverable
+ * (undefined, or from an unknown register); -EFAULT read outside the copy;
+ * -EINVAL/-ENOTSUP unusable rule. */
+static int reg_value(const struct cfi *c, const struct cfi_reg_rule *rule,
+		     const struct unwind_regs *cur, const struct unwind_stack *stack,
+		     uint64_t cfa, unsigned regno, uint64_t *v)
+{
+	struct dwarf_expr_ctx ctx;
+	const Dwarf_Op *ops;
+	uint64_t x;
+	int err;
+
+	switch (rule->kind) {
+	case CFI_REG_UNDEFINED:
+		return -ENODATA;
+	case CFI_REG_SAME:
+		if (!has(cur, regno))
+			return -ENODATA;
+		*v = cur->val[regno];
+		return 0;
+	case CFI_REG_OFFSET:
+		return dwarf_expr__read_u64(stack, cfa + (uint64_t)(int64_t)rule->value, v);
+	case CFI_REG_VAL_OFFSET:
+		*v = cfa + (uint64_t)(int64_t)rule->value;
+		return 0;
+	case CFI_REG_REGISTER:
+		if (!has(cur, rule->reg))
+			return -ENODATA;
+		*v = cur->val[rule->reg];
+		return 0;
+	case CFI_REG_EXPR:
+	case CFI_REG_VAL_EXPR:
+		ops = cfi__ops(c, rule->value);
+		if (!ops)
+			return -EINVAL;
+		ctx.regs = cur;
+		ctx.stack = stack;
+		ctx.cfa = cfa;
+		ctx.cfa_valid = true;
+		err = dwarf_expr__eval(ops, rule->nops, &ctx, &x);
+		if (err)
+			return err;
+		if (rule->kind == CFI_REG_VAL_EXPR) {
+			*v = x;
+			return 0;
+		}
+		return dwarf_expr__read_u64(stack, x, v);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* One step through a CFI row: callee registers (val[IP] = its pc) to the
+ * caller's. Returns true with *next filled, or false with *stop set. */
+static bool cfi_step(const struct cfi *c, const struct cfi_row *row, const struct unwind_regs *cur,
+		     const struct unwind_stack *stack, struct unwind_regs *next, enum unwind_stop *stop)
+{
+	const struct cfi_reg_rule *ra_rule = &row->regs[row->ra_reg];
+	struct unwind_regs out;
+	uint64_t cfa, v;
+	unsigned r;
+	int err;
+
+	if (row->cfa_kind == CFI_CFA_REG_OFFSET) {
+		if (!has(cur, row->cfa_reg)) {
+			*stop = UNWIND_BAD_PC;
+			return false;
+		}
+		cfa = cur->val[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_value;
+	} else {
+		struct dwarf_expr_ctx ctx = { cur, stack, 0, false };
+		const Dwarf_Op *ops = cfi__ops(c, row->cfa_value);
+
+		err = ops ? dwarf_expr__eval(ops, row->cfa_nops, &ctx, &cfa) : -EINVAL;
+		if (err) {
+			*stop = fail_reason(err);
+			return false;
+		}
+	}
+	/* An undefined return address is how CFI marks the outermost frame. */
+	if (ra_rule->kind == CFI_REG_UNDEFINED) {
+		*stop = UNWIND_COMPLETE;
+		return false;
+	}
+	/* Same-value would return to the same pc forever. */
+	if (ra_rule->kind == CFI_REG_SAME) {
+		*stop = UNWIND_BAD_PC;
+		return false;
+	}
+	/* The stack grows down: a caller's frame lies strictly above. Signal
+	 * trampolines restore an arbitrary interrupted sp. */
+	if (!row->signal && cfa <= cur->val[UNWIND_REG_SP]) {
+		*stop = UNWIND_BAD_PC;
+		return false;
+	}
+	memset(&out, 0, sizeof(out));
+	for (r = 0; r < UNWIND_NREGS; r++) {
+		err = reg_value(c, &row->regs[r], cur, stack, cfa, r, &v);
+		if (err == 0) {
+			out.val[r] = v;
+			out.valid |= BIT(r);
+		} else if (r == row->ra_reg) {
+			*stop = err == -ENODATA ? UNWIND_BAD_PC : fail_reason(err);
+			return false;
+		}
+		/* other registers simply become unknown to the caller */
+	}
+	/* x86-64: the caller's sp is the CFA by definition */
+	out.val[UNWIND_REG_SP] = cfa;
+	out.valid |= BIT(UNWIND_REG_SP);
+	if (row->ra_reg != UNWIND_REG_IP) {
+		out.val[UNWIND_REG_IP] = out.val[row->ra_reg];
+		out.valid |= BIT(UNWIND_REG_IP);
+	}
+	*next = out;
+	return true;
+}
+
+/* One frame-pointer step, for code without CFI: push %rbp; mov %rsp,%rbp
+ * frames put the caller's rbp at [rbp] and the return address at [rbp+8].
+ * Only a rbp that points into the copy at or above sp is trusted. */
+static bool fp_step(const struct unwind_regs *cur, const struct unwind_stack *stack,
+		    struct unwind_regs *next, enum unwind_stop *stop)
+{
+	uint64_t bp, saved_bp, ra;
+
+	if (!has(cur, UNWIND_REG_BP) || !has(cur, UNWIND_REG_SP)) {
+		*stop = UNWIND_NO_CFI;
+		return false;
+	}
+	bp = cur->val[UNWIND_REG_BP];
+	if (bp < cur->val[UNWIND_REG_SP] || (bp & 7) || bp > UINT64_MAX - 16 ||
+	    dwarf_expr__read_u64(stack, bp, &saved_bp) != 0 ||
+	    dwarf_expr__read_u64(stack, bp + 8, &ra) != 0) {
+		*stop = UNWIND_NO_CFI;
+		return false;
+	}
+	/* callee-saved registers other than rbp are unknown: the callee may
+	 * have spilled them anywhere */
+	memset(next, 0, sizeof(*next));
+	next->val[UNWIND_REG_SP] = bp + 16;
+	next->val[UNWIND_REG_BP] = saved_bp;
+	next->val[UNWIND_REG_IP] = ra;
+	next->valid = BIT(UNWIND_REG_SP) | BIT(UNWIND_REG_BP) | BIT(UNWIND_REG_IP);
+	return true;
+}
+
+/* Appends the frame of pc. exact: pc is the sampled ip or resumes an
+ * interrupted context, so it is looked up as is (a return address is
+ * looked up at pc - 1, inside the call). Returns 0 with *mod, or -ENOENT
+ * after writing an owner-less frame. */
+static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
+		struct unwind_frame *f, struct unwind_module *mod)
+{
+	f->pc = pc;
+	f->vaddr = 0;
+	f->func_start = 0;
+	f->owner = NULL;
+	memset(mod, 0, sizeof(*mod));
+	if (find(ctx, pc, mod) != 0)
+		return -ENOENT;
+	f->owner = mod->owner;
+	f->vaddr = (exact ? pc : pc - 1) - mod->bias;
+	return 0;
+}
+
+int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		  unwind_find_fn find, void *ctx,
+		  struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop)
+{
+	struct unwind_regs cur;
+	enum unwind_stop why;
+	bool exact = true;
+	size_t k = 0;
+
+	if (!regs || !stack || !find || !n || !stop || (max && !frames) ||
+	    !has(regs, UNWIND_REG_IP) || !has(regs, UNWIND_REG_SP))
+		return -EINVAL;
+	cur = *regs;
+	for (;;) {
+		struct unwind_module mod;
+		struct unwind_regs next;
+		const struct cfi_row *row = NULL;
+		struct unwind_frame *f;
+		uint64_t pc = cur.val[UNWIND_REG_IP];
+		int err;
+
+		if (pc == 0) {
+			why = UNWIND_BAD_PC;
+			break;
+		}
+		if (k == max) {
+			why = UNWIND_DEPTH;
+			break;
+		}
+		f = &frames[k++];
+		if (emit(find, ctx, pc, exact, f, &mod) != 0) {
+			why = UNWIND_NO_MAP;
+			break;
+		}
+		err = mod.cfi ? cfi__lookup(mod.cfi, f->vaddr, &row) : -ENOENT;
+		if (err == 0) {
+			f->func_start = row->func_start;
+			if (!cfi_step(mod.cfi, row, &cur, stack, &next, &why))
+				break;
+			exact = row->signal;
+		} else if (err == -ENOENT || err == -ENOMEM) {
+			if (!fp_step(&cur, stack, &next, &why))
+				break;
+			exact = false;
+		} else {
+			why = UNWIND_BAD_PC;
+			break;
+		}
+		cur = next;
+	}
+	*n = k;
+	*stop = why;
+	return 0;
+}
+
+int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,
+	       unwind_find_fn find, void *ctx,
+	       struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop)
+{
+	enum unwind_stop why;
+	uint64_t pc, sp, bp;
+	bool exact = true;
+	size_t k = 0;
+
+	if (!regs || !stack || !find || !n || !stop || (max && !frames) ||
+	    !has(regs, UNWIND_REG_IP) || !has(regs, UNWIND_REG_SP))
+		return -EINVAL;
+	pc = regs->val[UNWIND_REG_IP];
+	sp = regs->val[UNWIND_REG_SP];
+	bp = regs->val[UNWIND_REG_BP];
+	for (;;) {
+		struct unwind_module mod;
+		struct unwind_frame *f;
+		uint64_t saved_bp, ra, start;
+
+		if (pc == 0) {
+			why = UNWIND_BAD_PC;
+			break;
+		}
+		if (k == max) {
+			why = UNWIND_DEPTH;
+			break;
+		}
+		f = &frames[k++];
+		if (emit(find, ctx, pc, exact, f, &mod) != 0) {
+			why = UNWIND_NO_MAP;
+			break;
+		}
+		if (mod.cfi && cfi__func_start(mod.cfi, f->vaddr, &start) == 0)
+			f->func_start = start;
+		if (!has(regs, UNWIND_REG_BP)) {
+			why = UNWIND_NO_CFI;
+			break;
+		}
+		/* glibc's _start clears rbp: a zero link ends the chain */
+		if (bp == 0) {
+			why = UNWIND_COMPLETE;
+			break;
+		}
+		if (bp < sp || (bp & 7) || bp > UINT64_MAX - 16) {
+			why = UNWIND_BAD_PC;
+			break;
+		}
+		if (dwarf_expr__read_u64(stack, bp, &saved_bp) != 0 ||
+		    dwarf_expr__read_u64(stack, bp + 8, &ra) != 0) {
+			why = UNWIND_TRUNCATED;
+			break;
+		}
+		sp = bp + 16;
+		bp = saved_bp;
+		pc = ra;
+		exact = false;
+	}
+	*n = k;
+	*stop = why;
+	return 0;
+}
