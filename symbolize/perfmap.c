@@ -1,3 +1,235 @@
-/* placeholder: being written */
+/* JIT symbols from perf map files (/tmp/perf-PID.map), owner-checked. */
 #include "config.h"
-extern int placeholder_symbolize_perfmap_c;
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/parse.h"
+#include "common/strtab.h"
+#include "symbolize/frame_name.h"
+#include "symbolize/perfmap.h"
+
+#define PERFMAP_MAX_BYTES (16u << 20)
+#define PERFMAP_MAX_ENTRIES 1000000
+/* Entries checked backwards when the nearest start does not cover the pc
+ * (an older, larger region re-used by the JIT). Bounded so a hostile file
+ * cannot make lookups linear. */
+#define PERFMAP_BACKSCAN 8
+
+struct jsym {
+	uint64_t start, size;
+	uint32_t seq;   /* line order: later lines win */
+	uint32_t id;
+};
+
+struct perfmap {
+	struct jsym *syms;
+	size_t n;
+};
+
+static int cmp_jsym(const void *a, const void *b)
+{
+	const struct jsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int parse_hex(const char *s, size_t len, uint64_t *out)
+{
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2, len -= 2;
+	return parse__u64n(s, len, 16, out);
+}
+
+/* Reads the whole (bounded) file into a NUL-terminated buffer. */
+static int read_all(int fd, char **out, size_t *out_len)
+{
+	size_t cap = 65536, len = 0;
+	char *buf = malloc(cap + 1), *nb;
+	ssize_t r;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= PERFMAP_MAX_BYTES)
+				break; /* truncated: the lines read so far still count */
+			cap *= 2;
+			if (cap > PERFMAP_MAX_BYTES)
+				cap = PERFMAP_MAX_BYTES;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			free(buf);
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+/* "START SIZE name with spaces": 0 and the parts, or -EINVAL. */
+static int parse_line(char *line, size_t len, uint64_t *start, uint64_t *size, char **name)
+{
+	char *sp1, *sp2, *end = line + len;
+
+	sp1 = memchr(line, ' ', len);
+	if (!sp1 || sp1 == line)
+		return -EINVAL;
+	sp2 = memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1));
+	if (!sp2 || sp2 == sp1 + 1 || sp2 + 1 >= end)
+		return -EINVAL;
+	if (parse_hex(line, (size_t)(sp1 - line), start) < 0 ||
+	    parse_hex(sp1 + 1, (size_t)(sp2 - sp1 - 1), size) < 0)
+		return -EINVAL;
+	if (*size == 0 || *start + *size < *start)
+		return -EINVAL;
+	*end = '\0';
+	if (end > sp2 + 1 && end[-1] == '\r')
+		end[-1] = '\0';
+	*name = sp2 + 1;
+	return 0;
+}
+
+int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out)
+{
+	struct perfmap *m;
+	struct stat st;
+	char *buf = NULL, *p, *end;
+	size_t len = 0, cap = 0, i, w;
+	uint32_t seq = 0;
+	int fd, err;
+
+	/* O_NONBLOCK: a FIFO planted at the path must not block us before the
+	 * S_ISREG check; O_NOFOLLOW: no symlink to someone else's file. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_uid != owner_uid && st.st_uid != 0)) {
+		err = -EPERM;
+		goto out_close;
+	}
+	err = read_all(fd, &buf, &len);
+	if (err < 0)
+		goto out_close;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		err = -ENOMEM;
+		goto out_buf;
+	}
+	for (p = buf, end = buf + len; p < end && m->n < PERFMAP_MAX_ENTRIES; ) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
+		size_t llen = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		uint64_t start, size;
+
+		if (!nl && len == PERFMAP_MAX_BYTES)
+			break; /* last line cut by the size limit */
+		if (parse_line(p, llen, &start, &size, &name) == 0) {
+			if (m->n == cap) {
+				size_t ncap = cap ? cap * 2 : 256;
+				struct jsym *ns = realloc(m->syms, ncap * sizeof(*ns));
+
+				if (!ns) {
+					err = -ENOMEM;
+					goto out_map;
+				}
+				m->syms = ns;
+				cap = ncap;
+			}
+			err = frame_name__intern(names, name, "_[j]", &m->syms[m->n].id);
+			if (err < 0)
+				goto out_map;
+			m->syms[m->n].start = start;
+			m->syms[m->n].size = size;
+			m->syms[m->n].seq = seq;
+			m->n++;
+		}
+		seq++;
+		p += llen + 1;
+	}
+	if (m->n > 1)
+		qsort(m->syms, m->n, sizeof(*m->syms), cmp_jsym);
+	/* JITs re-emit code at the same address: the last line for a start wins */
+	for (i = 0, w = 0; i < m->n; i++) {
+		if (w && m->syms[w - 1].start == m->syms[i].start)
+			m->syms[w - 1] = m->syms[i];
+		else
+			m->syms[w++] = m->syms[i];
+	}
+	m->n = w;
+	free(buf);
+	close(fd);
+	*out = m;
+	return 0;
+
+out_map:
+	perfmap__delete(m);
+out_buf:
+	free(buf);
+out_close:
+	close(fd);
+	return err;
+}
+
+void perfmap__delete(struct perfmap *m)
+{
+	if (!m)
+		return;
+	free(m->syms);
+	free(m);
+}
+
+size_t perfmap__count(const struct perfmap *m)
+{
+	return m->n;
+}
+
+int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id)
+{
+	size_t lo = 0, hi = m->n, i, best = SIZE_MAX;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* among the entries covering pc near its start, the newest line wins */
+	for (i = lo; i > 0 && lo - i < PERFMAP_BACKSCAN; i--) {
+		const struct jsym *s = &m->syms[i - 1];
+
+		if (pc - s->start < s->size &&
+		    (best == SIZE_MAX || s->seq > m->syms[best].seq))
+			best = i - 1;
+	}
+	if (best == SIZE_MAX)
+		return -ENOENT;
+	*id = m->syms[best].id;
+	return 0;
+}

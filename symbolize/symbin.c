@@ -1,3 +1,588 @@
-/* placeholder: being written */
+/* Symbols of one binary: function index, inlined frames, pc -> frames cache. */
 #include "config.h"
-extern int placeholder_symbolize_symbin_c;
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/strtab.h"
+#include "common/u64map.h"
+#include "symbolize/demangle.h"
+#include "symbolize/frame_name.h"
+#include "symbolize/symbin.h"
+
+/* Bounds for hostile files and for memory: the largest real binaries
+ * (browsers, databases) have about a million functions. */
+#define SYMBIN_MAX_FUNCS 4000000
+#define SYMBIN_MAX_FRAMES 32     /* inlined depth kept per pc */
+#define SYMBIN_CACHE_MAX 65536   /* pcs cached per binary */
+#define SYMBIN_POOL_MAX (4 * SYMBIN_CACHE_MAX) /* frame ids of multi-frame pcs */
+#define SYMBIN_STARTS_MAX 65536  /* "module+0x..." names cached per binary */
+/* Entries checked backwards when the nearest symbol does not cover the pc
+ * (a small sized symbol nested in a larger one). */
+#define SYMBIN_BACKSCAN 4
+
+/* Cache values: the top two bits say how to read the rest. A pc whose
+ * result is one frame (the common case) needs no pool space. */
+#define VAL_TAG_SHIFT 62
+#define VAL_ONE 0ull      /* low 32 bits: the frame id */
+#define VAL_POOL 1ull     /* pool offset << 8 | count */
+#define VAL_UNKNOWN 2ull  /* nothing known: named from func_start at lookup */
+
+struct func {
+	uint64_t start;  /* ELF vaddr */
+	uint32_t size;   /* st_size, or for an unsized symbol the extent to the
+			  * end of its section (0: unknown, up to the next one) */
+	int32_t ndx;     /* index for dwfl_module_getsym_info, to fetch the name */
+	uint32_t id;     /* interned frame, 0 until first needed */
+	uint8_t rank;    /* binding preference, while building */
+	uint8_t sized;   /* size is the symbol's own (not an estimate) */
+};
+
+struct symbin {
+	struct strtab *names;
+	char *module;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;    /* NULL when the file is not usable ELF */
+	uint64_t bias;       /* module address = ELF vaddr + bias */
+	uint64_t end_vaddr;  /* end of the highest PT_LOAD */
+	int has_dwarf;
+	struct func *funcs;
+	size_t nfuncs;
+	uint32_t unknown_id; /* "[module]" */
+	struct u64map *cache;  /* vaddr -> tagged value */
+	uint32_t *pool;
+	size_t pool_len, pool_cap;
+	struct u64map *starts; /* func_start -> "module+0x..." id */
+	uint64_t lookups, hits, evictions;
+};
+
+/* Separate debug info is looked up only under /usr/lib/debug (by build-id,
+ * then by .gnu_debuglink name), never next to the binary as the default
+ * path ":.debug:/usr/lib/debug" would: libdwfl opens candidates with a
+ * blocking open(), and a FIFO planted beside another user's binary would
+ * hang the profiler. */
+static char *debuginfo_path = (char *)"/usr/lib/debug";
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (x->sized != y->sized)
+		return x->sized ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+static int sym_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 2;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The section header of a symbol, from the ELF file it came from. */
+static int sym_section(Elf *elf, GElf_Word shndx, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn;
+
+	if (!elf)
+		return 0;
+	scn = elf_getscn(elf, shndx);
+	return scn && gelf_getshdr(scn, shdr);
+}
+
+/* The sorted, deduplicated function index from every symbol table libdwfl
+ * found (symtab or dynsym, separate debug file, MiniDebugInfo). */
+static int build_index(struct symbin *s)
+{
+	size_t cap = 0, n = 0, i, w;
+	int nsym = dwfl_module_getsymtab(s->mod), ndx;
+
+	for (ndx = 1; ndx < nsym && n < SYMBIN_MAX_FUNCS; ndx++) {
+		GElf_Sym sym;
+		GElf_Shdr shdr;
+		GElf_Addr addr;
+		GElf_Word shndx = SHN_UNDEF;
+		Elf *elf = NULL;
+		Dwarf_Addr sbias = 0;
+		const char *name;
+		unsigned char type;
+		int have_shdr;
+		uint64_t size;
+
+		name = dwfl_module_getsym_info(s->mod, ndx, &sym, &addr, &shndx, &elf, &sbias);
+		if (!name || !*name || sym.st_value == 0)
+			continue;
+		if (shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON ||
+		    shndx == (GElf_Word)-1)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		have_shdr = sym_section(elf, shndx, &shdr);
+		/* hand-written assembly often has untyped but sized code labels */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && sym.st_size && have_shdr &&
+		      (shdr.sh_flags & SHF_EXECINSTR)))
+			continue;
+		size = sym.st_size;
+		if (!size && have_shdr) {
+			/* unsized (e.g. _init): at most to the end of its section,
+			 * so that .plt is not attributed to _init */
+			uint64_t sec_end = shdr.sh_addr + shdr.sh_size + sbias;
+
+			if (sec_end > addr && shdr.sh_addr <= addr - sbias)
+				size = sec_end - addr;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			struct func *nf = realloc(s->funcs, ncap * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			s->funcs = nf;
+			cap = ncap;
+		}
+		s->funcs[n].start = addr - s->bias;
+		s->funcs[n].size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		s->funcs[n].sized = sym.st_size != 0;
+		s->funcs[n].ndx = ndx;
+		s->funcs[n].id = 0;
+		s->funcs[n].rank = (uint8_t)sym_rank(GELF_ST_BIND(sym.st_info));
+		n++;
+	}
+	if (n > 1)
+		qsort(s->funcs, n, sizeof(*s->funcs), cmp_func);
+	/* one entry per address: the best binding's name, the largest size */
+	for (i = 0, w = 0; i < n; i++) {
+		if (w && s->funcs[w - 1].start == s->funcs[i].start) {
+			struct func *k = &s->funcs[w - 1];
+
+			/* a real size beats an estimate, then the larger one */
+			if (s->funcs[i].sized > k->sized ||
+			    (s->funcs[i].sized == k->sized && s->funcs[i].size > k->size)) {
+				k->size = s->funcs[i].size;
+				k->sized = s->funcs[i].sized;
+			}
+			continue;
+		}
+		s->funcs[w++] = s->funcs[i];
+	}
+	s->nfuncs = w;
+	if (w && w < cap) {
+		struct func *nf = realloc(s->funcs, w * sizeof(*nf));
+
+		if (nf)
+			s->funcs = nf;
+	}
+	return 0;
+}
+
+/* Hands the file to libdwfl, which also finds separate debug info and
+ * MiniDebugInfo. Always takes the fd: closed here or owned by the Dwfl.
+ * s->mod stays NULL when the file is not usable ELF. */
+static int open_module(struct symbin *s, const char *path, int fd)
+{
+	unsigned char magic[SELFMAG];
+	Dwarf_Addr bias = 0, start = 0, end = 0, dwbias;
+
+	/* Only real ELF goes to libdwfl: it would otherwise try to decompress
+	 * the file (gzip/xz/bzip2 images), which a hostile user can bomb. */
+	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    memcmp(magic, ELFMAG, SELFMAG) != 0)
+		goto out_close;
+	s->dwfl = dwfl_begin(&callbacks);
+	if (!s->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(s->dwfl);
+	/* base 0 relative to p_vaddr: module addresses are the ELF vaddrs even
+	 * for prelinked libraries, whose first PT_LOAD is not at 0. */
+	s->mod = dwfl_report_elf(s->dwfl, s->module, path, fd, 0, true);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!s->mod)
+		goto out_close; /* the fd is consumed only on success */
+	if (!dwfl_module_getelf(s->mod, &bias)) {
+		s->mod = NULL;
+		return 0;
+	}
+	/* 0 by construction for ET_EXEC/ET_DYN; kept general for ET_REL. */
+	s->bias = bias;
+	dwfl_module_info(s->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	s->end_vaddr = end - bias;
+	s->has_dwarf = dwfl_module_getdwarf(s->mod, &dwbias) != NULL;
+	return 0;
+
+out_close:
+	close(fd);
+	return 0;
+}
+
+int symbin__new(const char *path, const char *module, struct strtab *names, struct symbin **out)
+{
+	struct symbin *s;
+	struct stat st;
+	int fd, err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->names = names;
+	s->module = strdup(module && *module ? module : "unknown");
+	s->cache = u64map__new(1024);
+	s->starts = u64map__new(64);
+	if (!s->module || !s->cache || !s->starts) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	{
+		char buf[FRAME_NAME_MAX];
+
+		snprintf(buf, sizeof(buf), "[%s]", s->module);
+		err = frame_name__intern(names, buf, "", &s->unknown_id);
+		if (err < 0)
+			goto out_free;
+	}
+	/* O_NONBLOCK: the path may have been replaced by a FIFO since it was
+	 * mapped; only a regular file is read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		*out = s; /* usable: every pc is "[module]" */
+		return 0;
+	}
+	err = open_module(s, path, fd);
+	if (err < 0)
+		goto out_free;
+	/* not ELF or unreadable ELF: still usable, every pc is "[module]" */
+	if (s->mod) {
+		err = build_index(s);
+		if (err < 0)
+			goto out_free;
+	}
+	*out = s;
+	return 0;
+
+out_free:
+	symbin__delete(s);
+	return err;
+}
+
+void symbin__delete(struct symbin *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	u64map__delete(s->cache);
+	u64map__delete(s->starts);
+	free(s->pool);
+	free(s->funcs);
+	free(s->module);
+	free(s);
+}
+
+void symbin__stats(const struct symbin *s, struct symbin_stats *out)
+{
+	out->symbols = s->nfuncs;
+	out->lookups = s->lookups;
+	out->hits = s->hits;
+	out->entries = u64map__count(s->cache);
+	out->evictions = s->evictions;
+	out->has_debuginfo = s->has_dwarf;
+}
+
+/* Interns a raw (possibly mangled) name with suffix. */
+static int intern_name(struct symbin *s, const char *raw, const char *suffix, uint32_t *id)
+{
+	char dem[FRAME_NAME_MAX + 1];
+
+	if (demangle(raw, dem, sizeof(dem)))
+		raw = dem;
+	return frame_name__intern(s->names, raw, suffix, id);
+}
+
+static struct func *find_func(struct symbin *s, uint64_t vaddr)
+{
+	size_t lo = 0, hi = s->nfuncs, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->funcs[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (s->funcs[lo - 1].size ? vaddr - s->funcs[lo - 1].start < s->funcs[lo - 1].size
+				  : (lo < s->nfuncs || vaddr < s->end_vaddr))
+		return &s->funcs[lo - 1];
+	/* only symbols with their own size may claim a pc past a later start */
+	for (i = lo - 1; i > 0 && lo - i <= SYMBIN_BACKSCAN; i--) {
+		struct func *f = &s->funcs[i - 1];
+
+		if (f->sized && vaddr - f->start < f->size)
+			return f;
+	}
+	return NULL;
+}
+
+static int func_id(struct symbin *s, struct func *f, uint32_t *id)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	const char *name;
+	int err;
+
+	if (!f->id) {
+		char buf[FRAME_NAME_MAX + 1];
+		const char *at;
+
+		name = dwfl_module_getsym_info(s->mod, f->ndx, &sym, &addr, NULL, NULL, NULL);
+		if (!name)
+			name = "";
+		/* "memcpy@@GLIBC_2.14" in a debug symtab: the version would split
+		 * one function into several frames */
+		at = strchr(name, '@');
+		if (at && at != name) {
+			size_t len = (size_t)(at - name) < FRAME_NAME_MAX ? (size_t)(at - name) : FRAME_NAME_MAX;
+
+			memcpy(buf, name, len);
+			buf[len] = '\0';
+			name = buf;
+		}
+		err = intern_name(s, name, "", &f->id);
+		if (err < 0)
+			return err;
+	}
+	*id = f->id;
+	return 0;
+}
+
+/* The name of a subprogram or of an inlined subroutine's abstract origin:
+ * the linkage name demangled (it carries namespaces and templates), else
+ * DW_AT_name. dwarf_attr_integrate follows abstract_origin/specification. */
+static const char *die_name(Dwarf_Die *die, char *buf, size_t size)
+{
+	Dwarf_Attribute attr;
+	const char *name = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		name = dwarf_formstring(&attr);
+	if (name)
+		return demangle(name, buf, size) ? buf : name;
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+		name = dwarf_formstring(&attr);
+	return name;
+}
+
+/* Inlined frames at vaddr, innermost first, into frames[]; *sub_id gets the
+ * enclosing subprogram's name when want_sub is set and DWARF names it. */
+static int dwarf_frames(struct symbin *s, uint64_t vaddr, uint32_t *frames, size_t max,
+			size_t *n, int want_sub, uint32_t *sub_id)
+{
+	char buf[FRAME_NAME_MAX + 1];
+	Dwarf_Addr dwbias = 0;
+	Dwarf_Die *cu, *scopes = NULL;
+	const char *name;
+	int nscopes, i, err = 0;
+
+	cu = dwfl_module_addrdie(s->mod, vaddr + s->bias, &dwbias);
+	if (!cu)
+		return 0;
+	nscopes = dwarf_getscopes(cu, vaddr + s->bias - dwbias, &scopes);
+	for (i = 0; i < nscopes; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine && *n < max) {
+			name = die_name(&scopes[i], buf, sizeof(buf));
+			err = frame_name__intern(s->names, name ? name : "", "_[i]", &frames[*n]);
+			if (err < 0)
+				break;
+			(*n)++;
+		} else if (tag == DW_TAG_subprogram) {
+			if (want_sub && (name = die_name(&scopes[i], buf, sizeof(buf))) != NULL)
+				err = frame_name__intern(s->names, name, "", sub_id);
+			break;
+		}
+	}
+	free(scopes);
+	return err;
+}
+
+/* Makes room for one more cache entry using count pool slots: when either
+ * bound is reached everything is dropped (simple, and a steady workload
+ * refills its few hot pcs at once). */
+static int cache_reserve(struct symbin *s, size_t count)
+{
+	if (u64map__count(s->cache) >= SYMBIN_CACHE_MAX || s->pool_len + count > SYMBIN_POOL_MAX) {
+		s->evictions += u64map__count(s->cache);
+		u64map__clear(s->cache);
+		s->pool_len = 0;
+	}
+	if (s->pool_len + count > s->pool_cap) {
+		size_t ncap = s->pool_cap ? s->pool_cap * 2 : 256;
+		uint32_t *np;
+
+		while (ncap < s->pool_len + count)
+			ncap *= 2;
+		if (ncap > SYMBIN_POOL_MAX)
+			ncap = SYMBIN_POOL_MAX;
+		np = realloc(s->pool, ncap * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		s->pool = np;
+		s->pool_cap = ncap;
+	}
+	return 0;
+}
+
+/* Resolves a pc and caches the result as a tagged value. */
+static int resolve(struct symbin *s, uint64_t vaddr, uint64_t *val)
+{
+	uint32_t frames[SYMBIN_MAX_FRAMES], sub_id = 0;
+	size_t n = 0;
+	struct func *f = NULL;
+	int err;
+
+	if (s->mod) {
+		f = find_func(s, vaddr);
+		if (s->has_dwarf) {
+			err = dwarf_frames(s, vaddr, frames, SYMBIN_MAX_FRAMES - 1, &n, !f, &sub_id);
+			if (err < 0)
+				return err;
+		}
+	}
+	if (f) {
+		err = func_id(s, f, &frames[n]);
+		if (err < 0)
+			return err;
+		n++;
+	} else if (sub_id) {
+		frames[n++] = sub_id;
+	} else {
+		/* inlined frames without an enclosing function are not worth a
+		 * frame of their own: the function is what aggregates */
+		*val = VAL_UNKNOWN << VAL_TAG_SHIFT;
+		goto out_put;
+	}
+	if (n == 1) {
+		*val = (VAL_ONE << VAL_TAG_SHIFT) | frames[0];
+		goto out_put;
+	}
+	err = cache_reserve(s, n);
+	if (err < 0)
+		return err;
+	memcpy(s->pool + s->pool_len, frames, n * sizeof(*frames));
+	*val = (VAL_POOL << VAL_TAG_SHIFT) | ((uint64_t)s->pool_len << 8) | n;
+	s->pool_len += n;
+	goto out_insert;
+
+out_put:
+	err = cache_reserve(s, 0);
+	if (err < 0)
+		return err;
+out_insert:
+	/* the cache is best effort: a failed insert still answers this pc */
+	(void)u64map__put(s->cache, vaddr, *val);
+	return 0;
+}
+
+static int stripped_id(struct symbin *s, uint64_t func_start, uint32_t *id)
+{
+	char buf[FRAME_NAME_MAX];
+	uint64_t v;
+	int err;
+
+	if (func_start == 0) {
+		*id = s->unknown_id;
+		return 0;
+	}
+	if (u64map__get(s->starts, func_start, &v)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, s->module, func_start);
+	err = frame_name__intern(s->names, buf, "", id);
+	if (err < 0)
+		return err;
+	if (u64map__count(s->starts) >= SYMBIN_STARTS_MAX)
+		u64map__clear(s->starts);
+	(void)u64map__put(s->starts, func_start, *id);
+	return 0;
+}
+
+int symbin__lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start,
+		   uint32_t *out, size_t max, size_t *n)
+{
+	uint64_t val, tag;
+	int err;
+
+	if (max == 0)
+		return -EINVAL;
+	s->lookups++;
+	if (u64map__get(s->cache, vaddr, &val)) {
+		s->hits++;
+	} else {
+		err = resolve(s, vaddr, &val);
+		if (err < 0)
+			return err;
+	}
+	tag = val >> VAL_TAG_SHIFT;
+	if (tag == VAL_ONE) {
+		out[0] = (uint32_t)val;
+		*n = 1;
+	} else if (tag == VAL_POOL) {
+		size_t off = (size_t)((val & ~(3ull << VAL_TAG_SHIFT)) >> 8);
+		size_t cnt = (size_t)(val & 0xff);
+
+		/* keep the outermost frames: the enclosing function is the one
+		 * that matters for aggregation */
+		if (cnt > max) {
+			off += cnt - max;
+			cnt = max;
+		}
+		memcpy(out, s->pool + off, cnt * sizeof(*out));
+		*n = cnt;
+	} else {
+		err = stripped_id(s, func_start, &out[0]);
+		if (err < 0)
+			return err;
+		*n = 1;
+	}
+	return 0;
+}

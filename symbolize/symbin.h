@@ -19,7 +19,8 @@ struct strtab;
 struct symbin;
 
 /* Opens the file at `path` (e.g. "/proc/PID/root/usr/lib/libc.so.6") with
- * O_RDONLY|O_CLOEXEC and indexes it. `module` is the short name used in
+ * O_RDONLY|O_CLOEXEC|O_NONBLOCK (only a regular file is read) and indexes it.
+ * Separate debug info is searched under /usr/lib/debug only. `module` is the short name used in
  * "module+0x..." and "[module]" (normally the basename). Never fails for a
  * file that is not ELF or has no symbols: lookups then give "[module]" or
  * "module+0x...". Returns 0, -ENOMEM, or -errno from open. */
@@ -29,13 +30,18 @@ void symbin__delete(struct symbin *s);
 /* Frames at vaddr (ELF virtual address in this binary), innermost first: the
  * inlined frames ("_[i]") then the enclosing function. func_start is the
  * FDE start from the CFI (0 if unknown), used to name stripped functions.
- * Writes up to max ids and *n (>= 1 on success). Returns 0 or -ENOMEM. */
+ * Writes up to max ids and *n (>= 1 on success); when a pc has more frames
+ * than max, the outermost ones are kept (the enclosing function is what
+ * aggregates). At most 32 frames per pc. Returns 0, -ENOMEM, or -EINVAL
+ * for max == 0. A pc seen before is a hash lookup that does not allocate. */
 int symbin__lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start,
 		   uint32_t *out, size_t max, size_t *n);
 
 struct symbin_stats {
 	uint64_t symbols;   /* functions in the index */
-	uint64_t lookups, hits, entries, evictions; /* pc cache */
+	/* pc cache: at most 65536 entries per binary, dropped as a whole when
+	 * full (evictions counts the entries dropped) */
+	uint64_t lookups, hits, entries, evictions;
 	int has_debuginfo;  /* DWARF found (inlined frames available) */
 };
 void symbin__stats(const struct symbin *s, struct symbin_stats *out);

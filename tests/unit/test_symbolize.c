@@ -1,2 +1,594 @@
+/* Unit tests for symbolize/: ELF/DWARF symbols, kallsyms, perf maps, names. */
+#include "config.h"
+
 #include <criterion/criterion.h>
-Test(placeholder, test_symbolize) { cr_assert(1); }
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/strtab.h"
+#include "symbolize/demangle.h"
+#include "symbolize/frame_name.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/perfmap.h"
+#include "symbolize/symbin.h"
+
+#ifndef SYMBOLIZE_FIXTURES_SRCDIR
+#define SYMBOLIZE_FIXTURES_SRCDIR "tests/fixtures/symbolize"
+#endif
+#ifndef SYMBOLIZE_FIXTURES_BUILDDIR
+#define SYMBOLIZE_FIXTURES_BUILDDIR "tests/fixtures/symbolize"
+#endif
+
+static struct strtab *names;
+
+static void setup(void)
+{
+	names = strtab__new();
+	cr_assert_not_null(names);
+}
+
+static void teardown(void)
+{
+	strtab__delete(names);
+	names = NULL;
+}
+
+static const char *built(const char *file)
+{
+	static char buf[4][1024];
+	static int k;
+	char *b = buf[k++ & 3];
+
+	snprintf(b, sizeof(buf[0]), "%s/%s", SYMBOLIZE_FIXTURES_BUILDDIR, file);
+	return b;
+}
+
+static const char *source(const char *file)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s/%s", SYMBOLIZE_FIXTURES_SRCDIR, file);
+	return buf;
+}
+
+/* nm: a symbol's value and size read straight from .symtab with libelf. */
+static int elf_sym(const char *path, const char *want, uint64_t *addr, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	cr_assert(fd >= 0, "open %s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(elf);
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB || !shdr.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			n = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (n && strcmp(n, want) == 0 && sym.st_value) {
+				*addr = sym.st_value;
+				*size = sym.st_size;
+				found = 1;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* Depth-first search for an inlined instance of `callee`; its first address. */
+static int find_inline(Dwarf_Die *die, const char *callee, uint64_t *addr)
+{
+	Dwarf_Die child;
+
+	do {
+		if (dwarf_tag(die) == DW_TAG_inlined_subroutine) {
+			Dwarf_Attribute attr;
+			const char *n = NULL;
+			Dwarf_Addr base, start, end;
+
+			if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+				n = dwarf_formstring(&attr);
+			if (n && strcmp(n, callee) == 0) {
+				if (dwarf_ranges(die, 0, &base, &start, &end) > 0) {
+					*addr = start;
+					return 1;
+				}
+			}
+		}
+		if (dwarf_child(die, &child) == 0 && find_inline(&child, callee, addr))
+			return 1;
+	} while (dwarf_siblingof(die, die) == 0);
+	return 0;
+}
+
+static int inline_addr(const char *path, const char *callee, uint64_t *addr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf *dw;
+
+	cr_assert(fd >= 0);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	cr_assert_not_null(dw, "no DWARF in %s", path);
+	while (!found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0)
+			found = find_inline(&child, callee, addr);
+		off = next;
+	}
+	dwarf_end(dw);
+	close(fd);
+	return found;
+}
+
+/* Frames joined root-last, as they come: "inner_[i];outer". */
+static const char *joined(const uint32_t *ids, size_t n)
+{
+	static char buf[4096];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *s = strtab__str(names, ids[i]);
+
+		cr_assert_not_null(s, "unknown id %u", ids[i]);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ";" : "", s);
+		cr_assert(len < sizeof(buf));
+	}
+	return buf;
+}
+
+static const char *lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start)
+{
+	uint32_t ids[64];
+	size_t n = 0;
+
+	cr_assert_eq(symbin__lookup(s, vaddr, func_start, ids, 64, &n), 0);
+	cr_assert(n >= 1 && n <= 64);
+	return joined(ids, n);
+}
+
+static struct symbin *open_bin(const char *path, const char *module)
+{
+	struct symbin *s = NULL;
+	int err = symbin__new(path, module, names, &s);
+
+	cr_assert_eq(err, 0, "symbin__new(%s) = %d", path, err);
+	cr_assert_not_null(s);
+	return s;
+}
+
+TestSuite(symbin, .init = setup, .fini = teardown);
+
+Test(symbin, function_names_from_symtab)
+{
+	struct symbin *s = open_bin(built("fixture"), "fixture");
+	struct symbin_stats st;
+	uint64_t a, sz;
+
+	cr_assert(elf_sym(built("fixture"), "fixture_leaf", &a, &sz));
+	cr_assert_str_eq(lookup(s, a, 0), "fixture_leaf");
+	cr_assert_gt(sz, 1);
+	cr_assert_str_eq(lookup(s, a + sz - 1, 0), "fixture_leaf");
+	cr_assert(elf_sym(built("fixture"), "main", &a, &sz));
+	cr_assert_str_eq(lookup(s, a, 0), "main");
+	cr_assert(elf_sym(built("fixture"), "outer", &a, &sz));
+	/* the entry of outer may already be inlined code: outer is outermost */
+	{
+		const char *j = lookup(s, a, 0);
+		size_t l = strlen(j);
+
+		cr_assert(l >= 5 && strcmp(j + l - 5, "outer") == 0, "got %s", j);
+	}
+	symbin__stats(s, &st);
+	cr_assert_geq(st.symbols, 3);
+	cr_assert(st.has_debuginfo);
+	symbin__delete(s);
+}
+
+Test(symbin, inlined_frames_innermost_first)
+{
+	struct symbin *s = open_bin(built("fixture"), "fixture");
+	uint64_t a;
+
+	cr_assert(inline_addr(built("fixture"), "inner", &a), "no inlined inner() in fixture");
+	cr_assert_str_eq(lookup(s, a, 0), "inner_[i];outer");
+	symbin__delete(s);
+}
+
+Test(symbin, outermost_frames_kept_when_max_is_small)
+{
+	struct symbin *s = open_bin(built("fixture"), "fixture");
+	uint32_t id;
+	size_t n = 0;
+	uint64_t a;
+
+	cr_assert(inline_addr(built("fixture"), "inner", &a));
+	cr_assert_eq(symbin__lookup(s, a, 0, &id, 1, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(strtab__str(names, id), "outer");
+	cr_assert_eq(symbin__lookup(s, a, 0, &id, 0, &n), -EINVAL);
+	symbin__delete(s);
+}
+
+Test(symbin, cxx_names_demangled)
+{
+	struct symbin *s = open_bin(built("fixture_cxx"), "fixture_cxx");
+	uint64_t a, sz;
+
+	cr_assert(elf_sym(built("fixture_cxx"), "_ZN2ns3FooIiE3barEv", &a, &sz));
+	cr_assert_str_eq(lookup(s, a, 0), "ns::Foo<int>::bar()");
+	cr_assert_str_eq(lookup(s, a + 1, 0), "ns::Foo<int>::bar()");
+	symbin__delete(s);
+}
+
+Test(symbin, stripped_functions_named_by_start)
+{
+	struct symbin *s = open_bin(built("fixture.stripped"), "fixture");
+	struct symbin_stats st;
+	char want[64];
+	uint64_t a, sz;
+
+	cr_assert(elf_sym(built("fixture"), "fixture_leaf", &a, &sz));
+	snprintf(want, sizeof(want), "fixture+0x%" PRIx64, a);
+	cr_assert_str_eq(lookup(s, a + 1, a), want);
+	cr_assert_str_eq(lookup(s, a + 1, 0), "[fixture]");
+	cr_assert_str_eq(lookup(s, a + 1, a), want); /* cached pc, start still honoured */
+	symbin__stats(s, &st);
+	cr_assert_eq(st.has_debuginfo, 0);
+	cr_assert_eq(st.hits, 2);
+	symbin__delete(s);
+}
+
+Test(symbin, cache_returns_identical_ids)
+{
+	struct symbin *s = open_bin(built("fixture"), "fixture");
+	struct symbin_stats st;
+	uint32_t a1[8], a2[8];
+	size_t n1, n2, i;
+	uint64_t a, sz, pc;
+
+	cr_assert(inline_addr(built("fixture"), "inner", &a));
+	cr_assert_eq(symbin__lookup(s, a, 0, a1, 8, &n1), 0);
+	cr_assert_eq(symbin__lookup(s, a, 0, a2, 8, &n2), 0);
+	cr_assert_eq(n1, 2);
+	cr_assert_eq(n2, n1);
+	cr_assert_eq(memcmp(a1, a2, n1 * sizeof(*a1)), 0);
+	symbin__stats(s, &st);
+	cr_assert_eq(st.lookups, 2);
+	cr_assert_eq(st.hits, 1);
+	cr_assert_eq(st.entries, 1);
+
+	/* overflow the bounded cache: it is dropped and refilled, answers stay right */
+	cr_assert(elf_sym(built("fixture"), "main", &a, &sz));
+	for (i = 0; i < 70000; i++) {
+		pc = 0x40000000u + i; /* outside the binary: "[fixture]" */
+		cr_assert_eq(symbin__lookup(s, pc, 0, a2, 8, &n2), 0);
+	}
+	cr_assert_str_eq(joined(a2, n2), "[fixture]");
+	cr_assert_str_eq(lookup(s, a, 0), "main");
+	symbin__stats(s, &st);
+	cr_assert_gt(st.evictions, 0);
+	cr_assert_leq(st.entries, 65536);
+	symbin__delete(s);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+Test(symbin, non_elf_file_still_usable)
+{
+	char path[] = "/tmp/smolder-symbin-XXXXXX";
+	int fd = mkstemp(path);
+	struct symbin *s;
+
+	cr_assert(fd >= 0);
+	close(fd);
+	write_file(path, "#!/bin/sh\necho not an ELF file\n", 31);
+	s = open_bin(path, "junk");
+	cr_assert_str_eq(lookup(s, 0x1234, 0), "[junk]");
+	cr_assert_str_eq(lookup(s, 0x1234, 0x1200), "junk+0x1200");
+	symbin__delete(s);
+	/* a FIFO at the path (binary replaced since it was mapped): no blocking */
+	unlink(path);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	s = open_bin(path, "fifo");
+	cr_assert_str_eq(lookup(s, 0x1234, 0), "[fifo]");
+	symbin__delete(s);
+	unlink(path);
+}
+
+Test(symbin, missing_file_fails)
+{
+	struct symbin *s = NULL;
+
+	cr_assert_eq(symbin__new("/nonexistent/smolder/x", "x", names, &s), -ENOENT);
+	cr_assert_null(s);
+}
+
+/* Truncated and bit-flipped copies of a real binary must neither crash nor
+ * fail: every lookup still yields at least one frame. */
+Test(symbin, corrupt_elf_never_crashes)
+{
+	static const size_t cuts[] = {4, 16, 63, 64, 65, 200, 1000, 4096, 8192};
+	char path[] = "/tmp/smolder-symbin-XXXXXX";
+	unsigned char *img;
+	struct stat st;
+	uint64_t a, sz;
+	size_t i, k;
+	unsigned seed = 12345;
+	int fd;
+
+	cr_assert(elf_sym(built("fixture"), "fixture_leaf", &a, &sz));
+	fd = open(built("fixture"), O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0 && fstat(fd, &st) == 0);
+	img = malloc((size_t)st.st_size);
+	cr_assert_not_null(img);
+	cr_assert_eq(read(fd, img, (size_t)st.st_size), st.st_size);
+	close(fd);
+	fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]) + 40; i++) {
+		unsigned char *copy = malloc((size_t)st.st_size);
+		size_t len = (size_t)st.st_size;
+		struct symbin *s;
+
+		memcpy(copy, img, len);
+		if (i < sizeof(cuts) / sizeof(cuts[0])) {
+			len = cuts[i] < len ? cuts[i] : len;
+		} else {
+			/* flip bytes in the headers and throughout the file */
+			for (k = 0; k < 16; k++) {
+				seed = seed * 1103515245u + 12345u;
+				copy[(k < 8 ? (seed >> 8) % 64 : (seed >> 4) % len)] ^= (unsigned char)(seed >> 16 | 1);
+			}
+		}
+		write_file(path, copy, len);
+		s = open_bin(path, "fixture");
+		(void)lookup(s, a, a);
+		(void)lookup(s, a + 3, 0);
+		(void)lookup(s, 0, 0);
+		(void)lookup(s, UINT64_MAX, 0);
+		symbin__delete(s);
+		free(copy);
+	}
+	free(img);
+	unlink(path);
+}
+
+TestSuite(kallsyms, .init = setup, .fini = teardown);
+
+static const char *klookup(struct kallsyms *k, uint64_t pc)
+{
+	uint32_t id = 0;
+
+	cr_assert_eq(kallsyms__lookup(k, pc, &id), 0);
+	return strtab__str(names, id);
+}
+
+Test(kallsyms, parses_text_symbols_and_skips_malformed_lines)
+{
+	struct kallsyms *k = NULL;
+	uint32_t id1, id2;
+
+	cr_assert_eq(kallsyms__load(source("kallsyms.txt"), names, &k), 0);
+	cr_assert_eq(kallsyms__restricted(k), 0);
+	/* _stext/_text_alias share an address; data, bad and overlong lines dropped */
+	cr_assert_eq(kallsyms__count(k), 8);
+	cr_assert_str_eq(klookup(k, 0xffffffff81000000ull), "_stext_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffff81000fffull), "_stext_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffff81001004ull), "do_one_initcall_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffff81002010ull), "local_helper_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffff81003008ull), "weak_func_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffff81007008ull), "name_with_module_end_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffff81009001ull), "after_long_line_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffffc0100010ull), "ext4_fill_super_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffffc0101010ull), "ext4_sync_fs_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffff80000000ull), "[kernel]_[k]");
+	cr_assert_str_eq(klookup(k, 0xffffffffc0101000ull + (2u << 20)), "[kernel]_[k]");
+	cr_assert_eq(kallsyms__lookup(k, 0xffffffff81001004ull, &id1), 0);
+	cr_assert_eq(kallsyms__lookup(k, 0xffffffff81001004ull, &id2), 0);
+	cr_assert_eq(id1, id2);
+	kallsyms__delete(k);
+}
+
+Test(kallsyms, restricted_when_all_addresses_zero)
+{
+	struct kallsyms *k = NULL;
+
+	cr_assert_eq(kallsyms__load(source("kallsyms_restricted.txt"), names, &k), 0);
+	cr_assert_eq(kallsyms__restricted(k), 1);
+	cr_assert_str_eq(klookup(k, 0xffffffff81001004ull), "[kernel]_[k]");
+	cr_assert_str_eq(klookup(k, 0), "[kernel]_[k]");
+	kallsyms__delete(k);
+	cr_assert_eq(kallsyms__load("/nonexistent/kallsyms", names, &k), -ENOENT);
+	kallsyms__delete(NULL);
+}
+
+TestSuite(perfmap, .init = setup, .fini = teardown);
+
+static const char *mlookup(struct perfmap *m, uint64_t pc)
+{
+	uint32_t id = 0;
+
+	if (perfmap__lookup(m, pc, &id) != 0)
+		return NULL;
+	return strtab__str(names, id);
+}
+
+Test(perfmap, parses_lines_later_entries_win)
+{
+	static const char text[] =
+		"7f0000001000 100 LazyCompile:*foo file.js:1\n"
+		"0x7f0000002000 0x20 Interpreter\n"
+		"garbage line\n"
+		"7f0000003000 zz bad_size\n"
+		"7f0000004000 0 zero_size\n"
+		"7f0000001000 80 foo;recompiled\r\n"
+		"7f0000005000 10 \n"
+		"7f0000006000 10 ctl\001name\n"
+		"7f0000007000 10 last_without_newline";
+	char path[] = "/tmp/smolder-perfmap-XXXXXX";
+	struct perfmap *m = NULL;
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	close(fd);
+	write_file(path, text, sizeof(text) - 1);
+	cr_assert_eq(perfmap__load(path, getuid(), names, &m), 0);
+	cr_assert_eq(perfmap__count(m), 4);
+	cr_assert_str_eq(mlookup(m, 0x7f0000001000ull), "foo:recompiled_[j]");
+	cr_assert_str_eq(mlookup(m, 0x7f000000107full), "foo:recompiled_[j]");
+	cr_assert_null(mlookup(m, 0x7f0000001080ull)); /* the re-emitted entry is smaller */
+	cr_assert_str_eq(mlookup(m, 0x7f000000201full), "Interpreter_[j]");
+	cr_assert_null(mlookup(m, 0x7f0000002020ull));
+	cr_assert_null(mlookup(m, 0x7f0000004000ull));
+	cr_assert_str_eq(mlookup(m, 0x7f0000006001ull), "ctlname_[j]");
+	cr_assert_str_eq(mlookup(m, 0x7f0000007001ull), "last_without_newline_[j]");
+	cr_assert_null(mlookup(m, 0x1000));
+	perfmap__delete(m);
+	unlink(path);
+}
+
+Test(perfmap, rejects_files_of_other_owners)
+{
+	char path[] = "/tmp/smolder-perfmap-XXXXXX";
+	char link[sizeof(path) + 8];
+	struct perfmap *m = NULL;
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	close(fd);
+	write_file(path, "1000 10 f\n", 10);
+	if (getuid() == 0) {
+		/* root owns the file: accepted for anyone; another user's is not */
+		cr_assert_eq(perfmap__load(path, 1000, names, &m), 0);
+		perfmap__delete(m);
+		m = NULL;
+		cr_assert_eq(chown(path, 65534, 65534), 0);
+		cr_assert_eq(perfmap__load(path, 1000, names, &m), -EPERM);
+		cr_assert_null(m);
+		cr_assert_eq(perfmap__load(path, 65534, names, &m), 0);
+		perfmap__delete(m);
+		m = NULL;
+	} else {
+		cr_assert_eq(perfmap__load(path, getuid() + 1, names, &m), -EPERM);
+		cr_assert_null(m);
+	}
+	/* a symlink is never followed, a directory is not a regular file */
+	snprintf(link, sizeof(link), "%s.lnk", path);
+	cr_assert_eq(symlink(path, link), 0);
+	cr_assert_eq(perfmap__load(link, getuid(), names, &m), -EPERM);
+	cr_assert_eq(perfmap__load("/tmp", 0, names, &m), -EPERM);
+	cr_assert_eq(perfmap__load("/nonexistent/perf-1.map", 0, names, &m), -ENOENT);
+	cr_assert_null(m);
+	unlink(link);
+	unlink(path);
+}
+
+Test(perfmap, fifo_does_not_block)
+{
+	char path[] = "/tmp/smolder-perfmap-fifo-XXXXXX";
+	struct perfmap *m = NULL;
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	close(fd);
+	unlink(path);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(perfmap__load(path, getuid(), names, &m), -EPERM);
+	unlink(path);
+}
+
+TestSuite(frame_name, .init = setup, .fini = teardown);
+
+static const char *fname(const char *in, const char *suffix)
+{
+	uint32_t id = 0;
+
+	cr_assert_eq(frame_name__intern(names, in, suffix, &id), 0);
+	return strtab__str(names, id);
+}
+
+Test(frame_name, sanitizes)
+{
+	char longname[FRAME_NAME_MAX * 2 + 1];
+	const char *r;
+	size_t i;
+
+	cr_assert_str_eq(fname("a;b\tc\x7f" "d\n", ""), "a:bcd");
+	cr_assert_str_eq(fname("do_sys_open", "_[k]"), "do_sys_open_[k]");
+	cr_assert_str_eq(fname("", "_[i]"), "[unknown]_[i]");
+	cr_assert_str_eq(fname("bad\xff\xc0utf8 \xc3\xa9t\xc3\xa9", ""), "badutf8 \xc3\xa9t\xc3\xa9");
+	/* cap without splitting a multi-byte sequence ("é" is 2 bytes) */
+	longname[0] = 'x';
+	for (i = 1; i + 1 < sizeof(longname); i += 2)
+		memcpy(longname + i, "\xc3\xa9", 2);
+	longname[sizeof(longname) - 1] = '\0';
+	r = fname(longname, "");
+	cr_assert_leq(strlen(r), FRAME_NAME_MAX);
+	cr_assert_eq(strlen(r) % 2, 1);
+	r = fname(longname, "_[j]");
+	cr_assert_leq(strlen(r), FRAME_NAME_MAX);
+	cr_assert_str_eq(r + strlen(r) - 4, "_[j]");
+	cr_assert_eq((unsigned char)r[strlen(r) - 5], 0xa9);
+}
+
+Test(demangle, cxx_and_rust)
+{
+	char buf[256];
+
+	cr_assert_eq(demangle("_ZN2ns3FooIiE3barEv", buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "ns::Foo<int>::bar()");
+	cr_assert_eq(demangle("_ZN3std2rt10lang_start17h0123456789abcdefE", buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "std::rt::lang_start");
+	cr_assert_eq(demangle("_ZN4core3ptr85drop_in_place$LT$std..rt..lang_start$LT$$LP$$RP$$GT$"
+			      "..$u7b$$u7b$closure$u7d$$u7d$$GT$17h0123456789abcdefE", buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "core::ptr::drop_in_place<std::rt::lang_start<()>::{{closure}}>");
+	cr_assert_eq(demangle("_ZN70_$LT$alloc..vec..Vec$LT$T$C$A$GT$$u20$as$u20$core..ops..drop..Drop$GT$"
+			      "4drop17hfedcba9876543210E.llvm.42", buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "<alloc::vec::Vec<T,A> as core::ops::drop::Drop>::drop");
+	/* truncated, still terminated */
+	cr_assert_eq(demangle("_ZN3std2rt10lang_start17h0123456789abcdefE", buf, 6), 1);
+	cr_assert_str_eq(buf, "std::");
+	/* not mangled / not understood: 0 and buf untouched */
+	memcpy(buf, "keep", 5);
+	cr_assert_eq(demangle("main", buf, sizeof(buf)), 0);
+	cr_assert_eq(demangle("i", buf, sizeof(buf)), 0);
+	cr_assert_eq(demangle("_ZN3foo", buf, sizeof(buf)), 0);
+	cr_assert_eq(demangle("_RNvCs1234_7mycrate3foo", buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "keep");
+}
