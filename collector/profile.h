@@ -21,11 +21,15 @@ struct profile_key {
 
 /* Counters of the window, exported as the dump's "stats". */
 struct profile_stats {
-	uint64_t samples;          /* samples decoded in the window */
+	uint64_t samples;          /* samples decoded in the window; maintained by
+				    * profile__add/profile__drop, do not add to it */
 	uint64_t lost;             /* PERF_RECORD_LOST + ring overwrites */
-	uint64_t dropped;          /* samples deliberately not aggregated */
+	uint64_t dropped;          /* samples not aggregated (cap, ENOMEM,
+				    * profile__drop); maintained by the profile */
 	uint64_t throttled;        /* PERF_RECORD_THROTTLE events */
 	uint64_t kernel_only;      /* samples with no user stack (kernel threads) */
+	uint64_t idle;             /* samples of the idle task (pid 0), dropped */
+	uint64_t corrupt;          /* ring corruption events (data skipped) */
 	uint64_t unwind_complete;  /* reached the outermost frame */
 	uint64_t unwind_truncated; /* ran off the copied stack */
 	uint64_t unwind_no_cfi;
@@ -58,13 +62,28 @@ struct profile_group {
 /* names is borrowed and must outlive the profile. NULL on ENOMEM. */
 struct profile *profile__new(struct strtab *names);
 void profile__delete(struct profile *p);
-/* Empties the window (keeping allocations for reuse). */
+/* Empties the window: groups, stacks and stats are cleared, meta is kept;
+ * allocations are kept for reuse. */
 void profile__reset(struct profile *p);
+/* Bounds on distinct stacks (default 1,000,000) and on the total frames they
+ * hold (default 16M ids = 64 MiB) per window. Past them new stacks are
+ * dropped; stacks already in the window keep counting. */
+void profile__set_max_stacks(struct profile *p, size_t max_stacks);
+void profile__set_max_frames(struct profile *p, size_t max_frames);
 
 /* Adds count samples of stack frames[0..n) (root first) to the key's group.
- * n may be 0 (an empty stack). Returns 0 or -ENOMEM (then counted as dropped). */
+ * n may be 0 (an empty stack); count 0 is a no-op. Always adds count to
+ * stats.samples, so the invariant sum(group samples) == stats.samples -
+ * stats.dropped holds by construction. Returns 0; -ENOSPC past the caps,
+ * -ENOMEM, or -EINVAL (frames NULL with n > 0): then the samples are counted
+ * in stats.dropped and the window is unchanged otherwise. A known stack is a
+ * hash lookup and allocates nothing. */
 int profile__add(struct profile *p, const struct profile_key *key,
 		 const uint32_t *frames, size_t n, uint64_t count);
+/* Accounts count decoded samples the caller could not attribute to any group
+ * (e.g. a sample record too short to carry a pid): adds to both
+ * stats.samples and stats.dropped. */
+void profile__drop(struct profile *p, uint64_t count);
 
 struct profile_meta *profile__meta(struct profile *p);
 struct profile_stats *profile__stats(struct profile *p);
@@ -73,7 +92,8 @@ const struct profile_stats *profile__stats_const(const struct profile *p);
 const struct strtab *profile__names(const struct profile *p);
 
 size_t profile__ngroups(const struct profile *p);
-/* Fills *out for group g < ngroups. */
+/* Fills *out for group g < ngroups (groups are numbered in order of first
+ * sample; every group has samples > 0). */
 void profile__group(const struct profile *p, size_t g, struct profile_group *out);
 /* Calls fn for each distinct stack of group g (order unspecified). Stops and
  * returns fn's value when it is non-zero; returns 0 otherwise. */
@@ -81,5 +101,8 @@ typedef int (*profile_stack_fn)(void *ctx, const uint32_t *frames, size_t n, uin
 int profile__foreach_stack(const struct profile *p, size_t g, profile_stack_fn fn, void *ctx);
 /* Sum of samples over all groups. */
 uint64_t profile__total(const struct profile *p);
+/* Distinct stacks over all groups, and approximate bytes held (for stats). */
+size_t profile__nstacks(const struct profile *p);
+size_t profile__bytes(const struct profile *p);
 
 #endif

@@ -1,3 +1,436 @@
-/* placeholder: being written */
+/* smolder.profile/v1 JSON encoder, built with jansson (2.10 API only). */
 #include "config.h"
-extern int placeholder_export_json_dump_c;
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "collector/profile.h"
+#include "common/strtab.h"
+#include "export/collapsed.h"
+#include "export/json_dump.h"
+
+#ifndef SMOLDER_VERSION
+#define SMOLDER_VERSION PACKAGE_VERSION
+#endif
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, <= U+10FFFF, which is what jansson accepts), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+
+		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80)
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+
+		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* A JSON string for s; NULL means "" (meta fields the caller left unset).
+ * Process names and paths come from other users' processes and need not be
+ * UTF-8: jansson rejects those, so bad bytes become U+FFFD instead. */
+static json_t *jstr(const char *s)
+{
+	const unsigned char *u;
+	size_t l, i, o;
+	char *tmp;
+	json_t *r;
+
+	if (!s)
+		s = "";
+	r = json_string(s);
+	if (r)
+		return r;
+	l = strlen(s);
+	if (l > ((size_t)-1 - 1) / 3)
+		return NULL;
+	tmp = malloc(l * 3 + 1);
+	if (!tmp)
+		return NULL;
+	u = (const unsigned char *)s;
+	for (i = 0, o = 0; i < l;) {
+		size_t k = utf8_seq(u + i); /* reads stop at the NUL: it is invalid */
+
+		if (k) {
+			memcpy(tmp + o, s + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(tmp + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	tmp[o] = '\0';
+	r = json_string(tmp);
+	free(tmp);
+	return r;
+}
+
+/* json_int_t is signed 64-bit; counters never get near 2^63, clamp anyway
+ * rather than emit a negative count. */
+static json_t *jint(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
+}
+
+/* json_object_set_new steals v even on failure, and fails on NULL v. */
+static int set(json_t *o, const char *k, json_t *v)
+{
+	return json_object_set_new(o, k, v) ? -ENOMEM : 0;
+}
+
+static const char *name_or_empty(const struct strtab *names, uint32_t id)
+{
+	const char *s = id ? strtab__str(names, id) : NULL;
+
+	return s ? s : "";
+}
+
+struct stack_ent {
+	uint64_t count;
+	size_t off;
+	const char *s;
+};
+
+struct stack_collect {
+	const struct strtab *names;
+	char *text;
+	size_t text_cap, text_len;
+	struct stack_ent *ents;
+	size_t n, cap;
+};
+
+static int collect_stack(void *ctx, const uint32_t *frames, size_t n, uint64_t count)
+{
+	struct stack_collect *c = ctx;
+	size_t start = c->text_len;
+
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		struct stack_ent *ne;
+
+		if (ncap > (size_t)-1 / sizeof(*ne))
+			return -ENOMEM;
+		ne = realloc(c->ents, ncap * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		c->ents = ne;
+		c->cap = ncap;
+	}
+	if (collapsed__append_stack(c->names, frames, n, &c->text, &c->text_cap, &c->text_len) < 0)
+		return -ENOMEM;
+	c->text_len++; /* keep the NUL */
+	c->ents[c->n].count = count;
+	c->ents[c->n].off = start;
+	c->n++;
+	return 0;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct stack_ent *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->s, y->s);
+}
+
+struct group_ent {
+	size_t g;
+	uint64_t samples;
+	int32_t pid;
+	const char *service, *exe, *comm;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group_ent *x = a, *y = b;
+	int r;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if ((r = strcmp(x->service, y->service)) != 0)
+		return r;
+	if ((r = strcmp(x->exe, y->exe)) != 0)
+		return r;
+	if ((r = strcmp(x->comm, y->comm)) != 0)
+		return r;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static json_t *build_profile(const struct profile *p, const struct group_ent *ge,
+			     struct stack_collect *sc)
+{
+	json_t *prof = json_object(), *labels = json_object(), *stacks = json_array();
+	size_t i;
+
+	if (!prof || !labels || !stacks)
+		goto out_nomem;
+	if (set(labels, "service_name", jstr(ge->service)) < 0 ||
+	    set(labels, "exe", jstr(ge->exe)) < 0 ||
+	    set(labels, "comm", jstr(ge->comm)) < 0)
+		goto out_nomem;
+	if (ge->pid >= 0) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", (int)ge->pid);
+		if (set(labels, "pid", json_string(pid)) < 0)
+			goto out_nomem;
+	}
+	sc->n = 0;
+	sc->text_len = 0;
+	if (profile__foreach_stack(p, ge->g, collect_stack, sc) != 0)
+		goto out_nomem;
+	for (i = 0; i < sc->n; i++)
+		sc->ents[i].s = sc->text + sc->ents[i].off;
+	if (sc->n)
+		qsort(sc->ents, sc->n, sizeof(*sc->ents), cmp_stack);
+	for (i = 0; i < sc->n; i++) {
+		json_t *st = json_object();
+
+		if (!st || json_array_append_new(stacks, st) < 0)
+			goto out_nomem;
+		if (set(st, "stack", jstr(sc->ents[i].s)) < 0 ||
+		    set(st, "count", jint(sc->ents[i].count)) < 0)
+			goto out_nomem;
+	}
+	if (set(prof, "labels", labels) < 0) {
+		labels = NULL;
+		goto out_nomem;
+	}
+	labels = NULL;
+	if (set(prof, "samples", jint(ge->samples)) < 0)
+		goto out_nomem;
+	if (set(prof, "stacks", stacks) < 0) {
+		stacks = NULL;
+		goto out_nomem;
+	}
+	return prof;
+
+out_nomem:
+	json_decref(stacks);
+	json_decref(labels);
+	json_decref(prof);
+	return NULL;
+}
+
+static json_t *build_stats(const struct profile_stats *s)
+{
+	json_t *o = json_object(), *u = json_object();
+
+	if (!o || !u)
+		goto out_nomem;
+	if (set(u, "complete", jint(s->unwind_complete)) < 0 ||
+	    set(u, "truncated", jint(s->unwind_truncated)) < 0 ||
+	    set(u, "no_cfi", jint(s->unwind_no_cfi)) < 0 ||
+	    set(u, "no_map", jint(s->unwind_no_map)) < 0 ||
+	    set(u, "bad_pc", jint(s->unwind_bad_pc)) < 0 ||
+	    set(u, "depth", jint(s->unwind_depth)) < 0)
+		goto out_nomem;
+	if (set(o, "samples", jint(s->samples)) < 0 ||
+	    set(o, "lost", jint(s->lost)) < 0 ||
+	    set(o, "dropped", jint(s->dropped)) < 0 ||
+	    set(o, "throttled", jint(s->throttled)) < 0 ||
+	    set(o, "kernel_only", jint(s->kernel_only)) < 0 ||
+	    set(o, "idle", jint(s->idle)) < 0 ||
+	    set(o, "corrupt", jint(s->corrupt)) < 0)
+		goto out_nomem;
+	if (set(o, "unwind", u) < 0) {
+		u = NULL;
+		goto out_nomem;
+	}
+	u = NULL;
+	if (set(o, "processes", jint(s->processes)) < 0 ||
+	    set(o, "binaries", jint(s->binaries)) < 0 ||
+	    set(o, "agent_cpu_ns", jint(s->agent_cpu_ns)) < 0 ||
+	    set(o, "agent_rss_bytes", jint(s->agent_rss_bytes)) < 0)
+		goto out_nomem;
+	return o;
+
+out_nomem:
+	json_decref(u);
+	json_decref(o);
+	return NULL;
+}
+
+/* Like set(), but o may be NULL from a failed json_object(). */
+static int add_obj(json_t *root, const char *k, json_t *o)
+{
+	return o ? set(root, k, o) : -ENOMEM;
+}
+
+static json_t *build(const struct profile *p)
+{
+	const struct profile_meta *m = profile__meta_const(p);
+	const struct strtab *names = profile__names(p);
+	size_t ng = profile__ngroups(p), i;
+	struct group_ent *ges = NULL;
+	struct stack_collect sc;
+	json_t *root = json_object(), *o = NULL, *profiles = NULL;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.names = names;
+	if (!root)
+		return NULL;
+	if (set(root, "schema", json_string(JSON_DUMP_SCHEMA)) < 0)
+		goto out_nomem;
+
+	o = json_object();
+	if (o && (set(o, "name", json_string("smolder")) < 0 ||
+		  set(o, "version", jstr(SMOLDER_VERSION)) < 0))
+		goto out_nomem;
+	if (add_obj(root, "agent", o) < 0)
+		goto out_nomem_o;
+
+	o = json_object();
+	if (o && (set(o, "hostname", jstr(m->hostname)) < 0 ||
+		  set(o, "kernel", jstr(m->kernel)) < 0 ||
+		  set(o, "arch", jstr(m->arch)) < 0))
+		goto out_nomem;
+	if (add_obj(root, "host", o) < 0)
+		goto out_nomem_o;
+
+	o = json_object();
+	if (o && (set(o, "start_ns", jint(m->start_ns)) < 0 ||
+		  set(o, "end_ns", jint(m->end_ns)) < 0))
+		goto out_nomem;
+	if (add_obj(root, "window", o) < 0)
+		goto out_nomem_o;
+
+	o = json_object();
+	if (o && (set(o, "name", jstr(m->event_name)) < 0 ||
+		  set(o, "unit", jstr(m->event_unit ? m->event_unit : "samples")) < 0 ||
+		  set(o, "frequency_hz", jint(m->frequency_hz)) < 0))
+		goto out_nomem;
+	if (add_obj(root, "event", o) < 0)
+		goto out_nomem_o;
+
+	o = json_object();
+	for (i = 0; o && i < m->nlabels; i++) {
+		const char *k = m->label_names ? m->label_names[i] : NULL;
+		const char *v = m->label_values ? m->label_values[i] : NULL;
+
+		/* Keys must be valid UTF-8 for jansson; config names are
+		 * [A-Za-z0-9_.], so anything else is skipped. */
+		if (!k || !*k || set(o, k, jstr(v)) < 0)
+			continue;
+	}
+	if (add_obj(root, "labels", o) < 0)
+		goto out_nomem_o;
+
+	if (ng) {
+		ges = calloc(ng, sizeof(*ges));
+		if (!ges)
+			goto out_nomem_o;
+	}
+	for (i = 0; i < ng; i++) {
+		struct profile_group grp;
+
+		profile__group(p, i, &grp);
+		ges[i].g = i;
+		ges[i].samples = grp.samples;
+		ges[i].pid = grp.key.pid;
+		ges[i].service = name_or_empty(names, grp.key.service_name);
+		ges[i].exe = name_or_empty(names, grp.key.exe);
+		ges[i].comm = name_or_empty(names, grp.key.comm);
+	}
+	if (ng)
+		qsort(ges, ng, sizeof(*ges), cmp_group);
+	profiles = json_array();
+	if (!profiles)
+		goto out_nomem_o;
+	for (i = 0; i < ng; i++) {
+		json_t *prof = build_profile(p, &ges[i], &sc);
+
+		if (!prof || json_array_append_new(profiles, prof) < 0)
+			goto out_nomem_o;
+	}
+	if (set(root, "profiles", profiles) < 0) {
+		profiles = NULL;
+		goto out_nomem_o;
+	}
+	profiles = NULL;
+	if (add_obj(root, "stats", build_stats(profile__stats_const(p))) < 0)
+		goto out_nomem_o;
+
+	free(ges);
+	free(sc.ents);
+	free(sc.text);
+	return root;
+
+out_nomem:
+	json_decref(o);
+out_nomem_o:
+	json_decref(profiles);
+	free(ges);
+	free(sc.ents);
+	free(sc.text);
+	json_decref(root);
+	return NULL;
+}
+
+#define DUMP_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
+
+int json_dump__write(const struct profile *p, FILE *out)
+{
+	json_t *root = build(p);
+	int err = 0;
+
+	if (!root)
+		return -ENOMEM;
+	if (json_dumpf(root, out, DUMP_FLAGS) < 0 || fputc('\n', out) == EOF)
+		err = -EIO;
+	if (fflush(out) != 0 || ferror(out))
+		err = -EIO;
+	json_decref(root);
+	return err;
+}
+
+int json_dump__to_buffer(const struct profile *p, char **buf, size_t *len)
+{
+	json_t *root = build(p);
+	char *s;
+	size_t l;
+
+	if (!root)
+		return -ENOMEM;
+	s = json_dumps(root, DUMP_FLAGS);
+	json_decref(root);
+	if (!s)
+		return -ENOMEM;
+	l = strlen(s);
+	/* json_dumps allocates exactly; add the newline the file form has. */
+	{
+		char *t = realloc(s, l + 2);
+
+		if (!t) {
+			free(s);
+			return -ENOMEM;
+		}
+		s = t;
+	}
+	s[l] = '\n';
+	s[l + 1] = '\0';
+	*buf = s;
+	*len = l + 1;
+	return 0;
+}

@@ -14,7 +14,9 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_export
 TESTS += tests/unit/test_export
 tests_unit_test_export_SOURCES = tests/unit/test_export.c
-tests_unit_test_export_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CRITERION_CFLAGS)
+# SRCDIR locates doc/smolder.profile.v1.schema.json for the schema check.
+tests_unit_test_export_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CRITERION_CFLAGS) \
+	-DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_export_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_export_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
 	$(JANSSON_LIBS) $(ZLIB_LIBS) $(CRITERION_LIBS)

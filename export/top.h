@@ -1,1 +1,23 @@
-/* placeholder */
+/* A "top"-style text table of the hottest functions of a profile window. */
+#ifndef SMOLDER_EXPORT_TOP_H
+#define SMOLDER_EXPORT_TOP_H
+#include <stddef.h>
+#include <stdio.h>
+
+struct profile;
+
+/* Writes to out, for all groups of p together: a header line with the total
+ * aggregated samples, the number of profiles (groups) and stats.processes;
+ * then two tables of at most n rows each (n == 0: all functions), the first
+ * sorted by self samples, the second by total samples (ties: the other
+ * count, then name). Columns: self%, self samples, total%, total samples,
+ * function. self = samples whose leaf frame is the function; total =
+ * samples whose stack holds the function at least once (recursion counts
+ * once per sample). Percentages are of the aggregated samples
+ * (profile__total). Lines fit 100 columns: longer names are cut and end
+ * with "..."; control characters print as '?'. Functions are frame display
+ * strings, so "foo" and "foo_[i]" are distinct rows. Returns 0, -ENOMEM, or
+ * -EIO on a write error. Allocates per call; does not modify p. */
+int top__write(const struct profile *p, FILE *out, size_t n);
+
+#endif
