@@ -37,3 +37,5 @@ tests_unit_test_common_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_common_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_common_LDADD = common/libcommon.a $(CRITERION_LIBS)
 endif
+
+dist_man_MANS += doc/smolder.8
