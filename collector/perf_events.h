@@ -1,1 +1,177 @@
-/* placeholder */
+/* perf_event_open: probing what this kernel supports, building the sampling
+ * attr from that, sizing rings, and opening one event per CPU (and pid). */
+#ifndef SMOLDER_COLLECTOR_PERF_EVENTS_H
+#define SMOLDER_COLLECTOR_PERF_EVENTS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/perf_event.h>
+
+/* Capability numbers (linux/capability.h; CAP_PERFMON is 5.8+). */
+#define PERF_CAP_DAC_READ_SEARCH 2
+#define PERF_CAP_IPC_LOCK 14
+#define PERF_CAP_SYS_PTRACE 19
+#define PERF_CAP_SYS_ADMIN 21
+#define PERF_CAP_PERFMON 38
+
+/* One probed feature: ok, or the errno the kernel answered (err > 0), or
+ * not probed because an earlier probe made it moot (probed == 0). */
+struct perf_feature {
+	int probed;
+	int ok;
+	int err;
+};
+
+enum perf_unwind_mode {
+	PERF_MODE_AUTO = 0,       /* options only: dwarf when supported */
+	PERF_MODE_DWARF,          /* REGS_USER + STACK_USER, userspace unwinding */
+	PERF_MODE_FRAME_POINTER,  /* user frames from the kernel's CALLCHAIN */
+};
+
+/* What this host supports. A value type filled by perf_features__probe().
+ * Sysctls hold the value read; *_known says whether it could be read. */
+struct perf_features {
+	char kernel_release[65];
+	int paranoid_known, paranoid;        /* /proc/sys/kernel/perf_event_paranoid */
+	int kptr_restrict_known, kptr_restrict;
+	int mlock_kb_known;
+	long mlock_kb;                       /* /proc/sys/kernel/perf_event_mlock_kb */
+	int caps_known;
+	uint64_t cap_eff;                    /* CapEff bits from /proc/self/status */
+	int ncpus;                           /* online CPUs, 0 when unknown */
+	int first_cpu;
+
+	/* The base event (software cpu-clock, user only, this thread). When this
+	 * fails nothing else is probed: perf_event_open is unusable. */
+	struct perf_feature open;
+	/* attr.size: the size we pass (ours, or the kernel's after E2BIG). */
+	struct perf_feature attr_size;
+	uint32_t attr_size_used;
+	uint32_t attr_size_ours;
+	uint32_t attr_size_kernel;          /* 0 when the kernel did not say */
+	struct perf_feature cloexec;        /* PERF_FLAG_FD_CLOEXEC, 3.14 */
+	struct perf_feature sample_id_all;  /* 2.6.38 */
+	struct perf_feature regs_stack_user;/* REGS_USER + STACK_USER, 3.7 */
+	struct perf_feature exclude_callchain_user; /* 3.7 */
+	struct perf_feature mmap2;          /* 3.16 */
+	struct perf_feature comm_exec;      /* 3.16 */
+	struct perf_feature clockid;        /* use_clockid + CLOCK_MONOTONIC, 4.1 */
+	struct perf_feature kernel;         /* exclude_kernel = 0 with kernel callchain */
+	struct perf_feature system_wide;    /* pid = -1 on one CPU */
+	/* The final sampling attr (default options) opened on this thread. */
+	struct perf_feature sampling_attr;
+
+	/* Derived. */
+	enum perf_unwind_mode mode;         /* DWARF or FRAME_POINTER */
+	int with_kernel;                    /* kernel frames will be sampled */
+};
+
+/* Probes by opening and closing test events on the calling thread (pid 0,
+ * cpu -1), one on the first online CPU for system-wide, and reading /proc and
+ * /sys. Never fails: what could not be probed is recorded as such. Takes a
+ * few milliseconds; call once at start. Not thread-safe with respect to
+ * concurrent setrlimit/capset of the caller. */
+void perf_features__probe(struct perf_features *out);
+
+/* Whether capability `cap` is in the effective set (0 when unknown). */
+int perf_features__has_cap(const struct perf_features *f, int cap);
+/* Whether mlock limits do not apply (CAP_IPC_LOCK, or paranoid == -1). */
+int perf_features__mlock_unlimited(const struct perf_features *f);
+/* "EINVAL", "EACCES", ... for errnos the kernel returns from
+ * perf_event_open; NULL for others. Static strings. */
+const char *perf_features__errname(int err);
+
+enum perf_event_kind {
+	PERF_EVENT_CPU_CLOCK = 0,  /* PERF_COUNT_SW_CPU_CLOCK: works without a PMU */
+	PERF_EVENT_CYCLES,         /* PERF_COUNT_HW_CPU_CYCLES */
+};
+
+#define PERF_DEFAULT_FREQ 99
+#define PERF_DEFAULT_STACK 16384u
+#define PERF_MAX_STACK 65528u
+#define PERF_DEFAULT_POLL_MS 100
+#define PERF_MIN_RING_PAGES 8u
+#define PERF_MAX_RING_PAGES 8192u
+
+struct perf_sampling_opts {
+	enum perf_event_kind event;
+	unsigned freq_hz;            /* 1..100000 */
+	unsigned stack_size;         /* multiple of 8, 8..PERF_MAX_STACK */
+	unsigned poll_interval_ms;   /* how often the consumer drains the rings */
+	enum perf_unwind_mode mode;  /* AUTO: dwarf when the features allow */
+	int user_only;               /* exclude kernel even when permitted */
+};
+
+/* Defaults: cpu-clock, 99 Hz, 16 KiB stacks, 100 ms, auto, kernel if permitted. */
+void perf_sampling_opts__init(struct perf_sampling_opts *o);
+
+/* The mode and kernel inclusion these options give on this host.
+ * Returns 0, or -ENOTSUP when DWARF was asked for and is unsupported. */
+int perf_events__resolve_mode(const struct perf_features *f, const struct perf_sampling_opts *o,
+			      enum perf_unwind_mode *mode, int *with_kernel);
+
+/* Data pages per CPU ring: a power of two holding one poll interval of
+ * samples twice over, at least PERF_MIN_RING_PAGES, at most
+ * PERF_MAX_RING_PAGES, and when mlock limits apply at most what
+ * perf_event_mlock_kb allows per CPU (the kernel scales that sysctl by the
+ * number of online CPUs, and counts the metadata page). */
+size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_sampling_opts *o);
+
+/* Builds the sampling attr (see DESIGN §2): disabled, sample_id_all,
+ * mmap/mmap2/comm/comm_exec/task side-band, clock per features, and a wakeup
+ * watermark of about one poll interval (bounded by half of the data_pages
+ * ring). inherit is left 0 (perf_events__open sets it for pids). Returns 0,
+ * -EINVAL for bad options, -ENOTSUP as perf_events__resolve_mode. *out
+ * untouched on failure. */
+int perf_events__build_attr(const struct perf_features *f, const struct perf_sampling_opts *o,
+			    size_t data_pages, struct perf_event_attr *out);
+
+/* The CPUs listed in a sysfs cpulist ("0-3,5\n"): ascending ranges, at most
+ * `max` CPUs, numbers < 1<<20. Returns 0, -EINVAL (syntax), -E2BIG (more than
+ * max). *n and cpus[] untouched on failure. */
+int perf_events__parse_cpulist(const char *s, size_t len, int *cpus, size_t max, size_t *n);
+/* Reads /sys/devices/system/cpu/online into a malloc'd array (free()). */
+int perf_events__online_cpus(int **cpus, size_t *n);
+
+/* Opened events: one per online CPU (system-wide), or one per (pid, CPU)
+ * with inherit = 1 so children and new threads are followed. Opaque; owns
+ * its fds (O_CLOEXEC). Not thread-safe. */
+struct perf_events;
+
+/* Where an open failed, for the CLI's message. */
+struct perf_open_error {
+	int err;      /* positive errno */
+	int cpu;      /* -1 when not CPU-specific */
+	int pid;      /* -1 for system-wide */
+	const char *call; /* "perf_event_open", "read cpu list", ... */
+};
+
+/* Opens `attr` (copied; inherit set when npids > 0) for every online CPU and
+ * every pid in pids[0..npids) (npids == 0: system-wide, pid = -1). Uses
+ * PERF_FLAG_FD_CLOEXEC when f says it works, else fcntl(FD_CLOEXEC).
+ * Returns 0, or negative errno with *err filled (when err != NULL); nothing
+ * stays open on failure. ESRCH: a pid is gone. */
+int perf_events__open(const struct perf_features *f, const struct perf_event_attr *attr,
+		      const int *pids, size_t npids, struct perf_events **out,
+		      struct perf_open_error *err);
+/* Closes every fd and frees. Accepts NULL. */
+void perf_events__delete(struct perf_events *ev);
+
+size_t perf_events__count(const struct perf_events *ev);
+/* i < count. The fd stays owned by ev. */
+int perf_events__fd(const struct perf_events *ev, size_t i);
+int perf_events__cpu(const struct perf_events *ev, size_t i);
+int perf_events__pid(const struct perf_events *ev, size_t i);
+
+/* ioctl ENABLE/DISABLE on every fd; enable after all rings are mapped so no
+ * early records are lost. Returns 0 or the first negative errno (the other
+ * fds are still attempted). */
+int perf_events__enable(struct perf_events *ev);
+int perf_events__disable(struct perf_events *ev);
+
+/* Raw perf_event_open(2), for callers with their own attr (tests). Returns
+ * the fd or -errno. flags as the syscall's. */
+int perf_events__sys_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+			  unsigned long flags);
+
+#endif
