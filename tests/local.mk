@@ -12,3 +12,84 @@ AM_TESTS_ENVIRONMENT = \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
 	PERF='$(PERF)'; export PERF; \
 	STRIP='$(STRIP)'; export STRIP;
+
+# --- Workload programs profiled by the integration tests --------------------
+# Built like production code is: -O2 without frame pointers, so the stacks can
+# only come out right through DWARF CFI. Per-target flags replace AM_CFLAGS, so
+# the sanitizers (which force frame pointers) stay out of the workloads.
+WORKLOAD_C_FLAGS = -std=gnu99 $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer
+WORKLOAD_CXX_FLAGS = -Wall -Wextra -O2 -g -fomit-frame-pointer
+WORKLOAD_LINK_FLAGS =
+
+check_PROGRAMS += \
+	tests/workloads/chain \
+	tests/workloads/dlopen_main \
+	tests/workloads/libdlwork.so \
+	tests/workloads/threads \
+	tests/workloads/cxx_inline \
+	tests/workloads/recurse \
+	tests/workloads/forkexec \
+	tests/workloads/child_spin \
+	tests/workloads/syscalls
+
+tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
+tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_chain_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+tests_workloads_dlopen_main_SOURCES = tests/workloads/dlopen_main.c tests/workloads/wl_time.h
+tests_workloads_dlopen_main_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_dlopen_main_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+tests_workloads_dlopen_main_LDADD = -ldl
+
+# A shared object built as a "program": no libtool in this project.
+tests_workloads_libdlwork_so_SOURCES = tests/workloads/libdlwork.c tests/workloads/wl_time.h
+tests_workloads_libdlwork_so_CFLAGS = $(WORKLOAD_C_FLAGS) -fPIC
+tests_workloads_libdlwork_so_LDFLAGS = -shared -fPIC
+
+tests_workloads_threads_SOURCES = tests/workloads/threads.c tests/workloads/wl_time.h
+tests_workloads_threads_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
+tests_workloads_threads_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
+
+tests_workloads_cxx_inline_SOURCES = tests/workloads/cxx_inline.cc
+tests_workloads_cxx_inline_CXXFLAGS = $(WORKLOAD_CXX_FLAGS)
+tests_workloads_cxx_inline_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+tests_workloads_recurse_SOURCES = tests/workloads/recurse.c tests/workloads/wl_time.h
+tests_workloads_recurse_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_recurse_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+tests_workloads_forkexec_SOURCES = tests/workloads/forkexec.c tests/workloads/wl_time.h
+tests_workloads_forkexec_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_forkexec_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+tests_workloads_child_spin_SOURCES = tests/workloads/child_spin.c tests/workloads/wl_time.h
+tests_workloads_child_spin_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_child_spin_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+tests_workloads_syscalls_SOURCES = tests/workloads/syscalls.c tests/workloads/wl_time.h
+tests_workloads_syscalls_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_syscalls_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+# --- Integration tests -------------------------------------------------------
+INTEGRATION_TESTS = \
+	tests/integration/probe.sh \
+	tests/integration/bad_input.sh \
+	tests/integration/chain.sh \
+	tests/integration/chain_system.sh \
+	tests/integration/pid.sh \
+	tests/integration/formats.sh \
+	tests/integration/dlopen.sh \
+	tests/integration/threads.sh \
+	tests/integration/cxx.sh \
+	tests/integration/recursion.sh \
+	tests/integration/forkexec.sh \
+	tests/integration/stripped.sh \
+	tests/integration/syscalls.sh \
+	tests/integration/perf_compare.sh
+
+TESTS += $(INTEGRATION_TESTS)
+# Dumps the tests keep next to their logs for post-mortems.
+CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded
+EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/integration/lib.sh \
+	tests/integration/dumpcheck.py

@@ -1,0 +1,80 @@
+# Shared helpers of the integration tests; sourced by each tests/integration/*.sh.
+# Environment (from AM_TESTS_ENVIRONMENT): SMOLDER, WORKLOADS, TESTS_SRCDIR,
+# PYTHON3, PERF, STRIP. Exit codes follow automake: 0 pass, 1 fail, 77 skip.
+
+set -u
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+: "${SMOLDER:?SMOLDER is not set (run through make check)}"
+: "${WORKLOADS:?WORKLOADS is not set (run through make check)}"
+: "${TESTS_SRCDIR:?TESTS_SRCDIR is not set (run through make check)}"
+
+[ -x "$SMOLDER" ] || fail "smolder binary not found at $SMOLDER"
+[ -n "${PYTHON3:-}" ] || skip "python3 not found at configure time (needed by dumpcheck.py)"
+command -v timeout >/dev/null 2>&1 || skip "timeout(1) not found"
+
+CHECK="$PYTHON3 $TESTS_SRCDIR/integration/dumpcheck.py"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smolder-itest.XXXXXX") || fail "mktemp -d failed"
+BG_PIDS=
+cleanup() {
+	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+need_workload() {
+	for w in "$@"; do
+		[ -x "$WORKLOADS/$w" ] || [ -f "$WORKLOADS/$w" ] || fail "workload $WORKLOADS/$w not built"
+	done
+}
+
+# need_perf process|kernel|system: skip unless perf_event_open sampling with user
+# registers and stack is permitted here.
+need_perf() {
+	$CHECK perf-allowed "$1" || {
+		rc=$?
+		[ "$rc" -eq 77 ] && skip "perf_event_open not permitted/supported for $1 sampling here"
+		fail "perf-allowed probe failed (status $rc)"
+	}
+}
+
+# run_smolder SECONDS ARGS...: run smolder under timeout, stdout/stderr to
+# $TMP/smolder.out/.err; sets SM_RC; fails on timeout or death by signal.
+run_smolder() {
+	_t=$1
+	shift
+	echo "+ smolder $*"
+	timeout -k 5 "$_t" "$SMOLDER" "$@" >"$TMP/smolder.out" 2>"$TMP/smolder.err"
+	SM_RC=$?
+	echo "  exit status $SM_RC"
+	if [ -s "$TMP/smolder.err" ]; then
+		echo "  stderr (last 15 lines):"
+		tail -n 15 "$TMP/smolder.err" | sed 's/^/    /'
+	fi
+	[ "$SM_RC" -eq 124 ] && fail "smolder did not finish within ${_t}s"
+	[ "$SM_RC" -ge 128 ] && fail "smolder died by signal $((SM_RC - 128))"
+	return 0
+}
+
+# expect_ok: the last run exited 0.
+expect_ok() {
+	[ "$SM_RC" -eq 0 ] || fail "smolder exited with status $SM_RC, expected 0"
+}
+
+# expect_dump FILE: the file exists and is a valid dump; prints the summary.
+expect_dump() {
+	[ -f "$1" ] || fail "no dump written at $1"
+	$CHECK validate "$1" || fail "dump $1 is not a valid smolder.profile/v1 dump"
+}
+
+# keep_artifact FILE NAME: copy an output next to the test logs (builddir
+# tests/integration/, cleaned by make clean) for post-mortems.
+keep_artifact() {
+	[ -f "$1" ] && [ -d tests/integration ] && cp "$1" "tests/integration/$2" 2>/dev/null
+	return 0
+}

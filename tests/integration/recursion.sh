@@ -1,0 +1,17 @@
+#!/bin/sh
+# Recursion far deeper than the stack copy: truncation is counted, no crash,
+# valid dump; also with a small --stack-size.
+. "$TESTS_SRCDIR/integration/lib.sh"
+need_workload recurse
+need_perf process
+
+run_smolder 60 record -F 999 -o "$TMP/out.json" -- "$WORKLOADS/recurse" 2
+keep_artifact "$TMP/out.json" recursion.out.json
+expect_ok
+expect_dump "$TMP/out.json"
+$CHECK recursion "$TMP/out.json" --exe recurse || fail "recursion (default stack size)"
+
+run_smolder 60 record -F 999 --stack-size 4096 -o "$TMP/out2.json" -- "$WORKLOADS/recurse" 2
+expect_ok
+expect_dump "$TMP/out2.json"
+$CHECK recursion "$TMP/out2.json" --exe recurse || fail "recursion (--stack-size 4096)"
