@@ -326,8 +326,12 @@ static int decode(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_row *row, struct pe
 		return -EINVAL;
 	row->ra_reg = (uint8_t)ra;
 	row->signal = signal;
+	/* libdw's row start is wrong after DW_CFA_restore_state: it restores the
+	 * start remembered with the state (e.g. the epilogue's first address),
+	 * so a "row" would wrongly cover the epilogue. The end is right (the
+	 * first advance past vaddr), so the rules hold on [vaddr, end). */
 	if (start <= vaddr && vaddr < end) {
-		row->start = start;
+		row->start = vaddr;
 		row->end = end;
 	} else {
 		row->start = vaddr;

@@ -729,3 +729,59 @@ Test(cfi, row_ranges_and_bounded_cache)
 	cr_assert_eq(cfi__func_start(m->cfi, vaddr_of((void *)chain_a) + 2, &start), 0);
 	cr_assert_eq(start, vaddr_of((void *)chain_a));
 }
+
+/* GCC brackets early-return epilogues with DW_CFA_remember_state /
+ * DW_CFA_restore_state. libdw reports the row after restore_state as starting
+ * where the state was remembered, which would make a cached "row" cover the
+ * epilogue. Looking up the restored body first, then the epilogue, must give
+ * each its own rule. */
+void cfi_rs_fn(void);
+extern const char cfi_rs_epilogue_ret[], cfi_rs_restored[];
+__asm__(".text\n"
+	".globl cfi_rs_fn\n"
+	".type cfi_rs_fn,@function\n"
+	"cfi_rs_fn:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset rbx, -16\n"
+	"test %edi, %edi\n"
+	"jne 1f\n"
+	".cfi_remember_state\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n"
+	".globl cfi_rs_epilogue_ret\n"
+	"cfi_rs_epilogue_ret:\n"
+	"ret\n"
+	"1:\n"
+	".cfi_restore_state\n"
+	".globl cfi_rs_restored\n"
+	"cfi_rs_restored:\n"
+	"nop\n"
+	"nop\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size cfi_rs_fn, .-cfi_rs_fn\n");
+
+Test(cfi, rows_after_restore_state)
+{
+	struct tmod *m;
+	const struct cfi_row *row;
+	uint64_t restored = vaddr_of(cfi_rs_restored), epi = vaddr_of(cfi_rs_epilogue_ret);
+	struct unwind_module mod;
+
+	cr_assert_eq(real_find(NULL, (uintptr_t)cfi_rs_restored, &mod), 0);
+	m = mod.owner;
+	cr_assert_not_null(m->cfi);
+	cr_assert_eq(cfi__lookup(m->cfi, restored + 1, &row), 0);
+	cr_assert_eq(row->cfa_reg, UNWIND_REG_SP);
+	cr_assert_eq(row->cfa_value, 16, "restored body: CFA = rsp + 16");
+	cr_assert_eq(cfi__lookup(m->cfi, epi, &row), 0);
+	cr_assert_eq(row->cfa_value, 8, "epilogue after the pop: CFA = rsp + 8, got %d", row->cfa_value);
+	cr_assert_eq(cfi__lookup(m->cfi, restored, &row), 0);
+	cr_assert_eq(row->cfa_value, 16);
+	cr_assert_eq(cfi__lookup(m->cfi, epi, &row), 0);
+	cr_assert_eq(row->cfa_value, 8);
+}
