@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/auxv.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "collector/binary.h"
+#include "collector/procmaps.h"
 #include "common/hash.h"
 #include "common/u64map.h"
 #include "symbolize/symbin.h"
@@ -44,6 +46,8 @@ struct binary {
 
 struct binaries {
 	struct strtab *names;
+	struct binary *vdso;
+	int vdso_err;
 	struct u64map *by_id; /* hash(dev, ino) -> struct binary * (chain head) */
 	struct binary **all;
 	size_t n, cap;
@@ -320,3 +324,106 @@ struct symbin *binary__symbin(struct binary *b)
 const char *binary__module(const struct binary *b) { return b->module; }
 const char *binary__path(const struct binary *b) { return b->path; }
 int binary__is_elf(const struct binary *b) { return b->is_elf; }
+
+static int find_vdso_cb(void *ctx, const struct procmaps_entry *e)
+{
+	uint64_t *range = ctx;
+
+	if (e->path_len == 6 && memcmp(e->path, "[vdso]", 6) == 0) {
+		range[0] = e->start;
+		range[1] = e->end;
+		return 1;
+	}
+	return 0;
+}
+
+/* Copies our own vDSO into an unlinked temporary file (mode 0600). */
+static int copy_vdso(void)
+{
+	uint64_t range[2] = { 0, 0 };
+	uint64_t base = (uint64_t)getauxval(AT_SYSINFO_EHDR);
+	char tmpl[] = "/tmp/smolder-vdso-XXXXXX";
+	const uint8_t *p;
+	size_t len, off = 0;
+	int fd;
+
+	if (!base)
+		return -ENOENT;
+	if (procmaps__read(getpid(), find_vdso_cb, range, NULL) != 1 || range[0] != base ||
+	    range[1] - range[0] > (1u << 20))
+		return -ENOENT;
+	p = (const uint8_t *)(uintptr_t)base;
+	len = (size_t)(range[1] - range[0]);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(tmpl);
+	while (off < len) {
+		ssize_t n = write(fd, p + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			close(fd);
+			return -err;
+		}
+		off += (size_t)n;
+	}
+	return fd;
+}
+
+int binaries__get_vdso(struct binaries *bs, struct binary **out)
+{
+	struct binary *b;
+	int fd;
+
+	if (bs->vdso) {
+		*out = bs->vdso;
+		return 0;
+	}
+	if (bs->vdso_err)
+		return bs->vdso_err;
+	fd = copy_vdso();
+	if (fd < 0) {
+		bs->vdso_err = fd;
+		return fd;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	b->fd = fd;
+	b->names = bs->names;
+	b->dev = 0;
+	b->ino = 0; /* never matches a file: (0, 0) is not a key find() is asked for */
+	b->path = strdup("[vdso]");
+	b->open_path = malloc(64);
+	if (!b->path || !b->open_path) {
+		binary_delete(b);
+		return -ENOMEM;
+	}
+	/* the symbolizer reopens the file through our descriptor */
+	snprintf(b->open_path, 64, "/proc/self/fd/%d", fd);
+	b->module = b->path;
+	b->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (b->elf && elf_kind(b->elf) == ELF_K_ELF)
+		read_loads(b);
+	if (bs->n == bs->cap) {
+		size_t nc = bs->cap ? bs->cap * 2 : 64;
+		struct binary **na = realloc(bs->all, nc * sizeof(*na));
+
+		if (!na) {
+			binary_delete(b);
+			return -ENOMEM;
+		}
+		bs->all = na;
+		bs->cap = nc;
+	}
+	bs->all[bs->n++] = b;
+	bs->vdso = b;
+	*out = b;
+	return 0;
+}

@@ -31,6 +31,13 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 		  uint64_t map_start, uint64_t map_end, struct binary **out);
 size_t binaries__count(const struct binaries *bs);
 
+/* The vDSO ("[vdso]" in maps). It is no file, but the kernel maps the same
+ * image into every 64-bit process, so ours stands for all of them: a copy is
+ * kept in an unlinked private temporary file, giving the unwinder its CFI and
+ * the symbolizer its symbols (clock_gettime, gettimeofday...). Returns 0 and
+ * *out, -ENOENT when there is no vDSO, or -errno; the failure is remembered. */
+int binaries__get_vdso(struct binaries *bs, struct binary **out);
+
 /* The bias of a mapping: ELF vaddr = pc - bias, for a mapping that starts at
  * map_start with file offset pgoff. Uses the PT_LOAD segment holding pgoff. */
 uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t pgoff);

@@ -462,7 +462,7 @@ int cmd_record(int argc, char **argv)
 	struct utsname u;
 	uint64_t start_mono, start_real, last_progress = 0;
 	pid_t child = -1;
-	int go_fd = -1, exec_err_fd = -1, status = 0, child_done = 0, rc, show_progress;
+	int go_fd = -1, exec_err_fd = -1, status = 0, rc, show_progress;
 
 	memset(&a, 0, sizeof(a));
 	rc = parse_args(argc, argv, &a);
@@ -547,7 +547,6 @@ int cmd_record(int argc, char **argv)
 			int wst;
 
 			if (waitpid(child, &wst, WNOHANG) == child) {
-				child_done = 1;
 				child = -1;
 				if (WIFEXITED(wst) && WEXITSTATUS(wst) != 0)
 					log__notice("%s exited with status %d", a.cmd[0], WEXITSTATUS(wst));
@@ -573,7 +572,6 @@ int cmd_record(int argc, char **argv)
 	sampler__drain(s);
 	if (show_progress)
 		fprintf(stderr, "\r\033[K");
-	(void)child_done;
 
 	if (status == 0) {
 		struct profile *prof = sampler__profile(s);

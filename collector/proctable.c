@@ -28,6 +28,7 @@ struct proctable {
 	struct binaries *bs;
 	struct u64map *by_pid; /* pid -> struct process * */
 	size_t nexited;
+	uint32_t vdso_path; /* id of "[vdso]" */
 };
 
 struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
@@ -39,7 +40,8 @@ struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
 	pt->names = names;
 	pt->bs = bs;
 	pt->by_pid = u64map__new(1024);
-	if (!pt->by_pid) {
+	if (!pt->by_pid || strtab__intern_cstr(names, "[vdso]", &pt->vdso_path) < 0) {
+		u64map__delete(pt->by_pid);
 		free(pt);
 		return NULL;
 	}
@@ -160,8 +162,9 @@ static int add_mapping(struct proctable *pt, struct process *p, uint64_t start, 
 	m.pgoff = pgoff;
 	m.dev = dev;
 	m.ino = ino;
-	/* "[vdso]", "[stack]"...: pseudo-files, treated like anonymous memory */
-	if (path_len && path[0] == '/')
+	/* "[vsyscall]", "[stack]"...: pseudo-files, treated like anonymous
+	 * memory; the vDSO is resolved to our own copy of it */
+	if (path_len && (path[0] == '/' || (path_len == 6 && memcmp(path, "[vdso]", 6) == 0)))
 		m.path = intern(pt, path, path_len);
 	return insert_map(p, &m);
 }
@@ -458,7 +461,12 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 		else {
 			if (!m->resolved) {
 				m->resolved = 1;
-				if (m->path &&
+				if (m->path == pt->vdso_path) {
+					if (binaries__get_vdso(pt->bs, &m->bin) == 0 && binary__is_elf(m->bin))
+						m->bias = binary__bias(m->bin, m->start, m->pgoff);
+					else
+						m->bin = NULL;
+				} else if (m->path &&
 				    binaries__get(pt->bs, p->pid, strtab__str(pt->names, m->path), m->dev,
 						  m->ino, m->start, m->end, &m->bin) == 0 &&
 				    binary__is_elf(m->bin))

@@ -30,7 +30,8 @@ check_PROGRAMS += \
 	tests/workloads/recurse \
 	tests/workloads/forkexec \
 	tests/workloads/child_spin \
-	tests/workloads/syscalls
+	tests/workloads/syscalls \
+	tests/workloads/vdso
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -69,6 +70,9 @@ tests_workloads_child_spin_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_syscalls_SOURCES = tests/workloads/syscalls.c tests/workloads/wl_time.h
 tests_workloads_syscalls_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_syscalls_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+tests_workloads_vdso_SOURCES = tests/workloads/vdso.c tests/workloads/wl_time.h
+tests_workloads_vdso_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_vdso_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 
 # --- Integration tests -------------------------------------------------------
 INTEGRATION_TESTS = \
@@ -85,6 +89,7 @@ INTEGRATION_TESTS = \
 	tests/integration/forkexec.sh \
 	tests/integration/stripped.sh \
 	tests/integration/syscalls.sh \
+	tests/integration/vdso.sh \
 	tests/integration/perf_compare.sh
 
 TESTS += $(INTEGRATION_TESTS)
