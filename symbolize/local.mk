@@ -27,7 +27,8 @@ tests_unit_test_symbolize_LINK = $(CXXLINK)
 EXTRA_tests_unit_test_symbolize_DEPENDENCIES = \
 	tests/fixtures/symbolize/fixture$(EXEEXT) \
 	tests/fixtures/symbolize/fixture_cxx$(EXEEXT) \
-	tests/fixtures/symbolize/fixture.stripped
+	tests/fixtures/symbolize/fixture.stripped \
+	tests/fixtures/symbolize/fixture.minidebug
 
 # ELF fixtures with known names: built, never run. Their own flags (not the
 # sanitizer/warning set) keep them small; -O2 makes the always_inline
@@ -42,4 +43,27 @@ tests_fixtures_symbolize_fixture_cxx_LDFLAGS = -g
 tests/fixtures/symbolize/fixture.stripped: tests/fixtures/symbolize/fixture$(EXEEXT)
 	$(AM_V_GEN)$(STRIP) --strip-all -o $@ tests/fixtures/symbolize/fixture$(EXEEXT)
 CLEANFILES += tests/fixtures/symbolize/fixture.stripped
+# MiniDebugInfo as Fedora's find-debuginfo (add_minidebug) makes it: the
+# function symbols not in .dynsym, in an xz-compressed ELF stored as
+# .gnu_debugdata in the stripped binary. Without nm/objcopy/xz no file is
+# made and the test that needs it is skipped.
+tests/fixtures/symbolize/fixture.minidebug: tests/fixtures/symbolize/fixture$(EXEEXT)
+	$(AM_V_GEN)bin=tests/fixtures/symbolize/fixture$(EXEEXT); t=$@.tmp; \
+	for p in nm objcopy xz; do \
+		command -v $$p >/dev/null 2>&1 || { echo "$@: no $$p, not made"; exit 0; }; \
+	done; \
+	rm -f $@ $$t.* && \
+	nm -D --format=posix --defined-only $$bin | awk '{ print $$1 }' | sort > $$t.dynsyms && \
+	nm --format=posix --defined-only $$bin | \
+		awk '{ if ($$2 == "T" || $$2 == "t") print $$1 }' | sort > $$t.funcsyms && \
+	comm -13 $$t.dynsyms $$t.funcsyms > $$t.keep && \
+	objcopy --only-keep-debug $$bin $$t.debug && \
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols=$$t.keep $$t.debug $$t.mini && \
+	xz -f $$t.mini && \
+	$(STRIP) --strip-all -o $$t.stripped $$bin && \
+	objcopy --add-section .gnu_debugdata=$$t.mini.xz $$t.stripped && \
+	mv -f $$t.stripped $@ && rm -f $$t.*
+CLEANFILES += tests/fixtures/symbolize/fixture.minidebug \
+	tests/fixtures/symbolize/fixture.minidebug.tmp.*
 endif

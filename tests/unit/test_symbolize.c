@@ -266,6 +266,34 @@ Test(symbin, stripped_functions_named_by_start)
 	symbin__delete(s);
 }
 
+/* MiniDebugInfo (.gnu_debugdata, RHEL/Fedora): a stripped binary still names
+ * its local functions, which neither .dynsym nor the stripped file has. */
+Test(symbin, minidebuginfo_names_local_functions)
+{
+	struct symbin *s;
+	struct stat st;
+	char want[64];
+	uint64_t a, sz;
+
+	if (stat(built("fixture.minidebug"), &st) != 0)
+		cr_skip_test("%s not built (needs nm, objcopy and xz)", built("fixture.minidebug"));
+	cr_assert(elf_sym(built("fixture"), "fixture_local", &a, &sz));
+	cr_assert_gt(sz, 1);
+	/* the plain stripped copy does not know it: the name below comes from
+	 * .gnu_debugdata alone */
+	s = open_bin(built("fixture.stripped"), "fixture");
+	snprintf(want, sizeof(want), "fixture+0x%" PRIx64, a);
+	cr_assert_str_eq(lookup(s, a + 1, a), want);
+	symbin__delete(s);
+
+	s = open_bin(built("fixture.minidebug"), "fixture");
+	cr_assert_str_eq(lookup(s, a, 0), "fixture_local");
+	cr_assert_str_eq(lookup(s, a + sz - 1, a), "fixture_local");
+	cr_assert(elf_sym(built("fixture"), "fixture_leaf", &a, &sz));
+	cr_assert_str_eq(lookup(s, a + 1, 0), "fixture_leaf");
+	symbin__delete(s);
+}
+
 Test(symbin, cache_returns_identical_ids)
 {
 	struct symbin *s = open_bin(built("fixture"), "fixture");
