@@ -10,16 +10,20 @@ collector_libcollector_a_SOURCES = \
 	collector/binary.c collector/binary.h \
 	collector/proctable.c collector/proctable.h \
 	collector/profile.c collector/profile.h \
-	collector/sampler.c collector/sampler.h
+	collector/sampler.c collector/sampler.h \
+	collector/config.c collector/config.h
 
 bin_PROGRAMS += smolder
 smolder_SOURCES = \
 	collector/main.c collector/cli.h \
 	collector/cmd_record.c \
-	collector/cmd_probe.c
+	collector/cmd_probe.c \
+	collector/cmd_run.c \
+	collector/daemon.c collector/daemon.h \
+	collector/cmd_upload.c
 smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)
 smolder_LDADD = export/libexport.a collector/libcollector.a symbolize/libsymbolize.a \
-	unwind/libunwind.a common/libcommon.a $(JANSSON_LIBS) $(ZLIB_LIBS) $(DW_LIBS)
+	unwind/libunwind.a common/libcommon.a $(EXPORT_LIBS) $(DW_LIBS)
 smolder_LINK = $(CXXLINK)
 
 if HAVE_CRITERION
@@ -32,6 +36,12 @@ tests_unit_test_collector_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_collector_LDADD = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
 	common/libcommon.a $(DW_LIBS) $(CRITERION_LIBS)
 tests_unit_test_collector_LINK = $(CXXLINK)
+check_PROGRAMS += tests/unit/test_config
+TESTS += tests/unit/test_config
+tests_unit_test_config_SOURCES = tests/unit/test_config.c
+tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_config_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_config_LDADD = collector/libcollector.a common/libcommon.a $(CRITERION_LIBS)
 tests_unit_test_common_SOURCES = tests/unit/test_common.c
 tests_unit_test_common_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_common_CFLAGS = $(TEST_CFLAGS)

@@ -45,6 +45,8 @@ struct profile_stats {
 /* Describes the window; strings are borrowed and must outlive the profile. */
 struct profile_meta {
 	uint64_t start_ns, end_ns; /* wall clock */
+	const char *window_id;     /* stable id (host + window start) so a receiver
+	                            * can drop a duplicate; NULL: not written */
 	const char *hostname, *kernel, *arch;
 	const char *event_name;    /* "cpu-clock" */
 	const char *event_unit;    /* "samples" */

@@ -311,7 +311,8 @@ static json_t *build(const struct profile *p)
 
 	o = json_object();
 	if (o && (set(o, "start_ns", jint(m->start_ns)) < 0 ||
-		  set(o, "end_ns", jint(m->end_ns)) < 0))
+		  set(o, "end_ns", jint(m->end_ns)) < 0 ||
+		  (m->window_id && set(o, "id", jstr(m->window_id)) < 0)))
 		goto out_nomem;
 	if (add_obj(root, "window", o) < 0)
 		goto out_nomem_o;

@@ -1,23 +1,50 @@
-# export/: encoders (JSON dump, collapsed, top table) and sinks (files).
+# export/: encoders (JSON dump, collapsed, top table), sinks (JSON over HTTP,
+# Pyroscope ingest), the spool and the uploader thread.
 # Knows nothing of perf records or libdw.
 noinst_LIBRARIES += export/libexport.a
-export_libexport_a_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
+export_libexport_a_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ZLIB_CFLAGS)
 export_libexport_a_SOURCES = \
 	export/json_dump.c export/json_dump.h \
 	export/collapsed.c export/collapsed.h \
 	export/top.c export/top.h \
-	export/atomic_file.c export/atomic_file.h
+	export/atomic_file.c export/atomic_file.h \
+	export/gzip.c export/gzip.h \
+	export/dump_read.c export/dump_read.h \
+	export/sink.h export/sink.c \
+	export/http_sink.c export/http_sink.h \
+	export/pyroscope.c export/pyroscope.h \
+	export/spool.c export/spool.h \
+	export/uploader.c export/uploader.h
+
+EXPORT_LIBS = $(JANSSON_LIBS) $(CURL_LIBS) $(ZLIB_LIBS) -lpthread
 
 dist_doc_DATA += doc/format.md doc/smolder.profile.v1.schema.json
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/unit/test_export
-TESTS += tests/unit/test_export
+check_PROGRAMS += tests/unit/test_export tests/unit/test_sink tests/unit/test_spool
+TESTS += tests/unit/test_export tests/unit/test_sink tests/unit/test_spool
 tests_unit_test_export_SOURCES = tests/unit/test_export.c
 # SRCDIR locates doc/smolder.profile.v1.schema.json for the schema check.
 tests_unit_test_export_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CRITERION_CFLAGS) \
 	-DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_export_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_export_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
-	$(JANSSON_LIBS) $(ZLIB_LIBS) $(CRITERION_LIBS)
+	$(EXPORT_LIBS) $(CRITERION_LIBS)
+
+# sinks: request building, label grammar, splitting, answer classification
+tests_unit_test_sink_SOURCES = tests/unit/test_sink.c
+tests_unit_test_sink_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(CRITERION_CFLAGS) \
+	-DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_sink_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_sink_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
+	$(EXPORT_LIBS) $(CRITERION_LIBS)
+
+# spool, dump reading/validation, uploader thread
+tests_unit_test_spool_SOURCES = tests/unit/test_spool.c tests/unit/test_dump_read.c \
+	tests/unit/test_uploader.c
+tests_unit_test_spool_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CRITERION_CFLAGS) \
+	-DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_spool_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_spool_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
+	$(EXPORT_LIBS) $(CRITERION_LIBS)
 endif

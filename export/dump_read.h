@@ -1,0 +1,65 @@
+/* Reading a dump file back (for `smolder upload`, the uploader and later
+ * `smolder report`): gzip or plain JSON, size-limited, fully validated
+ * against smolder.profile/v1 before anything uses it. Dumps handed to us are
+ * hostile input. */
+#ifndef SMOLDER_EXPORT_DUMP_READ_H
+#define SMOLDER_EXPORT_DUMP_READ_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest dump file accepted, and largest decompressed JSON. */
+#define DUMP_MAX_FILE (256u << 20)
+#define DUMP_MAX_JSON (1024u << 20)
+
+struct dump_label {
+	const char *name, *value;
+};
+
+struct dump_stack {
+	const char *stack; /* "root;...;leaf" */
+	uint64_t count;
+};
+
+struct dump_profile {
+	const struct dump_label *labels; /* service_name, exe, comm[, pid] first, as in the file */
+	size_t nlabels;
+	uint64_t samples;
+	const struct dump_stack *stacks;
+	size_t nstacks;
+};
+
+/* A validated dump. All strings live as long as the dump. */
+struct dump {
+	const char *schema;             /* "smolder.profile/v1" */
+	const char *window_id;          /* window.id, "" when absent (older dumps) */
+	uint64_t start_ns, end_ns;
+	const char *hostname, *kernel, *arch;
+	const char *event_name, *event_unit;
+	uint64_t frequency_hz;
+	const struct dump_label *labels; /* global labels */
+	size_t nlabels;
+	const struct dump_profile *profiles;
+	size_t nprofiles;
+	uint64_t total_samples;         /* stats.samples */
+};
+
+/* Parses and validates the JSON text buf[0..len). On failure returns -EINVAL
+ * (or -ENOMEM) and writes what is wrong into err (e.g. "profiles[2].stacks[5].count:
+ * not a non-negative integer", "not JSON: line 3: unexpected token", "schema is
+ * 'foo/v2', expected smolder.profile/v1"). */
+int dump__parse(const char *buf, size_t len, struct dump **out, char *err, size_t errlen);
+
+/* Reads a file (gzip detected by its magic bytes, else plain JSON), at most
+ * DUMP_MAX_FILE bytes and DUMP_MAX_JSON decompressed, opened O_NOFOLLOW.
+ * On success also returns the file's gzip form in *gz (the file's bytes when
+ * it was gzip, else a gzip of it; malloc'd, caller frees) when gz != NULL.
+ * Errors: -errno for I/O, -EINVAL/-EFBIG with err naming the problem
+ * ("empty file", "truncated gzip data", ...). */
+int dump__read_file(const char *path, struct dump **out, void **gz, size_t *gzlen,
+		    char *err, size_t errlen);
+/* Same, relative to a directory fd (the spool). */
+int dump__read_fileat(int dirfd, const char *name, struct dump **out, void **gz, size_t *gzlen,
+		      char *err, size_t errlen);
+void dump__delete(struct dump *d);
+
+#endif

@@ -1,0 +1,57 @@
+/* The spool: a private directory of finished dumps waiting for delivery, one
+ * gzip JSON file per window, named so that name order is window order. Every
+ * file is written atomically under the directory's fd (temp file, fsync,
+ * rename, fsync dir); files start with a '.' while being written and are
+ * never listed. Bounded by total size and age: the oldest are dropped first,
+ * and the drops are counted. Rejected dumps move to rejected/ with the
+ * server's answer beside them. Thread-safe: the sampling thread writes while
+ * the uploader thread lists, reads and removes. */
+#ifndef SMOLDER_EXPORT_SPOOL_H
+#define SMOLDER_EXPORT_SPOOL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct spool;
+
+struct spool_opts {
+	const char *dir;        /* created (mode 0700, parents too) if missing */
+	uint64_t max_bytes;     /* 0: unbounded */
+	uint64_t max_age_ns;    /* 0: unbounded; by the window start in the name */
+};
+
+/* Opens (creating) the directory and its rejected/ subdirectory, mode 0700,
+ * refusing a directory that is a symlink or writable by others. Returns 0,
+ * or -errno (the CLI says which path). */
+int spool__open(const struct spool_opts *o, struct spool **out);
+void spool__close(struct spool *s);
+int spool__dirfd(const struct spool *s);
+const char *spool__path(const struct spool *s);
+/* Changes the bounds (config reload). */
+void spool__set_limits(struct spool *s, uint64_t max_bytes, uint64_t max_age_ns);
+
+/* The file name for a window: "<start_ns, 20 digits>-<host sanitized>.json.gz". */
+void spool__name(char *buf, size_t size, uint64_t start_ns, const char *host);
+
+/* Writes buf as `name` (mode 0600, O_NOFOLLOW, atomically), then enforces the
+ * bounds, never dropping the file just written unless it alone exceeds
+ * max_bytes. Returns 0 or -errno (-ENOSPC: disk full; nothing is left). */
+int spool__write(struct spool *s, const char *name, const void *buf, size_t len);
+
+/* The names of the dumps in the spool, oldest first (malloc'd array of
+ * malloc'd strings; free with spool__free_list). Skips dot files, rejected/
+ * and anything that is not a regular file named like a dump. */
+int spool__list(struct spool *s, char ***names, size_t *n);
+void spool__free_list(char **names, size_t n);
+
+/* Delivered: unlink. Missing files are not an error (dropped meanwhile). */
+int spool__remove(struct spool *s, const char *name);
+/* Rejected: move into rejected/ and write "<name>.reason" there with msg. */
+int spool__reject(struct spool *s, const char *name, const char *msg);
+
+/* Files and bytes now in the spool (not counting rejected/). */
+void spool__depth(struct spool *s, uint64_t *files, uint64_t *bytes);
+/* Dumps dropped by the bounds since the last call (then reset to 0). */
+void spool__take_dropped(struct spool *s, uint64_t *files, uint64_t *bytes);
+
+#endif

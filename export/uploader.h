@@ -1,0 +1,43 @@
+/* The uploader: a thread that delivers the spool's dumps through a sink,
+ * oldest first, so sending never blocks sampling. A delivered dump is
+ * removed; a rejected one moves to rejected/; on SINK_RETRY the uploader
+ * waits with capped exponential backoff and full jitter, then tries the same
+ * (oldest) dump again. A dump that fails to parse is moved to rejected/ too.
+ * Log lines are produced through the callback (modules never log). */
+#ifndef SMOLDER_EXPORT_UPLOADER_H
+#define SMOLDER_EXPORT_UPLOADER_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct sink;
+struct spool;
+struct uploader;
+
+struct uploader_opts {
+	struct spool *spool;          /* borrowed, outlives the uploader */
+	uint64_t backoff_min_ms;      /* first retry delay, default 1000 */
+	uint64_t backoff_max_ms;      /* cap, default 300000 */
+	/* priority is a syslog level (LOG_ERR...); called from the uploader thread */
+	void (*log)(void *ctx, int priority, const char *msg);
+	void *log_ctx;
+};
+
+struct uploader_stats {
+	uint64_t delivered, rejected, retries;
+	uint64_t last_delivered_ns; /* wall clock */
+};
+
+/* Starts the thread with no sink (it idles until uploader__set_sink). */
+int uploader__start(const struct uploader_opts *o, struct uploader **out);
+/* Replaces the sink (taking ownership; NULL stops sending, e.g. export = none).
+ * The old sink is deleted once no request uses it. */
+void uploader__set_sink(struct uploader *u, struct sink *s);
+/* A new dump is in the spool: wake up (and skip the current backoff wait
+ * only if no failure is pending). */
+void uploader__kick(struct uploader *u);
+/* Tries to deliver what is spooled until deadline_ns (CLOCK_MONOTONIC), then
+ * stops the thread (aborting a request in flight) and frees everything. */
+void uploader__stop(struct uploader *u, uint64_t deadline_ns);
+void uploader__stats(struct uploader *u, struct uploader_stats *out);
+
+#endif
