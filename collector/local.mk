@@ -11,7 +11,7 @@ collector_libcollector_a_SOURCES = \
 	collector/proctable.c collector/proctable.h \
 	collector/profile.c collector/profile.h \
 	collector/sampler.c collector/sampler.h \
-	collector/config.c collector/config.h
+	collector/conf.c collector/conf.h
 
 bin_PROGRAMS += smolder
 smolder_SOURCES = \
@@ -36,12 +36,12 @@ tests_unit_test_collector_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_collector_LDADD = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
 	common/libcommon.a $(DW_LIBS) $(CRITERION_LIBS)
 tests_unit_test_collector_LINK = $(CXXLINK)
-check_PROGRAMS += tests/unit/test_config
-TESTS += tests/unit/test_config
-tests_unit_test_config_SOURCES = tests/unit/test_config.c
-tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
-tests_unit_test_config_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_config_LDADD = collector/libcollector.a common/libcommon.a $(CRITERION_LIBS)
+check_PROGRAMS += tests/unit/test_conf
+TESTS += tests/unit/test_conf
+tests_unit_test_conf_SOURCES = tests/unit/test_conf.c
+tests_unit_test_conf_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_conf_LDADD = collector/libcollector.a common/libcommon.a $(CRITERION_LIBS)
 tests_unit_test_common_SOURCES = tests/unit/test_common.c
 tests_unit_test_common_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_common_CFLAGS = $(TEST_CFLAGS)

@@ -1,23 +1,23 @@
 /* The configuration: /etc/smolder/smolder.conf ("key = value" lines, '#'
  * comments, units such as 10s or 512MiB, label.NAME = value), then command
  * line overrides. Errors name the file, the line and the key. */
-#ifndef SMOLDER_COLLECTOR_CONFIG_H
-#define SMOLDER_COLLECTOR_CONFIG_H
+#ifndef SMOLDER_COLLECTOR_CONF_H
+#define SMOLDER_COLLECTOR_CONF_H
 #include <stddef.h>
 #include <stdint.h>
 
-#define CONFIG_DEFAULT_PATH "/etc/smolder/smolder.conf"
-#define CONFIG_MAX_LABELS 64
+#define CONF_DEFAULT_PATH "/etc/smolder/smolder.conf"
+#define CONF_MAX_LABELS 64
 
-enum config_export { CONFIG_EXPORT_NONE = 0, CONFIG_EXPORT_JSON, CONFIG_EXPORT_PYROSCOPE };
-enum config_log { CONFIG_LOG_STDERR = 0, CONFIG_LOG_SYSLOG };
+enum conf_export { CONF_EXPORT_NONE = 0, CONF_EXPORT_JSON, CONF_EXPORT_PYROSCOPE };
+enum conf_log { CONF_LOG_STDERR = 0, CONF_LOG_SYSLOG };
 
-struct config_label {
+struct conf_label {
 	char *name, *value;
 };
 
 /* All strings are owned by the config (malloc'd). */
-struct config {
+struct conf {
 	/* sampling */
 	unsigned frequency;        /* frequency = 99 (Hz per CPU) */
 	uint32_t stack_size;       /* stack_size = 16384 (bytes, multiple of 8, <= 65528) */
@@ -27,10 +27,10 @@ struct config {
 	/* windows and logging */
 	uint64_t interval_ns;      /* interval = 10s (1s .. 1h) */
 	uint64_t stats_interval_ns;/* stats_interval = 60s (a stats line this often; 0 = never) */
-	enum config_log log;       /* log = stderr | syslog */
+	enum conf_log log;       /* log = stderr | syslog */
 	int log_level;             /* log_level = err|warning|notice|info|debug (syslog numbers) */
 	/* export */
-	enum config_export export; /* export = none | json | pyroscope (default none) */
+	enum conf_export export; /* export = none | json | pyroscope (default none) */
 	char *url;                 /* url = http(s)://... (required unless export = none) */
 	char *auth_token_file;     /* bearer token file (first line) */
 	char *basic_auth_file;     /* "user:password" file (first line) */
@@ -46,32 +46,32 @@ struct config {
 	uint64_t spool_max_size;   /* spool_max_size = 512MiB (bytes; 0 = unbounded) */
 	uint64_t spool_max_age_ns; /* spool_max_age = 7d (0 = unbounded) */
 	/* labels added to every dump: label.NAME = value */
-	struct config_label labels[CONFIG_MAX_LABELS];
+	struct conf_label labels[CONF_MAX_LABELS];
 	size_t nlabels;
 };
 
 /* Fills defaults. Returns 0 or -ENOMEM. */
-int config__init(struct config *c);
-void config__free(struct config *c);
+int conf__init(struct conf *c);
+void conf__free(struct conf *c);
 
 /* Parses `path` into c (on top of what c holds). On error returns -EINVAL
  * (or -errno when the file cannot be read) and writes a one-line message
  * "PATH:LINE: KEY: problem" into err; c is then unspecified (parse into a
  * scratch config and swap on success). Unknown keys are errors. */
-int config__load(struct config *c, const char *path, char *err, size_t errlen);
+int conf__load(struct conf *c, const char *path, char *err, size_t errlen);
 
 /* Sets one key from the command line (same syntax and checks as the file,
  * e.g. key "interval", value "5s"; "label.env"). Error text "--KEY: problem". */
-int config__set(struct config *c, const char *key, const char *value, char *err, size_t errlen);
+int conf__set(struct conf *c, const char *key, const char *value, char *err, size_t errlen);
 
 /* Checks cross-key consistency (url present and http(s) when exporting,
  * readable secret files...). Returns 0 or -EINVAL with err. */
-int config__validate(const struct config *c, char *err, size_t errlen);
+int conf__validate(const struct conf *c, char *err, size_t errlen);
 
 /* Unit parsers, shared with the CLI: "10s", "250ms", "5m", "2h", "7d", a bare
  * number is seconds; "512MiB", "64KiB", "1GiB", "100MB", "4096" (bytes). */
-int config__parse_duration(const char *s, uint64_t *ns);
-int config__parse_size(const char *s, uint64_t *bytes);
-int config__parse_bool(const char *s, int *v);
+int conf__parse_duration(const char *s, uint64_t *ns);
+int conf__parse_size(const char *s, uint64_t *bytes);
+int conf__parse_bool(const char *s, int *v);
 
 #endif
