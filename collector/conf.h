@@ -54,22 +54,49 @@ struct conf {
 int conf__init(struct conf *c);
 void conf__free(struct conf *c);
 
-/* Parses `path` into c (on top of what c holds). On error returns -EINVAL
- * (or -errno when the file cannot be read) and writes a one-line message
- * "PATH:LINE: KEY: problem" into err; c is then unspecified (parse into a
- * scratch config and swap on success). Unknown keys are errors. */
+/* Parses `path` into c (on top of what c holds; c must be initialized).
+ * File syntax: "key = value" lines; '#' starts a comment only at the start of
+ * a line (values may contain '#'); optional double quotes around a value (only
+ * \" and \\ escapes); a repeated key: the later wins; label.NAME = "" removes
+ * the label. Bounds: file <= 1 MiB, line <= 4096 bytes, no control characters.
+ * On error returns -EINVAL (or -errno when the file cannot be read, -EFBIG)
+ * and writes a one-line message "PATH:LINE: KEY: problem" into err (err may
+ * be NULL); c is then untouched. Unknown keys are errors. Not thread-safe
+ * with respect to c; otherwise reentrant. */
 int conf__load(struct conf *c, const char *path, char *err, size_t errlen);
 
-/* Sets one key from the command line (same syntax and checks as the file,
- * e.g. key "interval", value "5s"; "label.env"). Error text "--KEY: problem". */
+/* Sets one key from the command line (same checks as the file, e.g. key
+ * "interval", value "5s"; "label.env"). '-' in a key means '_' (--spool-dir);
+ * the value is taken as is (no quote removal). Returns 0, -EINVAL or -ENOMEM;
+ * on error the key keeps its value and err holds "--KEY: problem". */
 int conf__set(struct conf *c, const char *key, const char *value, char *err, size_t errlen);
 
 /* Checks cross-key consistency (url present and http(s) when exporting,
  * readable secret files...). Returns 0 or -EINVAL with err. */
 int conf__validate(const struct conf *c, char *err, size_t errlen);
 
-/* Unit parsers, shared with the CLI: "10s", "250ms", "5m", "2h", "7d", a bare
- * number is seconds; "512MiB", "64KiB", "1GiB", "100MB", "4096" (bytes). */
+/* Deep copy: dst is overwritten, not freed (pass an uninitialized or freed
+ * struct). Returns 0 or -ENOMEM; dst is untouched on failure. */
+int conf__copy(struct conf *dst, const struct conf *src);
+
+/* Reads the first line of a secret file (file <= 4 KiB, trailing LF/CR
+ * stripped; opened O_CLOEXEC|O_NOFOLLOW, must be a regular file; an empty
+ * first line or one with control characters is an error). On success *out is
+ * a malloc'd string owned by the caller (wipe it before free). Returns 0 or
+ * negative errno (-ELOOP for a symlink, -EFBIG) with "PATH: problem" in err;
+ * the secret never appears in err. Logs nothing. */
+int conf__read_secret(const char *path, char **out, char *err, size_t errlen);
+/* The same; when exposed is not NULL, *exposed is set (on success) when the
+ * file is readable by group or others, checked on the fd that was read, so
+ * the caller can warn. */
+int conf__read_secret_ex(const char *path, char **out, int *exposed, char *err, size_t errlen);
+
+/* Unit parsers, shared with the CLI. Strict: digits then an optional suffix,
+ * no sign, no whitespace, no fraction. Durations (case-sensitive): ms, s, m,
+ * h, d; a bare number is seconds. Sizes (case-insensitive): B, K/KiB, M/MiB,
+ * G/GiB, T/TiB (binary), KB, MB, GB, TB (decimal); a bare number is bytes.
+ * Booleans: yes/no, true/false, on/off, 1/0 (case-insensitive).
+ * Return 0, -EINVAL (syntax) or -ERANGE (overflow); output untouched on error. */
 int conf__parse_duration(const char *s, uint64_t *ns);
 int conf__parse_size(const char *s, uint64_t *bytes);
 int conf__parse_bool(const char *s, int *v);
