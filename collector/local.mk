@@ -20,6 +20,8 @@ smolder_SOURCES = \
 	collector/cmd_probe.c \
 	collector/cmd_run.c \
 	collector/daemon.c collector/daemon.h \
+	collector/cli_export.c collector/cli_export.h \
+	collector/cli_common.c collector/cli_common.h \
 	collector/cmd_upload.c
 smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)
 smolder_LDADD = export/libexport.a collector/libcollector.a symbolize/libsymbolize.a \
@@ -49,3 +51,7 @@ tests_unit_test_common_LDADD = common/libcommon.a $(CRITERION_LIBS)
 endif
 
 dist_man_MANS += doc/smolder.8
+
+# The default configuration (installed by the packaging, which must not
+# overwrite an operator's edited copy).
+EXTRA_DIST += packaging/smolder.conf

@@ -1,3 +1,588 @@
-/* placeholder: being written */
+/* Grafana Pyroscope sink: folded stacks POSTed to /ingest, one request per profile and chunk. */
 #include "config.h"
-extern int placeholder_export_pyroscope_c;
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "export/dump_read.h"
+#include "export/http_sink.h"
+#include "export/pyroscope.h"
+
+#define NAME_MAX_LEN 128   /* label names; Pyroscope's default limit is 1024 */
+#define VALUE_MAX_LEN 1024 /* label values; default limit 2048 */
+#define APP_MAX_LEN 256
+#define MAX_LABELS 24      /* the server's default is 30 names per series, its own included */
+
+#define TOO_OLD_HINT "(Pyroscope rejects profiles older than its -validation.reject-older-than, " \
+		     "default 1h; raise it to upload old dumps)"
+
+struct pyroscope {
+	struct http_sink *http;
+	char *ingest_url;
+	char *tenant_header; /* "X-Scope-OrgID: ..." or NULL */
+	char *body;
+	size_t body_cap;
+	/* Which requests of the last dump sent already got a 2xx. */
+	char *mem_window_id, *mem_hostname;
+	uint64_t mem_start, mem_end;
+	size_t mem_nprofiles;
+	unsigned char *done;
+	size_t ndone;
+};
+
+/* A growable string; a failed append poisons it (err) so callers check once. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	int err;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	char *ns;
+	size_t ncap;
+
+	if (b->err)
+		return;
+	if (n > SIZE_MAX - b->len - 1) {
+		b->err = -ENOMEM;
+		return;
+	}
+	if (b->len + n + 1 > b->cap) {
+		ncap = b->cap ? b->cap : 64;
+		while (ncap < b->len + n + 1)
+			ncap = ncap > SIZE_MAX / 2 ? b->len + n + 1 : ncap * 2;
+		ns = realloc(b->s, ncap);
+		if (!ns) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->s = ns;
+		b->cap = ncap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+static void sb_u64(struct sbuf *b, uint64_t v)
+{
+	char num[24];
+	int n = snprintf(num, sizeof(num), "%" PRIu64, v);
+
+	sb_add(b, num, (size_t)n);
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+	return n;
+}
+
+void pyroscope__label_name(const char *s, char *dst, size_t dstlen)
+{
+	size_t o = 0;
+
+	if (!dstlen)
+		return;
+	/* Prometheus' legacy grammar [A-Za-z_][A-Za-z0-9_]*: the strictest of
+	 * what Pyroscope versions accept ('.' passes its key parser but not
+	 * every version's label validation). */
+	if (s && *s >= '0' && *s <= '9' && dstlen > 1)
+		dst[o++] = '_';
+	for (; s && *s && o + 1 < dstlen; s++) {
+		char c = *s;
+
+		dst[o++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '_') ? c : '_';
+	}
+	dst[o] = '\0';
+}
+
+/* Copies s, replacing bytes for which bad() holds and invalid UTF-8 with '_',
+ * never cutting a multibyte character. */
+static void sanitize(const char *s, char *dst, size_t dstlen, int (*bad)(unsigned char))
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, n;
+
+	if (!dstlen)
+		return;
+	while (p && *p && o + 1 < dstlen) {
+		n = utf8_len(p);
+		if (n == 1 && !bad(*p)) {
+			dst[o++] = (char)*p;
+		} else if (n > 1) {
+			if (o + n + 1 > dstlen)
+				break;
+			memcpy(dst + o, p, n);
+			o += n;
+		} else {
+			dst[o++] = '_';
+			n = 1;
+		}
+		p += n;
+	}
+	dst[o] = '\0';
+}
+
+static int bad_value(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f || c == ',' || c == '}' || c == '=' || c == '{';
+}
+
+static int bad_app(unsigned char c)
+{
+	return c <= 0x20 || c == 0x7f || c == ',' || c == '}' || c == '=' || c == '{';
+}
+
+void pyroscope__label_value(const char *s, char *dst, size_t dstlen)
+{
+	sanitize(s, dst, dstlen, bad_value);
+}
+
+void pyroscope__app_name(const char *s, char *dst, size_t dstlen)
+{
+	sanitize(s, dst, dstlen, bad_app);
+}
+
+static const char *label_get(const struct dump_label *l, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (l[i].name && !strcmp(l[i].name, name))
+			return l[i].value;
+	return NULL;
+}
+
+struct label_set {
+	char names[MAX_LABELS][NAME_MAX_LEN + 1];
+	size_t n;
+	int any;
+};
+
+/* Appends ",name=value" unless the name is reserved, empty, a duplicate
+ * (the first one wins: global labels may override hostname) or the value
+ * empty (an empty value means "no label" to the server). */
+static void add_label(struct sbuf *b, struct label_set *ls, const char *name, const char *value)
+{
+	char n[NAME_MAX_LEN + 1], v[VALUE_MAX_LEN + 1];
+	size_t i;
+
+	if (!name || !value || ls->n >= MAX_LABELS)
+		return;
+	pyroscope__label_name(name, n, sizeof(n));
+	pyroscope__label_value(value, v, sizeof(v));
+	if (!n[0] || !v[0] || !strncmp(n, "__", 2) || !strcmp(n, "service_name"))
+		return;
+	for (i = 0; i < ls->n; i++)
+		if (!strcmp(ls->names[i], n))
+			return;
+	memcpy(ls->names[ls->n++], n, sizeof(n));
+	if (ls->any)
+		sb_add(b, ",", 1);
+	ls->any = 1;
+	sb_str(b, n);
+	sb_add(b, "=", 1);
+	sb_str(b, v);
+}
+
+char *pyroscope__name(const struct dump *d, size_t profile)
+{
+	const struct dump_profile *pr;
+	struct label_set *ls;
+	struct sbuf b = { 0 };
+	char app[APP_MAX_LEN + 1];
+	const char *svc;
+	size_t i;
+
+	if (!d || profile >= d->nprofiles)
+		return NULL;
+	pr = &d->profiles[profile];
+	svc = label_get(pr->labels, pr->nlabels, "service_name");
+	if (!svc || !*svc)
+		svc = label_get(pr->labels, pr->nlabels, "comm");
+	pyroscope__app_name(svc, app, sizeof(app));
+	if (!app[0])
+		memcpy(app, "unknown", sizeof("unknown"));
+
+	ls = calloc(1, sizeof(*ls));
+	if (!ls)
+		return NULL;
+	sb_str(&b, app);
+	/* ".cpu" makes the server file it under process_cpu */
+	sb_str(&b, ".cpu{");
+	for (i = 0; i < d->nlabels; i++)
+		add_label(&b, ls, d->labels[i].name, d->labels[i].value);
+	/* exe and comm stay out: per-binary series would multiply cardinality */
+	add_label(&b, ls, "hostname", d->hostname);
+	add_label(&b, ls, "pid", label_get(pr->labels, pr->nlabels, "pid"));
+	sb_add(&b, "}", 1);
+	free(ls);
+	if (b.err) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+void pyroscope__range(uint64_t start_ns, uint64_t end_ns, uint64_t *from, uint64_t *until)
+{
+	uint64_t f = start_ns / 1000000000ull;
+	uint64_t u = end_ns / 1000000000ull + (end_ns % 1000000000ull ? 1 : 0);
+
+	if (u <= f)
+		u = f + 1;
+	*from = f;
+	*until = u;
+}
+
+char *pyroscope__query(const struct dump *d, size_t profile)
+{
+	struct sbuf b = { 0 };
+	uint64_t from, until;
+	char *name, *esc;
+
+	name = pyroscope__name(d, profile);
+	if (!name)
+		return NULL;
+	if (strlen(name) > INT_MAX / 4) {
+		free(name);
+		return NULL;
+	}
+	/* A NULL handle is fine: it is only used for EBCDIC conversions. */
+	esc = curl_easy_escape(NULL, name, (int)strlen(name));
+	free(name);
+	if (!esc)
+		return NULL;
+	pyroscope__range(d->start_ns, d->end_ns, &from, &until);
+	sb_str(&b, "name=");
+	sb_str(&b, esc);
+	curl_free(esc);
+	sb_str(&b, "&from=");
+	sb_u64(&b, from);
+	sb_str(&b, "&until=");
+	sb_u64(&b, until);
+	/* sampleRate=0 would make the server divide by zero or refuse; its default is 100 */
+	if (d->frequency_hz) {
+		sb_str(&b, "&sampleRate=");
+		sb_u64(&b, d->frequency_hz);
+	}
+	sb_str(&b, "&spyName=smolder&format=folded");
+	if (b.err) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+size_t pyroscope__nchunks(const struct dump_profile *prof)
+{
+	return prof->nstacks / PYROSCOPE_MAX_STACKS + (prof->nstacks % PYROSCOPE_MAX_STACKS ? 1 : 0);
+}
+
+int pyroscope__body(const struct dump_profile *prof, size_t chunk, char **buf, size_t *cap,
+		    size_t *len)
+{
+	struct sbuf b = { .s = *buf, .len = 0, .cap = *cap };
+	size_t i, first, last;
+	const char *st;
+
+	if (chunk >= pyroscope__nchunks(prof))
+		return -EINVAL;
+	first = chunk * PYROSCOPE_MAX_STACKS;
+	last = prof->nstacks - first > PYROSCOPE_MAX_STACKS ? first + PYROSCOPE_MAX_STACKS
+							   : prof->nstacks;
+	if (b.s)
+		b.s[0] = '\0';
+	for (i = first; i < last && !b.err; i++) {
+		size_t start = b.len, k;
+
+		if (!prof->stacks[i].count)
+			continue;
+		st = prof->stacks[i].stack;
+		sb_str(&b, st && *st ? st : "[unknown]");
+		/* A newline in a (hostile) stack would forge lines. */
+		for (k = start; !b.err && k < b.len; k++)
+			if ((unsigned char)b.s[k] < 0x20 || b.s[k] == 0x7f)
+				b.s[k] = '_';
+		sb_add(&b, " ", 1);
+		sb_u64(&b, prof->stacks[i].count);
+		sb_add(&b, "\n", 1);
+	}
+	*buf = b.s;
+	*cap = b.cap;
+	if (b.err)
+		return b.err;
+	*len = b.len;
+	return 0;
+}
+
+/* Case-insensitive strstr without GNU's strcasestr portability questions. */
+static int contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
+int pyroscope__answer_too_old(const char *answer, uint64_t end_ns, uint64_t now_ns)
+{
+	if (!answer)
+		return 0;
+	if (contains_ci(answer, "too old") || contains_ci(answer, "older than"))
+		return 1;
+	return contains_ci(answer, "ingestion window") && end_ns + 600000000000ull < now_ns;
+}
+
+static void forget(struct pyroscope *p)
+{
+	free(p->mem_window_id);
+	free(p->mem_hostname);
+	free(p->done);
+	p->mem_window_id = p->mem_hostname = NULL;
+	p->done = NULL;
+	p->ndone = 0;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Keeps the "done" flags when d is the dump remembered, else starts afresh. */
+static int remember(struct pyroscope *p, const struct dump *d, size_t nreq)
+{
+	if (p->done && p->ndone == nreq && p->mem_start == d->start_ns &&
+	    p->mem_end == d->end_ns && p->mem_nprofiles == d->nprofiles &&
+	    same_str(p->mem_window_id, d->window_id) && same_str(p->mem_hostname, d->hostname))
+		return 0;
+	forget(p);
+	p->done = calloc(nreq ? nreq : 1, 1);
+	p->mem_window_id = strdup(d->window_id ? d->window_id : "");
+	p->mem_hostname = strdup(d->hostname ? d->hostname : "");
+	if (!p->done || !p->mem_window_id || !p->mem_hostname) {
+		forget(p);
+		return -ENOMEM;
+	}
+	p->ndone = nreq;
+	p->mem_start = d->start_ns;
+	p->mem_end = d->end_ns;
+	p->mem_nprofiles = d->nprofiles;
+	return 0;
+}
+
+static void fail_msg(char *msg, size_t msglen, const struct dump *d, size_t pi, size_t chunk,
+		     size_t nchunks, const char *what, int too_old)
+{
+	const struct dump_profile *pr = &d->profiles[pi];
+	char app[64];
+	size_t hint = too_old ? sizeof(TOO_OLD_HINT) : 0;
+	int n;
+
+	if (!msg || !msglen)
+		return;
+	pyroscope__app_name(label_get(pr->labels, pr->nlabels, "service_name"), app, sizeof(app));
+	if (nchunks > 1)
+		n = snprintf(msg, msglen, "profile %zu (%s) part %zu/%zu: %s", pi + 1, app,
+			     chunk + 1, nchunks, what);
+	else
+		n = snprintf(msg, msglen, "profile %zu (%s): %s", pi + 1, app, what);
+	if (!too_old || n < 0)
+		return;
+	/* The hint matters more than the tail of the server's answer. */
+	if ((size_t)n + 1 + hint > msglen)
+		n = msglen > hint + 1 ? (int)(msglen - hint - 1) : 0;
+	snprintf(msg + n, msglen - (size_t)n, "%s%s", n ? " " : "", TOO_OLD_HINT);
+}
+
+enum sink_result pyroscope__send(struct pyroscope *p, const struct dump *d, char *msg,
+				 size_t msglen)
+{
+	const char *headers[3] = { "Content-Type: binary/octet-stream", NULL, NULL };
+	char what[512];
+	struct http_req r;
+	enum sink_result res;
+	size_t pi, c, nc, idx, nreq = 0, sent = 0, len;
+	char *query = NULL, *url = NULL;
+	struct sbuf ub;
+	struct timespec now;
+
+	if (msg && msglen)
+		msg[0] = '\0';
+	if (!d || (d->nprofiles && !d->profiles)) {
+		if (msg)
+			snprintf(msg, msglen, "internal: no dump");
+		return SINK_REJECTED;
+	}
+	for (pi = 0; pi < d->nprofiles; pi++) {
+		nc = pyroscope__nchunks(&d->profiles[pi]);
+		if (nc > SIZE_MAX - nreq)
+			return SINK_REJECTED;
+		nreq += nc;
+	}
+	if (remember(p, d, nreq)) {
+		if (msg)
+			snprintf(msg, msglen, "out of memory");
+		return SINK_RETRY;
+	}
+	if (p->tenant_header)
+		headers[1] = p->tenant_header;
+
+	idx = 0;
+	res = SINK_DELIVERED;
+	for (pi = 0; pi < d->nprofiles && res == SINK_DELIVERED; pi++) {
+		nc = pyroscope__nchunks(&d->profiles[pi]);
+		for (c = 0; c < nc && res == SINK_DELIVERED; c++, idx++) {
+			if (p->done[idx])
+				continue;
+			if (!url) {
+				query = pyroscope__query(d, pi);
+				memset(&ub, 0, sizeof(ub));
+				if (query) {
+					sb_str(&ub, p->ingest_url);
+					sb_add(&ub, "?", 1);
+					sb_str(&ub, query);
+				}
+				free(query);
+				if (!query || ub.err) {
+					free(ub.s);
+					res = SINK_RETRY;
+					if (msg)
+						snprintf(msg, msglen, "out of memory");
+					break;
+				}
+				url = ub.s;
+			}
+			if (pyroscope__body(&d->profiles[pi], c, &p->body, &p->body_cap, &len)) {
+				res = SINK_RETRY;
+				if (msg)
+					snprintf(msg, msglen, "out of memory");
+				break;
+			}
+			if (len == 0) { /* only zero counts: nothing to say */
+				p->done[idx] = 1;
+				continue;
+			}
+			r.url = url;
+			r.headers = headers;
+			r.body = p->body;
+			r.len = len;
+			res = http_sink__post(p->http, &r, NULL, what, sizeof(what));
+			if (res == SINK_DELIVERED) {
+				p->done[idx] = 1;
+				sent++;
+				continue;
+			}
+			clock_gettime(CLOCK_REALTIME, &now);
+			fail_msg(msg, msglen, d, pi, c, nc, what,
+				 res == SINK_REJECTED &&
+					 pyroscope__answer_too_old(
+						 http_sink__answer(p->http, NULL), d->end_ns,
+						 (uint64_t)now.tv_sec * 1000000000ull +
+							 (uint64_t)now.tv_nsec));
+		}
+		free(url);
+		url = NULL;
+	}
+	if (res == SINK_DELIVERED && msg)
+		snprintf(msg, msglen, "delivered: %zu request%s to Pyroscope", sent,
+			 sent == 1 ? "" : "s");
+	return res;
+}
+
+void pyroscope__delete(struct pyroscope *p)
+{
+	if (!p)
+		return;
+	http_sink__delete(p->http);
+	free(p->ingest_url);
+	free(p->tenant_header);
+	free(p->body);
+	forget(p);
+	free(p);
+}
+
+int pyroscope__new(const struct sink_opts *o, struct pyroscope **out)
+{
+	struct pyroscope *p;
+	struct sbuf b = { 0 };
+	size_t ulen;
+	const char *c;
+	int err;
+
+	if (!o || !out || !http_sink__url_ok(o->url))
+		return -EINVAL;
+	for (c = o->tenant_id; c && *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return -EINVAL;
+	/* the query string is ours */
+	if (strchr(o->url, '?') || strchr(o->url, '#'))
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	err = http_sink__new(o, &p->http);
+	if (err)
+		goto out_delete;
+	ulen = strlen(o->url);
+	while (ulen > 0 && o->url[ulen - 1] == '/')
+		ulen--;
+	sb_add(&b, o->url, ulen);
+	if (!(ulen >= 7 && !strncmp(o->url + ulen - 7, "/ingest", 7)))
+		sb_str(&b, "/ingest");
+	p->ingest_url = b.s;
+	if (b.err) {
+		err = -ENOMEM;
+		goto out_delete;
+	}
+	if (o->tenant_id && *o->tenant_id) {
+		memset(&b, 0, sizeof(b));
+		sb_str(&b, "X-Scope-OrgID: ");
+		sb_str(&b, o->tenant_id);
+		p->tenant_header = b.s;
+		if (b.err) {
+			err = -ENOMEM;
+			goto out_delete;
+		}
+	}
+	*out = p;
+	return 0;
+
+out_delete:
+	pyroscope__delete(p);
+	return err;
+}
