@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collector/cli.h"
+#include "collector/cli_common.h"
 #include "collector/profile.h"
 #include "collector/sampler.h"
 #include "common/log.h"
@@ -243,69 +244,6 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	return 0;
 }
 
-static int paranoid_level(void)
-{
-	char buf[32];
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	long v;
-
-	if (fd < 0)
-		return 99;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 99;
-	buf[n] = '\0';
-	if (buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	if (parse__int(buf, -10, 10, &v) < 0)
-		return 99;
-	return (int)v;
-}
-
-static void report_open_error(const struct sampler_error *e, const struct record_args *a)
-{
-	int err = -e->err;
-	char where[64] = "";
-
-	if (e->cpu >= 0)
-		snprintf(where, sizeof(where), " on cpu %d", e->cpu);
-	else if (e->pid >= 0)
-		snprintf(where, sizeof(where), " for pid %d", e->pid);
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		log__error("%s%s: %s (perf_event_paranoid is %d): run as root, grant CAP_PERFMON "
-			   "(Linux 5.8+) or CAP_SYS_ADMIN, or lower /proc/sys/kernel/perf_event_paranoid "
-			   "(%s)",
-			   e->what, where, strerror(err), paranoid_level(),
-			   a->so.system_wide ? "-1 or 0 for all CPUs" : "2 or less for your own processes");
-		break;
-	case ESRCH:
-		log__error("%s%s: no such process", e->what, where);
-		break;
-	case EMFILE:
-	case ENFILE:
-		log__error("%s%s: %s: raise the open-file limit (ulimit -n)", e->what, where, strerror(err));
-		break;
-	case ENOENT:
-	case EOPNOTSUPP:
-		log__error("%s%s: %s: event '%s' is not supported here (no hardware PMU in a VM? use "
-			   "--event cpu-clock)",
-			   e->what, where, strerror(err), a->so.event);
-		break;
-	case ENOMEM:
-		log__error("%s%s: %s: lower --stack-size or -F, or raise "
-			   "/proc/sys/kernel/perf_event_mlock_kb",
-			   e->what, where, strerror(err));
-		break;
-	default:
-		log__error("%s%s: %s", e->what, where, strerror(err));
-		break;
-	}
-}
-
 /* Forks the command stopped before exec: it waits on go[0] so the events
  * can be opened on its pid first. Exec failures come back on err_pipe. */
 static pid_t spawn_stopped(char **cmd, int *go_fd, int *err_fd)
@@ -503,7 +441,7 @@ int cmd_record(int argc, char **argv)
 
 	rc = sampler__new(&a.so, &s, &err);
 	if (rc < 0) {
-		report_open_error(&err, &a);
+		cli__report_open_error(&err, a.so.system_wide, a.so.event);
 		status = 1;
 		goto out_child;
 	}

@@ -19,6 +19,8 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n"
 		"  record   profile the whole machine, some processes, or a command\n"
+		"  run      the always-on service: windows of profiles to a collector or spool\n"
+		"  upload   send dumps (or the spool) to the collector\n"
 		"  probe    show what this host supports and the mode smolder will use\n"
 		"\n"
 		"Run 'smolder COMMAND --help' for the options of a command,\n"
@@ -60,6 +62,10 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 	if (strcmp(cmd, "record") == 0)
 		return cmd_record(argc - 1, argv + 1);
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "upload") == 0)
+		return cmd_upload(argc - 1, argv + 1);
 	if (strcmp(cmd, "probe") == 0)
 		return cmd_probe(argc - 1, argv + 1);
 	log__error("unknown command '%s' (try 'smolder --help')", cmd);

@@ -40,6 +40,7 @@ struct profile_stats {
 	uint64_t binaries;         /* distinct binaries loaded */
 	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
 	uint64_t agent_rss_bytes;
+	uint64_t spool_dropped;    /* dumps the spool's bounds dropped since the last window */
 };
 
 /* Describes the window; strings are borrowed and must outlive the profile. */

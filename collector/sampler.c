@@ -454,6 +454,12 @@ void sampler__finish_window(struct sampler *s)
 	st->agent_rss_bytes = time__self_rss_bytes();
 }
 
+void sampler__reset_window(struct sampler *s)
+{
+	profile__reset(s->profile);
+	s->window_cpu_start = time__self_cpu_ns();
+}
+
 int sampler__enable(struct sampler *s) { return perf_events__enable(s->events); }
 int sampler__disable(struct sampler *s) { return perf_events__disable(s->events); }
 

@@ -52,6 +52,9 @@ const struct perf_features *sampler__features(const struct sampler *s);
 /* Fills the window's stats fields that describe the agent (processes,
  * binaries, agent CPU and RSS). */
 void sampler__finish_window(struct sampler *s);
+/* Starts a new window: empties the profile (its meta stays) and restarts the
+ * agent-CPU accounting. Sampling goes on meanwhile: the rings keep filling. */
+void sampler__reset_window(struct sampler *s);
 /* Human-readable mode, e.g. "dwarf unwinding, user+kernel". */
 const char *sampler__mode(const struct sampler *s);
 

@@ -48,3 +48,25 @@ tests_unit_test_spool_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_spool_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
 	$(EXPORT_LIBS) $(CRITERION_LIBS)
 endif
+
+# Dump fixtures of the reader's tests (valid, and broken in one way each).
+EXTRA_DIST += \
+	tests/fixtures/dumps/bad_line3.json \
+	tests/fixtures/dumps/bad_sum.json \
+	tests/fixtures/dumps/control_char.json \
+	tests/fixtures/dumps/duplicate_key.json \
+	tests/fixtures/dumps/duplicate_stack.json \
+	tests/fixtures/dumps/empty.json \
+	tests/fixtures/dumps/empty.json.gz \
+	tests/fixtures/dumps/idle.json \
+	tests/fixtures/dumps/missing_comm.json \
+	tests/fixtures/dumps/missing_labels.json \
+	tests/fixtures/dumps/negative_count.json \
+	tests/fixtures/dumps/not_json.json \
+	tests/fixtures/dumps/other_schema.json \
+	tests/fixtures/dumps/stats_mismatch.json \
+	tests/fixtures/dumps/truncated.json \
+	tests/fixtures/dumps/truncated.json.gz \
+	tests/fixtures/dumps/valid.json \
+	tests/fixtures/dumps/valid.json.gz \
+	tests/fixtures/dumps/window_reversed.json

@@ -1,3 +1,672 @@
-/* placeholder: being written */
+/* The spool directory of finished dumps awaiting delivery (DESIGN §6). */
 #include "config.h"
-extern int placeholder_export_spool_c;
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/hash.h"
+#include "common/timeutil.h"
+#include "export/atomic_file.h"
+#include "export/spool.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+#define HOST_MAX 64
+#define DIGITS 20
+#define SUFFIX ".json.gz"
+#define REJECTED "rejected"
+#define REASON_SUFFIX ".reason"
+#define NAME_TRIES 64
+/* Bound on directory entries looked at per scan: a directory flooded with
+ * junk must not make every write quadratic or unbounded. */
+#define SCAN_MAX 1000000
+/* A temp file younger than this may belong to a live writer (another
+ * process, e.g. `smolder upload` opening the spool of a running daemon):
+ * only older ones are crash leftovers. */
+#define STALE_TMP_NS (60ull * 1000000000ull)
+
+struct spool {
+	pthread_mutex_t lock; /* serialises directory changes and the counters */
+	int dirfd, rejfd;
+	char *path;
+	uint64_t max_bytes, max_age_ns;
+	uint64_t files, bytes;                 /* cached depth */
+	uint64_t dropped_files, dropped_bytes; /* since the last take */
+	uint64_t rng;                          /* seed, set once at open */
+	unsigned long counter;                 /* temp names, atomic */
+};
+
+struct entry {
+	char *name;
+	uint64_t size, start_ns;
+	int gone;
+};
+
+/* Parses a dump name; returns 1 and the window start when it is one. */
+static int parse_name(const char *name, uint64_t *start_ns)
+{
+	size_t len = strlen(name), slen = sizeof(SUFFIX) - 1, hlen, i;
+	uint64_t v = 0;
+
+	if (len < DIGITS + 1 + 1 + slen)
+		return 0;
+	for (i = 0; i < DIGITS; i++) {
+		unsigned d;
+
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+		d = (unsigned)(name[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return 0;
+		v = v * 10 + d;
+	}
+	if (name[DIGITS] != '-' || strcmp(name + len - slen, SUFFIX) != 0)
+		return 0;
+	hlen = len - slen - DIGITS - 1;
+	if (hlen < 1 || hlen > HOST_MAX)
+		return 0;
+	for (i = DIGITS + 1; i < DIGITS + 1 + hlen; i++) {
+		char c = name[i];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	if (start_ns)
+		*start_ns = v;
+	return 1;
+}
+
+void spool__name(char *buf, size_t size, uint64_t start_ns, const char *host)
+{
+	char h[HOST_MAX + 1];
+	size_t i;
+
+	if (!host || !*host)
+		host = "unknown";
+	for (i = 0; i < HOST_MAX && host[i]; i++) {
+		char c = host[i];
+
+		h[i] = ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+			c == '.' || c == '_' || c == '-') ? c : '_';
+	}
+	h[i] = '\0';
+	if (size)
+		snprintf(buf, size, "%020llu-%s" SUFFIX, (unsigned long long)start_ns, h);
+}
+
+static int is_stale_tmp(const char *name)
+{
+	return name[0] == '.' && strstr(name, ATOMIC_FILE_TMP_INFIX) != NULL;
+}
+
+/* A name the caller hands us must stay inside the directory. */
+static int valid_name(const char *name)
+{
+	return name && parse_name(name, NULL) && !strchr(name, '/');
+}
+
+/* Called from both threads: the seed is read-only, the counter atomic. */
+static uint64_t next_rand(struct spool *s)
+{
+	return hash__mix(hash__mix(s->rng, __sync_fetch_and_add(&s->counter, 1)), time__mono_ns());
+}
+
+static void seed_rand(struct spool *s)
+{
+	uint64_t seed = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	/* Temp names need uniqueness, not secrecy (O_EXCL guards them);
+	 * urandom just makes collisions between processes unlikely. */
+	if (fd >= 0) {
+		if (read(fd, &seed, sizeof(seed)) != (ssize_t)sizeof(seed))
+			seed = 0;
+		close(fd);
+	}
+	s->rng = hash__mix(hash__mix(seed, time__real_ns()), (uint64_t)getpid() ^ (uintptr_t)s);
+}
+
+/* Checks that an open directory is ours and private enough to trust. */
+static int check_dir(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return 0;
+}
+
+/* Opens a directory refusing symlinks: O_NOFOLLOW makes a planted link fail
+ * instead of redirecting our files elsewhere. */
+static int open_dir_at(int at, const char *path)
+{
+	int fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err;
+	struct stat st;
+
+	if (fd < 0) {
+		err = -errno;
+		/* Depending on the kernel a symlink gives ELOOP or ENOTDIR. */
+		if ((err == -ELOOP || err == -ENOTDIR) &&
+		    fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return -ELOOP;
+		return err;
+	}
+	err = check_dir(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* mkdir -p with mode 0700 for whatever is created. */
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path), i;
+
+	if (len == 0)
+		return -EINVAL;
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		if (buf[i - 1] == '/')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		if (i < len)
+			buf[i] = '/';
+	}
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+static void free_entries(struct entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(e[i].name);
+	free(e);
+}
+
+/* Lists the dumps (sorted) with their sizes; with remove_tmp also removes
+ * temp files older than STALE_TMP_NS. Caller holds the lock (or is open). */
+static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tmp)
+{
+	struct entry *e = NULL;
+	size_t n = 0, cap = 0, seen = 0;
+	struct dirent *de;
+	DIR *d;
+	int fd, err = 0;
+	uint64_t now = time__real_ns();
+
+	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while (seen++ < SCAN_MAX) {
+		struct stat st;
+		uint64_t start;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				err = -errno;
+			break;
+		}
+		if (de->d_name[0] == '.') {
+			if (remove_tmp && is_stale_tmp(de->d_name) &&
+			    fstatat(s->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    !S_ISDIR(st.st_mode) &&
+			    (uint64_t)st.st_mtime * 1000000000ull + STALE_TMP_NS < now)
+				unlinkat(s->dirfd, de->d_name, 0);
+			continue;
+		}
+		if (!parse_name(de->d_name, &start))
+			continue;
+		/* Vanished meanwhile, or not a regular file: not a dump. */
+		if (fstatat(s->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct entry *ne = realloc(e, ncap * sizeof(*e));
+
+			if (!ne) {
+				err = -ENOMEM;
+				break;
+			}
+			e = ne;
+			cap = ncap;
+		}
+		e[n].name = strdup(de->d_name);
+		if (!e[n].name) {
+			err = -ENOMEM;
+			break;
+		}
+		e[n].gone = 0;
+		e[n].size = (uint64_t)st.st_size;
+		e[n].start_ns = start;
+		n++;
+	}
+	closedir(d);
+	if (err) {
+		free_entries(e, n);
+		return err;
+	}
+	if (n > 1)
+		qsort(e, n, sizeof(*e), cmp_entry);
+	*out = e;
+	*nout = n;
+	return 0;
+}
+
+static void set_depth(struct spool *s, const struct entry *e, size_t n)
+{
+	uint64_t bytes = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		bytes += e[i].size;
+	s->files = n;
+	s->bytes = bytes;
+}
+
+int spool__open(const struct spool_opts *o, struct spool **out)
+{
+	struct spool *s;
+	struct entry *e = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!o || !o->dir || !*o->dir || !out)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->dirfd = s->rejfd = -1;
+	if (pthread_mutex_init(&s->lock, NULL) != 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->path = strdup(o->dir);
+	if (!s->path) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	/* "dir/" would make O_NOFOLLOW follow a symlinked dir. */
+	for (n = strlen(s->path); n > 1 && s->path[n - 1] == '/'; n--)
+		s->path[n - 1] = '\0';
+	s->max_bytes = o->max_bytes;
+	s->max_age_ns = o->max_age_ns;
+	seed_rand(s);
+	err = mkdirs(s->path);
+	if (err)
+		goto out_free;
+	s->dirfd = open_dir_at(AT_FDCWD, s->path);
+	if (s->dirfd < 0) {
+		err = s->dirfd;
+		goto out_free;
+	}
+	if (mkdirat(s->dirfd, REJECTED, 0700) < 0 && errno != EEXIST) {
+		err = -errno;
+		goto out_free;
+	}
+	s->rejfd = open_dir_at(s->dirfd, REJECTED);
+	if (s->rejfd < 0) {
+		err = s->rejfd;
+		goto out_free;
+	}
+	err = scan(s, &e, &n, 1);
+	if (err)
+		goto out_free;
+	set_depth(s, e, n);
+	free_entries(e, n);
+	*out = s;
+	return 0;
+
+out_free:
+	spool__close(s);
+	return err;
+}
+
+void spool__close(struct spool *s)
+{
+	if (!s)
+		return;
+	if (s->rejfd >= 0)
+		close(s->rejfd);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->path);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+int spool__dirfd(const struct spool *s)
+{
+	return s->dirfd;
+}
+
+const char *spool__path(const struct spool *s)
+{
+	return s->path;
+}
+
+void spool__set_limits(struct spool *s, uint64_t max_bytes, uint64_t max_age_ns)
+{
+	pthread_mutex_lock(&s->lock);
+	s->max_bytes = max_bytes;
+	s->max_age_ns = max_age_ns;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static int fsync_dirfd(int fd)
+{
+	/* Some filesystems cannot sync directories; that is not a failure. */
+	if (fsync(fd) < 0 && errno != EINVAL && errno != ENOTSUP)
+		return -errno;
+	return 0;
+}
+
+/* Creates a fresh temp file for `name` in dirfd holding buf, fsync'd and
+ * closed; its name goes to tmp. The caller renames it into place (or
+ * unlinks it). */
+static int write_tmp(struct spool *s, int dirfd, const char *name, const void *buf, size_t len,
+		     char *tmp, size_t tmpsize)
+{
+	int fd = -1, i, n, err;
+
+	for (i = 0; i < NAME_TRIES; i++) {
+		n = snprintf(tmp, tmpsize, ".%s" ATOMIC_FILE_TMP_INFIX "%012llx", name,
+			     (unsigned long long)(next_rand(s) & 0xffffffffffffull));
+		if (n < 0 || (size_t)n >= tmpsize)
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return i == NAME_TRIES ? -EEXIST : -errno;
+	err = write_all(fd, buf, len);
+	if (!err && fsync(fd) < 0)
+		err = -errno;
+	/* close() can report a deferred write error (NFS): it counts. */
+	if (close(fd) < 0 && !err && errno != EINTR)
+		err = -errno;
+	if (err)
+		unlinkat(dirfd, tmp, 0);
+	return err;
+}
+
+/* Drops dumps beyond the bounds, oldest first, sparing `keep`. Lock held. */
+static void enforce(struct spool *s, const char *keep)
+{
+	struct entry *e;
+	size_t n, i;
+	uint64_t total = 0, now = time__real_ns();
+
+	/* The scan also corrects the cached depth after outside changes. */
+	if (scan(s, &e, &n, 0) != 0)
+		return;
+	for (i = 0; i < n; i++)
+		total += e[i].size;
+	for (i = 0; i < n; i++) {
+		int old = s->max_age_ns && e[i].start_ns < now && now - e[i].start_ns > s->max_age_ns;
+		int big = s->max_bytes && total > s->max_bytes;
+
+		if (!old && !big)
+			continue;
+		if (keep && strcmp(e[i].name, keep) == 0)
+			continue;
+		if (unlinkat(s->dirfd, e[i].name, 0) < 0)
+			continue;
+		total -= e[i].size;
+		s->dropped_files++;
+		s->dropped_bytes += e[i].size;
+		e[i].gone = 1;
+	}
+	s->files = 0;
+	s->bytes = 0;
+	for (i = 0; i < n; i++) {
+		if (e[i].gone)
+			continue;
+		s->files++;
+		s->bytes += e[i].size;
+	}
+	free_entries(e, n);
+}
+
+/* Forgets a file leaving the spool. Lock held. */
+static void account_gone(struct spool *s, uint64_t size)
+{
+	if (s->files)
+		s->files--;
+	s->bytes -= size < s->bytes ? size : s->bytes;
+}
+
+int spool__write(struct spool *s, const char *name, const void *buf, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	struct stat st;
+	int err;
+
+	if (!valid_name(name) || (!buf && len))
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	if (s->max_bytes && len > s->max_bytes) {
+		/* Keeping it would mean dropping everything else and still
+		 * being over the bound: drop it instead, counted. */
+		s->dropped_files++;
+		s->dropped_bytes += len;
+		pthread_mutex_unlock(&s->lock);
+		return -EFBIG;
+	}
+	pthread_mutex_unlock(&s->lock);
+	/* The slow part (write, fsync) runs unlocked: the uploader may list
+	 * meanwhile and never sees the dot file. */
+	err = write_tmp(s, s->dirfd, name, buf, len, tmp, sizeof(tmp));
+	if (err)
+		return err;
+	pthread_mutex_lock(&s->lock);
+	if (fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+		account_gone(s, (uint64_t)st.st_size); /* replaced by the rename */
+	if (renameat(s->dirfd, tmp, s->dirfd, name) < 0) {
+		err = -errno;
+		pthread_mutex_unlock(&s->lock);
+		unlinkat(s->dirfd, tmp, 0);
+		return err;
+	}
+	s->files++;
+	s->bytes += len;
+	/* A failed directory fsync leaves the dump complete and visible (only
+	 * the rename's durability across a power loss is in doubt): reporting
+	 * it as a lost window would be wrong, and the next write's fsync will
+	 * fail loudly if the disk is really going. */
+	fsync_dirfd(s->dirfd);
+	enforce(s, name);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+int spool__list(struct spool *s, char ***names, size_t *n)
+{
+	struct entry *e = NULL;
+	size_t ne = 0, i;
+	char **v;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = scan(s, &e, &ne, 0);
+	if (!err)
+		set_depth(s, e, ne);
+	pthread_mutex_unlock(&s->lock);
+	if (err)
+		return err;
+	v = malloc((ne ? ne : 1) * sizeof(*v));
+	if (!v) {
+		free_entries(e, ne);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ne; i++)
+		v[i] = e[i].name; /* moves the strings */
+	free(e);
+	*names = v;
+	*n = ne;
+	return 0;
+}
+
+void spool__free_list(char **names, size_t n)
+{
+	size_t i;
+
+	if (!names)
+		return;
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int spool__remove(struct spool *s, const char *name)
+{
+	struct stat st;
+	int err = 0, have;
+
+	if (!valid_name(name))
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	have = fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (unlinkat(s->dirfd, name, 0) < 0) {
+		if (errno != ENOENT)
+			err = -errno;
+	} else if (have && S_ISREG(st.st_mode)) {
+		account_gone(s, (uint64_t)st.st_size);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+int spool__reject(struct spool *s, const char *name, const char *msg)
+{
+	char reason[NAME_MAX + 1], tmp[NAME_MAX + 1], *text;
+	size_t mlen;
+	struct stat st;
+	int err, n, have;
+
+	if (!valid_name(name))
+		return -EINVAL;
+	n = snprintf(reason, sizeof(reason), "%s" REASON_SUFFIX, name);
+	if (n < 0 || (size_t)n >= sizeof(reason))
+		return -ENAMETOOLONG;
+	if (!msg)
+		msg = "";
+	mlen = strlen(msg);
+	text = malloc(mlen + 2);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, msg, mlen);
+	text[mlen] = '\n';
+	text[mlen + 1] = '\0';
+	/* Reason first: a crash before the move leaves the dump in the spool
+	 * (it is retried and rejected again), never a dump without a reason. */
+	err = write_tmp(s, s->rejfd, reason, text, mlen + 1, tmp, sizeof(tmp));
+	free(text);
+	if (err)
+		return err;
+	if (renameat(s->rejfd, tmp, s->rejfd, reason) < 0) {
+		err = -errno;
+		unlinkat(s->rejfd, tmp, 0);
+		return err;
+	}
+	pthread_mutex_lock(&s->lock);
+	have = fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (renameat(s->dirfd, name, s->rejfd, name) < 0) {
+		err = -errno;
+		pthread_mutex_unlock(&s->lock);
+		/* Dropped meanwhile: the reason must not stand alone. */
+		unlinkat(s->rejfd, reason, 0);
+		return err;
+	}
+	if (have && S_ISREG(st.st_mode))
+		account_gone(s, (uint64_t)st.st_size);
+	pthread_mutex_unlock(&s->lock);
+	err = fsync_dirfd(s->rejfd);
+	if (!err)
+		err = fsync_dirfd(s->dirfd);
+	return err;
+}
+
+void spool__depth(struct spool *s, uint64_t *files, uint64_t *bytes)
+{
+	pthread_mutex_lock(&s->lock);
+	if (files)
+		*files = s->files;
+	if (bytes)
+		*bytes = s->bytes;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void spool__take_dropped(struct spool *s, uint64_t *files, uint64_t *bytes)
+{
+	pthread_mutex_lock(&s->lock);
+	if (files)
+		*files = s->dropped_files;
+	if (bytes)
+		*bytes = s->dropped_bytes;
+	s->dropped_files = 0;
+	s->dropped_bytes = 0;
+	pthread_mutex_unlock(&s->lock);
+}

@@ -21,8 +21,10 @@ struct spool_opts {
 };
 
 /* Opens (creating) the directory and its rejected/ subdirectory, mode 0700,
- * refusing a directory that is a symlink or writable by others. Returns 0,
- * or -errno (the CLI says which path). */
+ * refusing a directory that is a symlink (-ELOOP) or not owned by us or
+ * writable by group/others (-EPERM). Removes temp files a crash left behind
+ * (".NAME.tmp.*" older than a minute: younger ones may belong to a live
+ * writer in another process). Returns 0, or -errno (the CLI says which path). */
 int spool__open(const struct spool_opts *o, struct spool **out);
 void spool__close(struct spool *s);
 int spool__dirfd(const struct spool *s);
@@ -35,7 +37,9 @@ void spool__name(char *buf, size_t size, uint64_t start_ns, const char *host);
 
 /* Writes buf as `name` (mode 0600, O_NOFOLLOW, atomically), then enforces the
  * bounds, never dropping the file just written unless it alone exceeds
- * max_bytes. Returns 0 or -errno (-ENOSPC: disk full; nothing is left). */
+ * max_bytes. Returns 0 or -errno (-ENOSPC: disk full; nothing is left;
+ * -EFBIG: larger than max_bytes alone, not written and counted as dropped;
+ * -EINVAL: name is not a spool__name). */
 int spool__write(struct spool *s, const char *name, const void *buf, size_t len);
 
 /* The names of the dumps in the spool, oldest first (malloc'd array of
@@ -44,9 +48,12 @@ int spool__write(struct spool *s, const char *name, const void *buf, size_t len)
 int spool__list(struct spool *s, char ***names, size_t *n);
 void spool__free_list(char **names, size_t n);
 
-/* Delivered: unlink. Missing files are not an error (dropped meanwhile). */
+/* Delivered: unlink. Missing files are not an error (dropped meanwhile).
+ * Both return -EINVAL for a name that is not a spool__name. */
 int spool__remove(struct spool *s, const char *name);
-/* Rejected: move into rejected/ and write "<name>.reason" there with msg. */
+/* Rejected: move into rejected/ and write "<name>.reason" there with msg
+ * and a newline (reason first, so a dump never sits there without one).
+ * -ENOENT when the dump is gone. */
 int spool__reject(struct spool *s, const char *name, const char *msg);
 
 /* Files and bytes now in the spool (not counting rejected/). */

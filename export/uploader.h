@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sink;
+#include "export/sink.h"
+
+struct dump;
 struct spool;
 struct uploader;
 
@@ -39,5 +41,17 @@ void uploader__kick(struct uploader *u);
  * stops the thread (aborting a request in flight) and frees everything. */
 void uploader__stop(struct uploader *u, uint64_t deadline_ns);
 void uploader__stats(struct uploader *u, struct uploader_stats *out);
+
+/* For sink_opts.should_abort with abort_ctx = the uploader: 1 once a stop
+ * was requested and its deadline has passed, so a hanging request ends.
+ * Thread-safe. */
+int uploader__should_abort(void *u);
+
+/* Test seam: when fn is set it is called instead of sink__send (and counts
+ * as a sink, so the thread sends without uploader__set_sink). NULL restores
+ * the sink. Thread-safe. */
+typedef enum sink_result (*uploader_send_fn)(void *ctx, const struct dump *d, const void *gz,
+					     size_t len, char *msg, size_t msglen);
+void uploader__set_send_fn(struct uploader *u, uploader_send_fn fn, void *ctx);
 
 #endif
