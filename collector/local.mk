@@ -54,4 +54,4 @@ dist_man_MANS += doc/smolder.8
 
 # The default configuration (installed by the packaging, which must not
 # overwrite an operator's edited copy).
-EXTRA_DIST += packaging/smolder.conf
+EXTRA_DIST += packaging/smolder.conf packaging/smolder.service
