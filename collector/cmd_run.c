@@ -481,7 +481,8 @@ static int start(struct run_state *r)
 	rc = spool__open(&spo, &r->spool);
 	if (rc < 0) {
 		log__error("spool_dir %s: %s%s", r->conf.spool_dir, strerror(-rc),
-			   rc == -EPERM ? " (it must be a directory of ours, not writable by others)" : "");
+			   rc == -EPERM ? " (it must be a directory of ours, not writable by others)" :
+			   rc == -EBUSY ? " (another smolder run is using this spool)" : "");
 		return rc;
 	}
 

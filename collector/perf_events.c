@@ -461,17 +461,31 @@ size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	enum perf_unwind_mode m = PERF_MODE_FRAME_POINTER;
 	int with_kernel;
-	uint64_t bytes, want;
+	uint64_t bytes, want, span_ms;
 	size_t pages = 1;
 
 	if (perf_events__resolve_mode(f, o, &m, &with_kernel))
 		m = PERF_MODE_FRAME_POINTER;
-	/* Every factor is bounded (stack <= 65528 + 600, freq <= 1e5,
-	 * interval <= 6e4 ms): the product fits in 64 bits. */
-	bytes = sample_bytes(o, m) * (uint64_t)o->freq_hz * (uint64_t)o->poll_interval_ms / 1000 * 2;
+	/* Hold PERF_RING_SECONDS of samples, not just one poll interval: the
+	 * reader stalls for longer than a poll when it loads a binary's symbols
+	 * and CFI for the first time (hundreds of ms for a large DWARF file),
+	 * and whatever does not fit then is lost. Every factor is bounded
+	 * (stack <= 65528 + 600, freq <= 1e5, interval <= 6e4 ms): the product
+	 * fits in 64 bits. */
+	span_ms = (uint64_t)o->poll_interval_ms * 2;
+	if (span_ms < PERF_RING_SECONDS * 1000)
+		span_ms = PERF_RING_SECONDS * 1000;
+	bytes = sample_bytes(o, m) * (uint64_t)o->freq_hz * span_ms / 1000;
 	want = (bytes + page - 1) / page;
 	while (pages < want && pages < PERF_MAX_RING_PAGES)
 		pages *= 2;
+	/* ...but pinned kernel memory for all CPUs together stays bounded */
+	if (f->ncpus > 0) {
+		uint64_t cap = PERF_MAX_RING_TOTAL / page / (uint64_t)f->ncpus;
+
+		while (pages > 1 && pages > cap)
+			pages /= 2;
+	}
 	if (pages < PERF_MIN_RING_PAGES)
 		pages = PERF_MIN_RING_PAGES;
 	if (!perf_features__mlock_unlimited(f) && f->mlock_kb_known) {

@@ -92,6 +92,9 @@ enum perf_event_kind {
 #define PERF_DEFAULT_POLL_MS 100
 #define PERF_MIN_RING_PAGES 8u
 #define PERF_MAX_RING_PAGES 8192u
+/* Seconds of samples a ring holds, and the cap on all rings' bytes together. */
+#define PERF_RING_SECONDS 1u
+#define PERF_MAX_RING_TOTAL (64ull << 20)
 
 struct perf_sampling_opts {
 	enum perf_event_kind event;
@@ -110,9 +113,10 @@ void perf_sampling_opts__init(struct perf_sampling_opts *o);
 int perf_events__resolve_mode(const struct perf_features *f, const struct perf_sampling_opts *o,
 			      enum perf_unwind_mode *mode, int *with_kernel);
 
-/* Data pages per CPU ring: a power of two holding one poll interval of
- * samples twice over, at least PERF_MIN_RING_PAGES, at most
- * PERF_MAX_RING_PAGES, and when mlock limits apply at most what
+/* Data pages per CPU ring: a power of two holding PERF_RING_SECONDS of
+ * samples (or two poll intervals, if longer), at least PERF_MIN_RING_PAGES,
+ * at most PERF_MAX_RING_PAGES and PERF_MAX_RING_TOTAL over all CPUs, and
+ * when mlock limits apply at most what
  * perf_event_mlock_kb allows per CPU (the kernel scales that sysctl by the
  * number of online CPUs, and counts the metadata page). */
 size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_sampling_opts *o);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -36,7 +37,6 @@
 /* A temp file younger than this may belong to a live writer (another
  * process, e.g. `smolder upload` opening the spool of a running daemon):
  * only older ones are crash leftovers. */
-#define STALE_TMP_NS (60ull * 1000000000ull)
 
 struct spool {
 	pthread_mutex_t lock; /* serialises directory changes and the counters */
@@ -217,7 +217,8 @@ static void free_entries(struct entry *e, size_t n)
 }
 
 /* Lists the dumps (sorted) with their sizes; with remove_tmp also removes
- * temp files older than STALE_TMP_NS. Caller holds the lock (or is open). */
+ * temp files (leftovers of a crash: the spool is locked by its one writer).
+ * Caller holds the lock (or is open). */
 static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tmp)
 {
 	struct entry *e = NULL;
@@ -225,7 +226,6 @@ static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tm
 	struct dirent *de;
 	DIR *d;
 	int fd, err = 0;
-	uint64_t now = time__real_ns();
 
 	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -250,8 +250,7 @@ static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tm
 		if (de->d_name[0] == '.') {
 			if (remove_tmp && is_stale_tmp(de->d_name) &&
 			    fstatat(s->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    !S_ISDIR(st.st_mode) &&
-			    (uint64_t)st.st_mtime * 1000000000ull + STALE_TMP_NS < now)
+			    !S_ISDIR(st.st_mode))
 				unlinkat(s->dirfd, de->d_name, 0);
 			continue;
 		}
@@ -339,6 +338,12 @@ int spool__open(const struct spool_opts *o, struct spool **out)
 	s->dirfd = open_dir_at(AT_FDCWD, s->path);
 	if (s->dirfd < 0) {
 		err = s->dirfd;
+		goto out_free;
+	}
+	/* One writer per spool: with the directory locked for our lifetime,
+	 * every temp file found is a crash's leftover, whatever its age. */
+	if (flock(s->dirfd, LOCK_EX | LOCK_NB) < 0) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		goto out_free;
 	}
 	if (mkdirat(s->dirfd, REJECTED, 0700) < 0 && errno != EEXIST) {

@@ -22,9 +22,10 @@ struct spool_opts {
 
 /* Opens (creating) the directory and its rejected/ subdirectory, mode 0700,
  * refusing a directory that is a symlink (-ELOOP) or not owned by us or
- * writable by group/others (-EPERM). Removes temp files a crash left behind
- * (".NAME.tmp.*" older than a minute: younger ones may belong to a live
- * writer in another process). Returns 0, or -errno (the CLI says which path). */
+ * writable by group/others (-EPERM). The directory is locked (flock) while
+ * open: a second writer gets -EBUSY, so the temp files a crash left behind
+ * (".NAME.tmp.*") are known to be stale and removed. Returns 0, or -errno
+ * (the CLI says which path). */
 int spool__open(const struct spool_opts *o, struct spool **out);
 void spool__close(struct spool *s);
 int spool__dirfd(const struct spool *s);

@@ -90,11 +90,24 @@ INTEGRATION_TESTS = \
 	tests/integration/stripped.sh \
 	tests/integration/syscalls.sh \
 	tests/integration/vdso.sh \
-	tests/integration/perf_compare.sh
+	tests/integration/perf_compare.sh \
+	tests/integration/service_basic.sh \
+	tests/integration/service_notify.sh \
+	tests/integration/service_refuse.sh \
+	tests/integration/service_retry.sh \
+	tests/integration/service_hang.sh \
+	tests/integration/service_crash.sh \
+	tests/integration/service_spool_limit.sh \
+	tests/integration/service_reload.sh \
+	tests/integration/upload_pyroscope.sh \
+	tests/integration/upload_files.sh
 
 TESTS += $(INTEGRATION_TESTS)
 # Dumps the tests keep next to their logs for post-mortems.
 CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/lib.sh \
-	tests/integration/dumpcheck.py
+	tests/integration/dumpcheck.py \
+	tests/integration/service_lib.sh \
+	tests/integration/receiver.py \
+	tests/integration/notify_listener.py

@@ -391,14 +391,22 @@ Test(perf_events, ring_pages)
 	f.cap_eff = 1ull << PERF_CAP_IPC_LOCK;
 	p = perf_events__ring_pages(&f, &o);
 	cr_assert(is_pow2(p));
-	/* (16384 + 600) * 99 Hz * 0.1 s * 2 = ~336 KB. */
-	cr_assert_geq((long)p * page, 336000);
-	cr_assert_leq((long)p * page, 2 * 336000 + page);
-	o.freq_hz = 5;
+	/* one second of samples: (16384 + 600) * 99 Hz * 1 s = ~1.68 MB */
+	cr_assert_geq((long)p * page, 1680000);
+	cr_assert_leq((long)p * page, 2 * 1680000 + page);
+	o.freq_hz = 1;
+	o.stack_size = 8;
 	cr_assert_eq(perf_events__ring_pages(&f, &o), PERF_MIN_RING_PAGES);
 	o.freq_hz = 100000;
 	o.stack_size = 65528;
+	f.ncpus = 1;
 	cr_assert_eq(perf_events__ring_pages(&f, &o), PERF_MAX_RING_PAGES);
+	/* many CPUs: all rings together stay within PERF_MAX_RING_TOTAL */
+	f.ncpus = 64;
+	p = perf_events__ring_pages(&f, &o);
+	cr_assert(is_pow2(p));
+	cr_assert_leq((uint64_t)p * (uint64_t)page * 64, PERF_MAX_RING_TOTAL);
+	f.ncpus = 1;
 
 	/* Unprivileged: the mlock budget per CPU (516 KiB, meta page included). */
 	f.cap_eff = 0;

@@ -260,29 +260,41 @@ Test(spool, list_skips_everything_but_dumps)
 Test(spool, open_removes_stale_temp_files)
 {
 	char p[512], q[512];
-	struct timeval old[2];
 	struct spool *s = open_spool("sp", 0, 0);
 	int fd;
 
 	spool__close(s);
-	/* Left by a crash two minutes ago. */
+	/* Left by a kill -9 in the middle of a write, a moment ago: the spool
+	 * has one writer (it is locked while open), so any temp file is stale. */
 	path_of(p, sizeof(p), "sp/.00000000000000000001-host.json.gz.tmp.0123456789ab");
 	fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	cr_assert_eq(write(fd, "partial", 7), 7);
 	close(fd);
-	gettimeofday(&old[0], NULL);
-	old[0].tv_sec -= 120;
-	old[1] = old[0];
-	cr_assert_eq(utimes(p, old), 0);
-	/* Being written right now by another process: left alone. */
-	path_of(q, sizeof(q), "sp/.00000000000000000002-host.json.gz.tmp.fedcba987654");
+	/* a dot file that is not a temp file of ours stays */
+	path_of(q, sizeof(q), "sp/.keep");
 	fd = open(q, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	close(fd);
 
 	s = open_spool("sp", 0, 0);
 	cr_assert_eq(access(p, F_OK), -1, "stale temp file survived");
-	cr_assert_eq(access(q, F_OK), 0, "a live temp file was removed");
+	cr_assert_eq(access(q, F_OK), 0, "an unrelated dot file was removed");
 	spool__close(s);
+}
+
+Test(spool, one_writer_at_a_time)
+{
+	struct spool *s = open_spool("sp", 0, 0), *t = NULL;
+	struct spool_opts o;
+	char dir[512];
+
+	path_of(dir, sizeof(dir), "sp");
+	memset(&o, 0, sizeof(o));
+	o.dir = dir;
+	cr_assert_eq(spool__open(&o, &t), -EBUSY, "a second writer opened a locked spool");
+	cr_assert_null(t);
+	spool__close(s);
+	cr_assert_eq(spool__open(&o, &t), 0, "the lock is released at close");
+	spool__close(t);
 }
 
 Test(spool, size_bound_drops_oldest_and_counts)
