@@ -7,5 +7,6 @@ int cmd_record(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

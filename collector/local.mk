@@ -22,7 +22,8 @@ smolder_SOURCES = \
 	collector/daemon.c collector/daemon.h \
 	collector/cli_export.c collector/cli_export.h \
 	collector/cli_common.c collector/cli_common.h \
-	collector/cmd_upload.c
+	collector/cmd_upload.c \
+	collector/cmd_report.c
 smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)
 smolder_LDADD = export/libexport.a collector/libcollector.a symbolize/libsymbolize.a \
 	unwind/libunwind.a common/libcommon.a $(EXPORT_LIBS) $(DW_LIBS)

@@ -21,6 +21,7 @@ static void usage(FILE *f)
 		"  record   profile the whole machine, some processes, or a command\n"
 		"  run      the always-on service: windows of profiles to a collector or spool\n"
 		"  upload   send dumps (or the spool) to the collector\n"
+		"  report   merge dumps into a flame graph, pprof, collapsed stacks or a table\n"
 		"  probe    show what this host supports and the mode smolder will use\n"
 		"\n"
 		"Run 'smolder COMMAND --help' for the options of a command,\n"
@@ -66,6 +67,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "upload") == 0)
 		return cmd_upload(argc - 1, argv + 1);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(cmd, "probe") == 0)
 		return cmd_probe(argc - 1, argv + 1);
 	log__error("unknown command '%s' (try 'smolder --help')", cmd);

@@ -262,7 +262,8 @@ static json_t *build_stats(const struct profile_stats *s)
 	if (set(o, "processes", jint(s->processes)) < 0 ||
 	    set(o, "binaries", jint(s->binaries)) < 0 ||
 	    set(o, "agent_cpu_ns", jint(s->agent_cpu_ns)) < 0 ||
-	    set(o, "agent_rss_bytes", jint(s->agent_rss_bytes)) < 0)
+	    set(o, "agent_rss_bytes", jint(s->agent_rss_bytes)) < 0 ||
+	    set(o, "spool_dropped", jint(s->spool_dropped)) < 0)
 		goto out_nomem;
 	return o;
 

@@ -14,7 +14,11 @@ export_libexport_a_SOURCES = \
 	export/http_sink.c export/http_sink.h \
 	export/pyroscope.c export/pyroscope.h \
 	export/spool.c export/spool.h \
-	export/uploader.c export/uploader.h
+	export/uploader.c export/uploader.h \
+	export/dump_merge.c export/dump_merge.h \
+	export/protobuf.c export/protobuf.h \
+	export/pprof.c export/pprof.h \
+	export/flamegraph.c export/flamegraph.h
 
 EXPORT_LIBS = $(JANSSON_LIBS) $(CURL_LIBS) $(ZLIB_LIBS) -lpthread
 
@@ -37,6 +41,23 @@ tests_unit_test_sink_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) 
 	-DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_sink_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_sink_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
+	$(EXPORT_LIBS) $(CRITERION_LIBS)
+
+# report: merging dumps, pprof, top/diff
+check_PROGRAMS += tests/unit/test_report tests/unit/test_flamegraph
+TESTS += tests/unit/test_report tests/unit/test_flamegraph
+tests_unit_test_report_SOURCES = tests/unit/test_report.c
+tests_unit_test_report_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CRITERION_CFLAGS) \
+	-DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_report_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_report_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
+	$(EXPORT_LIBS) $(CRITERION_LIBS)
+# the SVG flame graph
+tests_unit_test_flamegraph_SOURCES = tests/unit/test_flamegraph.c
+tests_unit_test_flamegraph_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CRITERION_CFLAGS) \
+	-DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_flamegraph_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_flamegraph_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
 	$(EXPORT_LIBS) $(CRITERION_LIBS)
 
 # spool, dump reading/validation, uploader thread

@@ -1,0 +1,3 @@
+/* placeholder: being written */
+#include "config.h"
+extern int placeholder_export_flamegraph_c;

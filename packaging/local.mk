@@ -1,0 +1,1 @@
+# Packaging: systemd unit, SysV init script, RPM spec, default configuration.

@@ -1,0 +1,1 @@
+# Old-kernel emulation: an LD_PRELOAD shim and the kernel matrix (issue 4).

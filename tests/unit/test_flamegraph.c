@@ -1,0 +1,2 @@
+#include <criterion/criterion.h>
+Test(placeholder, test_flamegraph) { cr_assert(1); }
