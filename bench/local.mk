@@ -1,0 +1,1 @@
+# `make bench`: smolder against perf on the same workloads (issue 5).
