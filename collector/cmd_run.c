@@ -19,6 +19,7 @@
 #include "collector/cli_export.h"
 #include "collector/conf.h"
 #include "collector/daemon.h"
+#include "collector/privileges.h"
 #include "collector/profile.h"
 #include "collector/sampler.h"
 #include "common/log.h"
@@ -498,6 +499,13 @@ static int start(struct run_state *r)
 		cli__report_open_error(&serr, 1, r->conf.event);
 		return rc;
 	}
+
+	/* The events are open: keep only what reading /proc, binaries and
+	 * kallsyms needs, before any other thread exists (capabilities are per
+	 * thread; the uploader inherits the reduced set). */
+	rc = privileges__drop_except(privileges__daemon_keep());
+	if (rc < 0)
+		log__warn("could not drop capabilities: %s", strerror(-rc));
 
 	memset(&uo, 0, sizeof(uo));
 	uo.spool = r->spool;

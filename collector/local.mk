@@ -22,6 +22,7 @@ smolder_SOURCES = \
 	collector/daemon.c collector/daemon.h \
 	collector/cli_export.c collector/cli_export.h \
 	collector/cli_common.c collector/cli_common.h \
+	collector/privileges.c collector/privileges.h \
 	collector/cmd_upload.c \
 	collector/cmd_report.c
 smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)

@@ -1,0 +1,27 @@
+/* Least privilege for the daemon: once the perf events are open, the agent
+ * keeps only the capabilities it still uses, so that a compromise through
+ * the input it parses (other users' binaries, /proc, collector answers)
+ * cannot use the rest. */
+#ifndef SMOLDER_COLLECTOR_PRIVILEGES_H
+#define SMOLDER_COLLECTOR_PRIVILEGES_H
+#include <stdint.h>
+
+#define PRIV_BIT(cap) ((uint64_t)1 << (cap))
+
+/* What the sampling daemon still needs after start-up: reading every
+ * process's /proc/PID/{maps,root,map_files} (CAP_SYS_PTRACE), other users'
+ * binaries and perf maps (CAP_DAC_READ_SEARCH), and /proc/kallsyms addresses
+ * when kptr_restrict is 1 (CAP_SYSLOG). */
+uint64_t privileges__daemon_keep(void);
+
+/* Reduces the calling thread's effective, permitted and inheritable sets to
+ * (current & keep), drops every other capability from the bounding set when
+ * allowed (CAP_SETPCAP), and sets no_new_privs. Threads created afterwards
+ * inherit the reduced sets: call it before starting them. Returns 0 or
+ * -errno (capset failed; nothing is guaranteed then). */
+int privileges__drop_except(uint64_t keep);
+
+/* The calling thread's effective set (0 when unknown). */
+uint64_t privileges__effective(void);
+
+#endif
