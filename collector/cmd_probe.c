@@ -162,7 +162,7 @@ static void print_features(const struct perf_features *f)
 	feature_line("PERF_FLAG_FD_CLOEXEC", &f->cloexec, NULL,
 		     "kernel < 3.14; using fcntl(FD_CLOEXEC) after open");
 	feature_line("sample_id_all", &f->sample_id_all, "side-band records carry time/cpu",
-		     "side-band records cannot be time-ordered");
+		     "kernel < 2.6.38; side-band records keep their ring's order only");
 	feature_line("REGS_USER/STACK_USER", &f->regs_stack_user,
 		     "user registers and stack copies (DWARF unwinding)",
 		     "kernel < 3.7 or arch without user stack dumps");
@@ -171,7 +171,7 @@ static void print_features(const struct perf_features *f)
 	feature_line("MMAP2", &f->mmap2, "mappings carry device/inode",
 		     "kernel < 3.16; plain MMAP records + /proc/PID/maps");
 	feature_line("comm_exec", &f->comm_exec, "exec is flagged in COMM records",
-		     "kernel < 3.16; exec detected from MMAP of a new executable");
+		     "kernel < 3.16; exec inferred from /proc/PID/exe on a main thread's COMM");
 	feature_line("use_clockid (MONOTONIC)", &f->clockid,
 		     "sample times comparable with clock_gettime",
 		     "kernel < 4.1; perf clock timestamps");

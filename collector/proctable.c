@@ -346,12 +346,43 @@ int proctable__mmap(struct proctable *pt, int pid, uint64_t start, uint64_t len,
 	return add_mapping(pt, p, start, start + len, pgoff, dev, ino, path, plen);
 }
 
+/* Kernels before 3.16 (no comm_exec) do not flag the COMM that execve sends,
+ * so a main thread's COMM is an exec or a prctl(PR_SET_NAME) rename. An exec
+ * changes /proc/PID/exe: one readlink per main-thread COMM, on those kernels
+ * only, and COMMs are rare (exec and renames, not samples). When the link
+ * cannot be read (the process already exited, or is not ours to inspect),
+ * a new name is taken for an exec: execve names the process after the file,
+ * renames of short-lived processes are rare, and a missed exec would leave
+ * the new image under the old exe. *link gets the current exe's id (0 when
+ * unreadable); returns whether to treat the COMM as an exec. */
+static int guess_exec(struct proctable *pt, const struct process *p, uint32_t comm_id,
+		      uint32_t *link)
+{
+	static const char del[] = " (deleted)";
+	char path[64], buf[4096];
+	ssize_t n;
+
+	*link = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		if ((size_t)n > sizeof(del) - 1 &&
+		    memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
+			n -= (ssize_t)(sizeof(del) - 1);
+		*link = intern(pt, buf, (size_t)n);
+	}
+	if (*link && p->exe)
+		return *link != p->exe;
+	return comm_id != p->comm;
+}
+
 int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, int is_exec)
 {
 	struct process *p;
+	uint32_t comm_id, link = 0;
 
 	/* thread names do not rename the process */
-	if (pid != tid && !is_exec)
+	if (pid != tid && is_exec <= 0)
 		return 0;
 	p = proctable__find(pt, pid);
 	if (!p) {
@@ -359,12 +390,32 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		if (!p)
 			return -ENOMEM;
 	}
-	p->comm = intern(pt, comm, strlen(comm));
+	comm_id = intern(pt, comm, strlen(comm));
+	if (is_exec < 0) {
+		is_exec = guess_exec(pt, p, comm_id, &link);
+		/* Kernels without comm_exec often lack sample_id_all too: COMM
+		 * records then carry no time, and two execs in a row on two CPUs
+		 * (execve may migrate) can arrive in either order. While the
+		 * process lives, /proc holds the name that counts from now on. */
+		if (link) {
+			char buf[64];
+			ssize_t n = read_proc_file(pid, "comm", buf, sizeof(buf));
+
+			if (n > 0 && buf[n - 1] == '\n')
+				buf[--n] = '\0';
+			if (n > 0)
+				comm_id = intern(pt, buf, (size_t)n);
+		}
+	}
+	p->comm = comm_id;
 	if (is_exec) {
-		/* exec replaces the address space; mappings of the new image follow */
+		/* exec replaces the address space; mappings of the new image follow,
+		 * the first executable file among them is the new exe. Until it
+		 * is seen, the exe /proc showed (if any) stands in: several execs
+		 * may lie between this record and the readlink. */
 		p->nmaps = 0;
 		p->exe_pending = 1;
-		p->exe = 0;
+		p->exe = link;
 		perfmap__delete(p->jit);
 		p->jit = NULL;
 		p->jit_tried = 0;

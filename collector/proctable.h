@@ -53,7 +53,10 @@ struct process *proctable__find(struct proctable *pt, int pid);
  * when /proc has nothing, so that later records can fill it). NULL on ENOMEM. */
 struct process *proctable__get(struct proctable *pt, int pid);
 
-/* Side-band records. `exec`: the mapping is executable. */
+/* Side-band records. `exec`: the mapping is executable. is_exec of a COMM:
+ * 1 exec, 0 rename, -1 unknown (the kernel lacks comm_exec, before 3.16):
+ * then a main thread's COMM is taken for an exec when /proc/PID/exe changed
+ * (or, the process being gone, when the name changed). */
 int proctable__mmap(struct proctable *pt, int pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		    uint64_t dev, uint64_t ino, const char *path, int exec);
 int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, int is_exec);

@@ -190,19 +190,41 @@ static size_t unwind_user(struct sampler *s, const struct perf_sample *smp, enum
 	return nuf;
 }
 
-/* Frame-pointer mode: the kernel walked the user stack; we only map pcs. */
+/* Frame-pointer mode: the kernel walked the user stack by frame pointers;
+ * user[0] is the sampled ip, the others are return addresses (looked up at
+ * pc - 1: the call may be a function's last instruction). Through code built
+ * without frame pointers the walk follows whatever %rbp holds, so a return
+ * address in no executable mapping ends the stack there (counted as bad_pc)
+ * instead of adding [unknown] roots. An ip in no mapping is UNWIND_NO_MAP:
+ * the caller re-reads /proc/PID/maps, as in DWARF mode. */
 static size_t user_from_callchain(struct sampler *s, const struct callchain_parts *cc,
 				  enum unwind_stop *why)
 {
 	size_t i, nuf = 0;
 
 	*why = UNWIND_COMPLETE;
-	for (i = 0; i < cc->user_nr && nuf < s->opts.max_frames; i++) {
-		struct unwind_frame *f = &s->uframes[nuf++];
+	for (i = 0; i < cc->user_nr; i++) {
+		struct unwind_frame *f;
 		uint64_t pc = cc->user[i];
 		uint64_t lookup = i ? pc - 1 : pc;
-		struct proc_map *m = process__find_map(s->procs, s->cur, lookup);
+		struct proc_map *m;
 
+		if (nuf == s->opts.max_frames) {
+			*why = UNWIND_DEPTH;
+			break;
+		}
+		if (pc == 0 || (i > 0 && pc < 4096)) {
+			*why = UNWIND_BAD_PC;
+			break;
+		}
+		m = process__find_map(s->procs, s->cur, lookup);
+		if (!m && i > 0) {
+			*why = UNWIND_BAD_PC;
+			break;
+		}
+		if (!m)
+			*why = UNWIND_NO_MAP;
+		f = &s->uframes[nuf++];
 		f->pc = pc;
 		f->owner = m && m->bin ? m : NULL;
 		f->vaddr = f->owner ? lookup - m->bias : 0;
@@ -214,8 +236,6 @@ static size_t user_from_callchain(struct sampler *s, const struct callchain_part
 				cfi__func_start(c, f->vaddr, &f->func_start);
 		}
 	}
-	if (nuf == s->opts.max_frames)
-		*why = UNWIND_DEPTH;
 	return nuf;
 }
 
@@ -262,6 +282,10 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 				nuf = unwind_user(s, &smp, &why);
 		} else {
 			nuf = user_from_callchain(s, &cc, &why);
+			/* as above: a pc in no known mapping, look at /proc once */
+			if (why == UNWIND_NO_MAP &&
+			    proctable__reread_maps(s->procs, p, time__mono_ns(), MAPS_REREAD_INTERVAL_NS))
+				nuf = user_from_callchain(s, &cc, &why);
 		}
 		count_stop(st, why);
 	} else {
@@ -315,8 +339,11 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 	case PERF_RECORD_COMM: {
 		struct record_comm c;
 
+		/* Before comm_exec (3.16) misc bit 13 of a COMM means nothing, and
+		 * exec must be inferred: the process table guesses (-1). */
 		if (record__parse_comm(&s->layout, h, &c) == 0)
-			proctable__comm(s->procs, (int)c.pid, (int)c.tid, c.comm, c.exec);
+			proctable__comm(s->procs, (int)c.pid, (int)c.tid, c.comm,
+					s->features.comm_exec.ok ? c.exec : -1);
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -325,10 +352,22 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 
 		if (record__parse_task(&s->layout, h, &t) < 0)
 			break;
-		if (t.is_exit)
+		if (t.is_exit) {
 			proctable__exit(s->procs, (int)t.pid, (int)t.tid, t.time ? t.time : s->last_time);
-		else
-			proctable__fork(s->procs, (int)t.pid, (int)t.ppid, (int)t.tid, (int)t.ptid);
+			break;
+		}
+		/* Without sample_id_all (before 2.6.38) the child's COMM and MMAPs
+		 * carry no time and may be ordered before its (timed) FORK from
+		 * another CPU's ring: a live entry for the child is then that
+		 * same child, not a reused pid, and must not be replaced by a
+		 * copy of the parent (pid reuse comes after an EXIT). */
+		if (!s->layout.sample_id_all && t.pid != t.ppid) {
+			struct process *child = proctable__find(s->procs, (int)t.pid);
+
+			if (child && !child->exited_ns)
+				break;
+		}
+		proctable__fork(s->procs, (int)t.pid, (int)t.ppid, (int)t.tid, (int)t.ptid);
 		break;
 	}
 	case PERF_RECORD_LOST: {
