@@ -391,6 +391,34 @@ static int check_pids(const struct record_args *a)
 	return 0;
 }
 
+/* Fails before sampling, not after, when the output cannot be written. */
+static int check_output(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			log__error("-o %s: is a directory (give a file name)", path);
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode))
+			return 0; /* a device or FIFO: written in place */
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK) < 0) {
+		log__error("-o %s: cannot write in directory %s: %s", path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a;
@@ -408,18 +436,8 @@ int cmd_record(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	if (a.so.npids && check_pids(&a) < 0)
 		return 1;
-	if (a.output) {
-		/* fail before sampling, not after, when the output cannot be written */
-		char dir[4096];
-		const char *slash = strrchr(a.output, '/');
-
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - a.output) : 1,
-			 slash ? (slash == a.output ? "/" : a.output) : ".");
-		if (access(dir, W_OK) < 0) {
-			log__error("-o %s: directory '%s' is not writable: %s", a.output, dir, strerror(errno));
-			return 1;
-		}
-	}
+	if (a.output && check_output(a.output) < 0)
+		return 1;
 	uname(&u);
 
 	memset(&sa, 0, sizeof(sa));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/hash.h"
@@ -138,11 +139,42 @@ static void tmp_abort(struct tmpfile *t)
 	unlink(t->path);
 }
 
+/* -o /dev/null, /dev/stdout, a FIFO, a terminal: written in place.
+ * Renaming a temp file over them would put a regular file where the device
+ * was (as root, /dev/null itself). Returns 1 when path is such a target (and
+ * fills *fd), 0 for a regular file or no file (the atomic path), or -errno
+ * (-EISDIR for a directory). */
+static int open_special(const char *path, int *fd)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	*fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	return 1;
+}
+
 int atomic_file__write(const char *path, const void *buf, size_t len, mode_t mode)
 {
-	struct tmpfile *t = malloc(sizeof(*t));
-	int err;
+	struct tmpfile *t;
+	int err, fd;
 
+	err = open_special(path, &fd);
+	if (err < 0)
+		return err;
+	if (err == 1) {
+		err = write_all(fd, buf, len);
+		if (close(fd) < 0 && !err)
+			err = -errno;
+		return err;
+	}
+	t = malloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	err = tmp_create(t, path, mode);
@@ -161,10 +193,26 @@ out_free:
 
 int atomic_file__write_with(const char *path, mode_t mode, atomic_file_fn fn, void *ctx)
 {
-	struct tmpfile *t = malloc(sizeof(*t));
+	struct tmpfile *t;
 	FILE *f;
 	int err, fd2;
 
+	err = open_special(path, &fd2);
+	if (err < 0)
+		return err;
+	if (err == 1) {
+		f = fdopen(fd2, "w");
+		if (!f) {
+			err = -errno;
+			close(fd2);
+			return err;
+		}
+		err = fn(ctx, f);
+		if (fclose(f) != 0 && !err)
+			err = errno ? -errno : -EIO;
+		return err > 0 ? -EIO : err;
+	}
+	t = malloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	err = tmp_create(t, path, mode);

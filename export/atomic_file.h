@@ -11,7 +11,10 @@
  * '.' and may remove stale ones. */
 #define ATOMIC_FILE_TMP_INFIX ".tmp."
 
-/* Replaces path with buf[0..len) atomically. The temp file is created with
+/* Replaces path with buf[0..len) atomically. When path is a device, a FIFO
+ * or a socket (-o /dev/null, /dev/stdout, a pipe), it is written in place
+ * instead: renaming over it would replace the device with a regular file. A
+ * directory is -EISDIR. Otherwise the temp file is created with
  * O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC and mode (umask applies, as for any
  * file creation), written fully (EINTR and short writes retried), fsync'd,
  * renamed over path, and the directory fsync'd so the rename is durable.
