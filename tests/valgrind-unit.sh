@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs every Criterion unit test binary of a build under valgrind memcheck
+# (children traced: Criterion runs each test in a forked process), two at a
+# time. Fails on any memcheck error or definite leak. Usage: valgrind-unit.sh BUILDDIR
+set -u
+build=${1:?usage: valgrind-unit.sh BUILDDIR}
+command -v valgrind >/dev/null 2>&1 || { echo "valgrind not installed"; exit 1; }
+logs=$(mktemp -d "${TMPDIR:-/tmp}/smolder-vg.XXXXXX")
+ls "$build"/tests/unit/test_* 2>/dev/null | grep -v '\.' | while read -r t; do
+	[ -x "$t" ] && echo "$t"
+done >"$logs/list"
+[ -s "$logs/list" ] || { echo "no unit test binaries under $build/tests/unit"; exit 1; }
+# shellcheck disable=SC2016
+xargs -P 2 -I{} sh -c '
+	t={}; name=$(basename "$t"); log='"$logs"'/$name.log
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--trace-children=yes "$t" >"$log" 2>&1
+	rc=$?
+	echo "valgrind $name: exit $rc, $(tail -n 1 "$log")"
+	[ $rc -eq 0 ] || { cat "$log"; exit 255; }
+' <"$logs/list"
+rc=$?
+rm -rf "$logs"
+[ $rc -eq 0 ] && echo "valgrind: every unit test clean"
+exit $rc
