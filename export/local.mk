@@ -22,7 +22,7 @@ export_libexport_a_SOURCES = \
 
 EXPORT_LIBS = $(JANSSON_LIBS) $(CURL_LIBS) $(ZLIB_LIBS) -lpthread
 
-dist_doc_DATA += doc/format.md doc/smolder.profile.v1.schema.json
+dist_doc_DATA += doc/format.md doc/smolder.profile.v1.schema.json doc/flamegraph.md
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_export tests/unit/test_sink tests/unit/test_spool

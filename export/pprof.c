@@ -1,3 +1,550 @@
-/* placeholder: being written */
+/* profile.proto encoder: frames -> functions, locations (with inlining),
+ * mappings; see pprof.h for how collapsed frames map onto pprof. */
 #include "config.h"
-extern int placeholder_export_pprof_c;
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/profile.h"
+#include "common/hash.h"
+#include "common/strtab.h"
+#include "common/u64map.h"
+#include "export/gzip.h"
+#include "export/pprof.h"
+#include "export/protobuf.h"
+
+/* profile.proto field numbers. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+};
+enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2 };
+enum { MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7 };
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4 };
+enum { LINE_FUNCTION_ID = 1 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
+
+#define INLINED_BIT (1ull << 63)
+/* The mapping sid is the NAME of a "[NAME]" frame. */
+#define BRACKET_BIT (1ull << 62)
+#define FLAG_BITS (INLINED_BIT | BRACKET_BIT)
+#define KERNEL_MAPPING "[kernel.kallsyms]"
+#define JIT_MAPPING "[jit]"
+#define UNKNOWN_NAME "[unknown]"
+#define NO_STACK_NAME "[no stack]"
+
+/* Distinct locations: (mapping id, function ids leaf-most first) sequences
+ * in an arena, found through an open-addressing index. */
+struct loc {
+	size_t off;   /* into arena: mapping id, then n - 1 function ids */
+	uint32_t n;
+	uint32_t hash32;
+};
+
+struct enc {
+	const struct profile *p;
+	const struct strtab *names;
+	struct strtab *strs;        /* pprof string table: index = id, 0 = "" */
+	struct u64map *frame_info;  /* frame id -> fn sid | map sid << 32 | INLINED_BIT */
+	struct u64map *mapping_ids; /* mapping filename sid -> mapping id */
+	uint32_t *mapping_files;    /* mapping id - 1 -> filename sid */
+	size_t nmappings, mappings_cap;
+	struct u64map *functions;   /* fn sid (= function id) -> 1 */
+	uint32_t *arena;
+	size_t arena_len, arena_cap;
+	struct loc *locs;
+	size_t nlocs, locs_cap;
+	uint32_t *loc_index;        /* location id (index + 1), 0 = empty */
+	size_t loc_index_cap;
+	uint32_t *key;              /* scratch: one location's key */
+	size_t key_cap;
+	uint64_t *loc_ids;          /* scratch: one sample's location ids */
+	size_t loc_ids_cap;
+
+	/* Current group. */
+	uint32_t exe_map;           /* mapping id of the group's exe */
+	uint32_t exe_base_sid;      /* sid of the exe's file name, 0 if none */
+	struct protobuf labels;     /* the group's encoded Label fields */
+
+	uint64_t period;
+	struct protobuf out, msg, sub;
+	int err;
+};
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static int sid_n(struct enc *e, const char *s, size_t len, uint32_t *id)
+{
+	return strtab__intern(e->strs, s, len, id);
+}
+
+static int sid(struct enc *e, const char *s, uint32_t *id)
+{
+	return strtab__intern_cstr(e->strs, s, id);
+}
+
+static int mapping_of(struct enc *e, uint32_t file_sid, uint32_t *id)
+{
+	uint64_t v;
+
+	if (u64map__get(e->mapping_ids, file_sid, &v)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	if (grow((void **)&e->mapping_files, &e->mappings_cap, e->nmappings + 1,
+		 sizeof(*e->mapping_files)) < 0)
+		return -ENOMEM;
+	if (u64map__put(e->mapping_ids, file_sid, e->nmappings + 1) < 0)
+		return -ENOMEM;
+	e->mapping_files[e->nmappings++] = file_sid;
+	*id = (uint32_t)e->nmappings;
+	return 0;
+}
+
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t l = strlen(suffix);
+
+	return len >= l && memcmp(s + len - l, suffix, l) == 0;
+}
+
+/* "MODULE+0xHEX": the length of MODULE, or 0. */
+static size_t module_prefix(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = len; i > 3; i--) {
+		if (s[i - 1] == 'x' && s[i - 2] == '0' && s[i - 3] == '+') {
+			size_t j;
+
+			if (i == len || i - 3 == 0)
+				return 0;
+			for (j = i; j < len; j++)
+				if (!((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f') ||
+				      (s[j] >= 'A' && s[j] <= 'F')))
+					return 0;
+			return i - 3;
+		}
+	}
+	return 0;
+}
+
+/* Classifies a frame once: its function name sid (suffix stripped), its
+ * mapping's filename sid (0 = the group's exe) and whether it is inlined. */
+static int frame_info(struct enc *e, uint32_t frame, uint64_t *info)
+{
+	const char *s = frame ? strtab__str(e->names, frame) : NULL;
+	uint32_t fn = 0, map = 0;
+	size_t len, mod;
+	int inl = 0, bracket = 0, rc;
+
+	if (u64map__get(e->frame_info, frame, info))
+		return 0;
+	if (!s || !*s)
+		s = UNKNOWN_NAME;
+	len = strlen(s);
+	if (ends_with(s, len, "_[k]")) {
+		len -= 4;
+		rc = sid(e, KERNEL_MAPPING, &map);
+	} else if (ends_with(s, len, "_[j]")) {
+		len -= 4;
+		rc = sid(e, JIT_MAPPING, &map);
+	} else if (ends_with(s, len, "_[i]")) {
+		len -= 4;
+		inl = 1;
+		rc = 0;
+	} else if (strcmp(s, "[kernel]") == 0) {
+		rc = sid(e, KERNEL_MAPPING, &map);
+	} else if ((mod = module_prefix(s, len)) != 0) {
+		rc = sid_n(e, s, mod, &map);
+	} else if (len > 2 && s[0] == '[' && s[len - 1] == ']' && strcmp(s, UNKNOWN_NAME) != 0) {
+		/* Resolved per group: the exe when NAME is its file name. */
+		bracket = 1;
+		rc = sid_n(e, s + 1, len - 2, &map);
+	} else {
+		rc = 0;
+	}
+	if (rc < 0 || (rc = sid_n(e, s, len ? len : strlen(s), &fn)) < 0)
+		return rc;
+	*info = fn | ((uint64_t)map << 32) | (inl ? INLINED_BIT : 0) | (bracket ? BRACKET_BIT : 0);
+	if (u64map__put(e->frame_info, frame, *info) < 0)
+		return -ENOMEM;
+	if (u64map__put(e->functions, fn, 1) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static uint32_t key_hash(const uint32_t *k, size_t n)
+{
+	return (uint32_t)hash__bytes(k, n * sizeof(*k), 0x9e3779b97f4a7c15ull);
+}
+
+static int rehash_locs(struct enc *e)
+{
+	size_t ncap = e->loc_index_cap ? e->loc_index_cap * 2 : 1024, i, mask = ncap - 1;
+	uint32_t *idx = calloc(ncap, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < e->nlocs; i++) {
+		size_t s = e->locs[i].hash32 & mask;
+
+		while (idx[s])
+			s = (s + 1) & mask;
+		idx[s] = (uint32_t)i + 1;
+	}
+	free(e->loc_index);
+	e->loc_index = idx;
+	e->loc_index_cap = ncap;
+	return 0;
+}
+
+/* The location id of key[0..n) (mapping id, function ids), added if new. */
+static int location_of(struct enc *e, const uint32_t *k, size_t n, uint64_t *id)
+{
+	uint32_t h = key_hash(k, n);
+	size_t mask, s;
+
+	if ((e->nlocs + 1) * 2 > e->loc_index_cap && rehash_locs(e) < 0)
+		return -ENOMEM;
+	mask = e->loc_index_cap - 1;
+	for (s = h & mask; e->loc_index[s]; s = (s + 1) & mask) {
+		const struct loc *l = &e->locs[e->loc_index[s] - 1];
+
+		if (l->hash32 == h && l->n == n && !memcmp(e->arena + l->off, k, n * sizeof(*k))) {
+			*id = e->loc_index[s];
+			return 0;
+		}
+	}
+	if (e->nlocs >= UINT32_MAX - 1 ||
+	    grow((void **)&e->locs, &e->locs_cap, e->nlocs + 1, sizeof(*e->locs)) < 0 ||
+	    grow((void **)&e->arena, &e->arena_cap, e->arena_len + n, sizeof(*e->arena)) < 0)
+		return -ENOMEM;
+	memcpy(e->arena + e->arena_len, k, n * sizeof(*k));
+	e->locs[e->nlocs].off = e->arena_len;
+	e->locs[e->nlocs].n = (uint32_t)n;
+	e->locs[e->nlocs].hash32 = h;
+	e->arena_len += n;
+	e->loc_index[s] = (uint32_t)++e->nlocs;
+	*id = e->nlocs;
+	return 0;
+}
+
+static int add_label(struct protobuf *b, struct enc *e, const char *key, const char *value)
+{
+	struct protobuf l;
+	uint32_t k, v;
+	int rc;
+
+	if (!value || !*value)
+		return 0;
+	if (sid(e, key, &k) < 0 || sid(e, value, &v) < 0)
+		return -ENOMEM;
+	protobuf__init(&l);
+	protobuf__int64(&l, LABEL_KEY, k);
+	protobuf__int64(&l, LABEL_STR, v);
+	rc = protobuf__message(b, SAMPLE_LABEL, &l);
+	protobuf__free(&l);
+	return rc;
+}
+
+static const char *str_or_null(const struct strtab *t, uint32_t id)
+{
+	return id ? strtab__str(t, id) : NULL;
+}
+
+static int begin_group(struct enc *e, size_t g)
+{
+	struct profile_group grp;
+	const char *exe, *base;
+	char pid[16];
+	uint32_t exe_sid;
+
+	profile__group(e->p, g, &grp);
+	protobuf__reset(&e->labels);
+	exe = str_or_null(e->names, grp.key.exe);
+	if (add_label(&e->labels, e, "service_name", str_or_null(e->names, grp.key.service_name)) < 0 ||
+	    add_label(&e->labels, e, "exe", exe) < 0 ||
+	    add_label(&e->labels, e, "comm", str_or_null(e->names, grp.key.comm)) < 0)
+		return -ENOMEM;
+	if (grp.key.pid >= 0) {
+		snprintf(pid, sizeof(pid), "%d", (int)grp.key.pid);
+		if (add_label(&e->labels, e, "pid", pid) < 0)
+			return -ENOMEM;
+	}
+	if (!exe || !*exe)
+		exe = UNKNOWN_NAME;
+	if (sid(e, exe, &exe_sid) < 0 || mapping_of(e, exe_sid, &e->exe_map) < 0)
+		return -ENOMEM;
+	base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	e->exe_base_sid = 0;
+	if (*base && sid(e, base, &e->exe_base_sid) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int mapping_id_for(struct enc *e, uint64_t info, uint32_t *id)
+{
+	uint32_t file = (uint32_t)((info & ~FLAG_BITS) >> 32);
+	const char *name;
+	char buf[512];
+
+	if (!file || file == e->exe_base_sid) {
+		*id = e->exe_map;
+		return 0;
+	}
+	/* "[libfoo.so]" names a file; "[anon]", "[vdso]" stay pseudo-mappings
+	 * in brackets, which pprof never takes for the main binary. */
+	name = strtab__str(e->strs, file);
+	if ((info & BRACKET_BIT) && name && !strchr(name, '.')) {
+		snprintf(buf, sizeof(buf), "[%s]", name);
+		if (sid(e, buf, &file) < 0)
+			return -ENOMEM;
+	}
+	return mapping_of(e, file, id);
+}
+
+static int add_sample(void *ctx, const uint32_t *frames, size_t n, uint64_t count)
+{
+	struct enc *e = ctx;
+	size_t nloc = 0, i = n;
+	int64_t values[2];
+	int rc;
+
+	if (grow((void **)&e->loc_ids, &e->loc_ids_cap, n + 1, sizeof(*e->loc_ids)) < 0 ||
+	    grow((void **)&e->key, &e->key_cap, n + 2, sizeof(*e->key)) < 0)
+		return -ENOMEM;
+	/* pprof drops samples without a location: an empty stack becomes one
+	 * pseudo-frame in the exe, so totals stay equal to the samples. */
+	if (n == 0) {
+		if (sid(e, NO_STACK_NAME, &e->key[1]) < 0 || u64map__put(e->functions, e->key[1], 1) < 0)
+			return -ENOMEM;
+		e->key[0] = e->exe_map;
+		if ((rc = location_of(e, e->key, 2, &e->loc_ids[nloc])) < 0)
+			return rc;
+		nloc++;
+	}
+	/* Leaf first: inlined frames, then the frame they were inlined into. */
+	while (i > 0) {
+		size_t k = 1;
+		uint64_t info = 0;
+		uint32_t map;
+
+		for (;;) {
+			i--;
+			if ((rc = frame_info(e, frames[i], &info)) < 0)
+				return rc;
+			e->key[k++] = (uint32_t)info;
+			if (!(info & INLINED_BIT) || i == 0)
+				break;
+		}
+		/* Inlined frames at the root, with nothing they were inlined
+		 * into, form a location of their own in the exe. */
+		if ((rc = mapping_id_for(e, info & INLINED_BIT ? 0 : info, &map)) < 0)
+			return rc;
+		e->key[0] = map;
+		if ((rc = location_of(e, e->key, k, &e->loc_ids[nloc])) < 0)
+			return rc;
+		nloc++;
+	}
+	values[0] = count > INT64_MAX ? INT64_MAX : (int64_t)count;
+	values[1] = e->period && count > (uint64_t)INT64_MAX / e->period ? INT64_MAX
+									: (int64_t)(count * e->period);
+	protobuf__reset(&e->msg);
+	protobuf__packed_uint64(&e->msg, SAMPLE_LOCATION_ID, e->loc_ids, nloc);
+	protobuf__packed_int64(&e->msg, SAMPLE_VALUE, values, 2);
+	protobuf__raw(&e->msg, e->labels.buf, e->labels.len);
+	if (e->labels.err)
+		return e->labels.err;
+	return protobuf__message(&e->out, PROFILE_SAMPLE, &e->msg);
+}
+
+static int value_type(struct enc *e, uint32_t field, const char *type, const char *unit)
+{
+	uint32_t t, u;
+
+	if (sid(e, type, &t) < 0 || sid(e, unit, &u) < 0)
+		return -ENOMEM;
+	protobuf__reset(&e->msg);
+	protobuf__int64(&e->msg, VALUE_TYPE_TYPE, t);
+	protobuf__int64(&e->msg, VALUE_TYPE_UNIT, u);
+	return protobuf__message(&e->out, field, &e->msg);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int write_tables(struct enc *e)
+{
+	uint64_t *fns, key, val;
+	size_t i, j, pos = 0, nfns = u64map__count(e->functions);
+
+	for (i = 0; i < e->nmappings; i++) {
+		protobuf__reset(&e->msg);
+		protobuf__uint64(&e->msg, MAPPING_ID, i + 1);
+		protobuf__int64(&e->msg, MAPPING_FILENAME, e->mapping_files[i]);
+		protobuf__uint64(&e->msg, MAPPING_HAS_FUNCTIONS, 1);
+		protobuf__message(&e->out, PROFILE_MAPPING, &e->msg);
+	}
+	for (i = 0; i < e->nlocs; i++) {
+		const uint32_t *k = e->arena + e->locs[i].off;
+
+		protobuf__reset(&e->msg);
+		protobuf__uint64(&e->msg, LOCATION_ID, i + 1);
+		protobuf__uint64(&e->msg, LOCATION_MAPPING_ID, k[0]);
+		for (j = 1; j < e->locs[i].n; j++) {
+			protobuf__reset(&e->sub);
+			protobuf__uint64(&e->sub, LINE_FUNCTION_ID, k[j]);
+			protobuf__message(&e->msg, LOCATION_LINE, &e->sub);
+		}
+		protobuf__message(&e->out, PROFILE_LOCATION, &e->msg);
+	}
+	/* Functions in id order, so the output does not depend on hashing. */
+	fns = calloc(nfns ? nfns : 1, sizeof(*fns));
+	if (!fns)
+		return -ENOMEM;
+	for (i = 0; i < nfns && u64map__next(e->functions, &pos, &key, &val); i++)
+		fns[i] = key;
+	qsort(fns, i, sizeof(*fns), cmp_u64);
+	nfns = i;
+	for (i = 0; i < nfns; i++) {
+		protobuf__reset(&e->msg);
+		protobuf__uint64(&e->msg, FUNCTION_ID, fns[i]);
+		protobuf__int64(&e->msg, FUNCTION_NAME, (int64_t)fns[i]);
+		protobuf__int64(&e->msg, FUNCTION_SYSTEM_NAME, (int64_t)fns[i]);
+		protobuf__message(&e->out, PROFILE_FUNCTION, &e->msg);
+	}
+	free(fns);
+	return e->out.err;
+}
+
+static void enc_free(struct enc *e)
+{
+	strtab__delete(e->strs);
+	u64map__delete(e->frame_info);
+	u64map__delete(e->mapping_ids);
+	u64map__delete(e->functions);
+	free(e->mapping_files);
+	free(e->arena);
+	free(e->locs);
+	free(e->loc_index);
+	free(e->key);
+	free(e->loc_ids);
+	protobuf__free(&e->labels);
+	protobuf__free(&e->out);
+	protobuf__free(&e->msg);
+	protobuf__free(&e->sub);
+}
+
+static int64_t clamp64(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **buf, size_t *len)
+{
+	struct enc e;
+	size_t g, i, nstr;
+	uint32_t cpu, ns;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	e.p = p;
+	e.names = profile__names(p);
+	e.period = o->period_ns;
+	e.strs = strtab__new();
+	e.frame_info = u64map__new(1024);
+	e.mapping_ids = u64map__new(64);
+	e.functions = u64map__new(1024);
+	rc = -ENOMEM;
+	if (!e.strs || !e.frame_info || !e.mapping_ids || !e.functions)
+		goto out;
+	if ((rc = value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count")) < 0 ||
+	    (rc = value_type(&e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds")) < 0)
+		goto out;
+	for (g = 0; g < profile__ngroups(p); g++) {
+		if ((rc = begin_group(&e, g)) < 0 ||
+		    (rc = profile__foreach_stack(p, g, add_sample, &e)) < 0)
+			goto out;
+	}
+	if ((rc = write_tables(&e)) < 0)
+		goto out;
+	/* Index 0 is "", as profile.proto requires; strtab ids start at 1. */
+	protobuf__string(&e.out, PROFILE_STRING_TABLE, "");
+	nstr = strtab__count(e.strs);
+	for (i = 1; i <= nstr; i++)
+		protobuf__bytes(&e.out, PROFILE_STRING_TABLE, strtab__str(e.strs, (uint32_t)i),
+				strtab__len(e.strs, (uint32_t)i));
+	if (o->time_ns)
+		protobuf__int64(&e.out, PROFILE_TIME_NANOS, clamp64(o->time_ns));
+	if (o->duration_ns)
+		protobuf__int64(&e.out, PROFILE_DURATION_NANOS, clamp64(o->duration_ns));
+	/* The strings of period_type already are in the table (sample types):
+	 * the table is complete before this, as it must be. */
+	if (sid(&e, "cpu", &cpu) < 0 || sid(&e, "nanoseconds", &ns) < 0 || strtab__count(e.strs) != nstr) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	protobuf__reset(&e.msg);
+	protobuf__int64(&e.msg, VALUE_TYPE_TYPE, cpu);
+	protobuf__int64(&e.msg, VALUE_TYPE_UNIT, ns);
+	protobuf__message(&e.out, PROFILE_PERIOD_TYPE, &e.msg);
+	if (o->period_ns)
+		protobuf__int64(&e.out, PROFILE_PERIOD, clamp64(o->period_ns));
+	if ((rc = e.out.err) < 0)
+		goto out;
+	*buf = e.out.buf;
+	*len = e.out.len;
+	e.out.buf = NULL;
+	rc = 0;
+out:
+	enc_free(&e);
+	return rc;
+}
+
+int pprof__write(const struct profile *p, const struct pprof_opts *o, FILE *out)
+{
+	void *raw = NULL, *gz = NULL;
+	size_t rawlen = 0, gzlen = 0;
+	int rc;
+
+	if ((rc = pprof__encode(p, o, &raw, &rawlen)) < 0)
+		return rc;
+	rc = gzip__compress(raw, rawlen, &gz, &gzlen);
+	free(raw);
+	if (rc < 0)
+		return rc;
+	if (fwrite(gz, 1, gzlen, out) != gzlen || fflush(out) != 0 || ferror(out))
+		rc = -EIO;
+	free(gz);
+	return rc;
+}

@@ -102,7 +102,7 @@ static int cmp_total(const void *x, const void *y)
  * point as one column and cutting only at a code point start, so a cut never
  * splits a character. Stray continuation bytes count as a column each so the
  * byte budget (bufsz) bounds the copy as well. */
-static void fit_name(const char *name, char *buf, size_t bufsz)
+static void fit_name_width(const char *name, char *buf, size_t bufsz, size_t width)
 {
 	const unsigned char *s = (const unsigned char *)name;
 	size_t cols = 0, i, o = 0, cut = 0, cont = 0;
@@ -112,9 +112,9 @@ static void fit_name(const char *name, char *buf, size_t bufsz)
 		int start = (s[i] & 0xc0) != 0x80 || cont >= 3;
 
 		if (start) {
-			if (cols == NAME_WIDTH - 3)
+			if (cols == width - 3)
 				cut = o;
-			if (cols == NAME_WIDTH || o + 4 >= bufsz) {
+			if (cols == width || o + 4 >= bufsz) {
 				trunc = 1;
 				break;
 			}
@@ -131,6 +131,11 @@ static void fit_name(const char *name, char *buf, size_t bufsz)
 		o += 3;
 	}
 	buf[o] = '\0';
+}
+
+static void fit_name(const char *name, char *buf, size_t bufsz)
+{
+	fit_name_width(name, buf, bufsz, NAME_WIDTH);
 }
 
 static void pct(char *buf, size_t sz, uint64_t v, uint64_t total)
@@ -156,29 +161,47 @@ static void print_table(FILE *out, const char *title, const struct fn *fns, size
 	}
 }
 
-int top__write(const struct profile *p, FILE *out, size_t n)
+/* Self and total per function of p into a (zeroed by the caller), names set. */
+static int accumulate(const struct profile *p, struct acc *a)
 {
 	const struct strtab *names = profile__names(p);
-	uint64_t total = profile__total(p);
-	struct acc a;
-	size_t g, i, nrows;
-	char title[64];
-	int err = 0;
+	size_t g, i;
+	int err;
 
-	memset(&a, 0, sizeof(a));
-	a.index = u64map__new(1024);
-	if (!a.index)
+	memset(a, 0, sizeof(*a));
+	a->index = u64map__new(1024);
+	if (!a->index)
 		return -ENOMEM;
 	for (g = 0; g < profile__ngroups(p); g++) {
-		err = profile__foreach_stack(p, g, account, &a);
+		err = profile__foreach_stack(p, g, account, a);
 		if (err)
-			goto out_free;
+			return err;
 	}
-	for (i = 0; i < a.nfns; i++) {
-		const char *s = a.fns[i].id ? strtab__str(names, a.fns[i].id) : NULL;
+	for (i = 0; i < a->nfns; i++) {
+		const char *s = a->fns[i].id ? strtab__str(names, a->fns[i].id) : NULL;
 
-		a.fns[i].name = s ? s : "[unknown]";
+		a->fns[i].name = s ? s : "[unknown]";
 	}
+	return 0;
+}
+
+static void acc_free(struct acc *a)
+{
+	free(a->fns);
+	u64map__delete(a->index);
+}
+
+int top__write(const struct profile *p, FILE *out, size_t n)
+{
+	uint64_t total = profile__total(p);
+	struct acc a;
+	size_t nrows;
+	char title[64];
+	int err;
+
+	err = accumulate(p, &a);
+	if (err)
+		goto out_free;
 	nrows = n && n < a.nfns ? n : a.nfns;
 
 	fprintf(out, "samples: %llu  profiles: %zu  processes: %llu  functions: %zu\n",
@@ -195,7 +218,114 @@ int top__write(const struct profile *p, FILE *out, size_t n)
 	if (fflush(out) != 0 || ferror(out))
 		err = -EIO;
 out_free:
-	free(a.fns);
-	u64map__delete(a.index);
+	acc_free(&a);
+	return err;
+}
+
+/* --- differential table -------------------------------------------------- */
+
+/* "%7s %7s %8s %10s %10s  " before the name. */
+#define DIFF_PREFIX_WIDTH 48
+#define DIFF_NAME_WIDTH (LINE_WIDTH - DIFF_PREFIX_WIDTH - 1)
+
+struct change {
+	const char *name;
+	uint64_t self_now, self_base;
+	double share_now, share_base, delta; /* percentage points */
+};
+
+static int cmp_change(const void *x, const void *y)
+{
+	const struct change *a = x, *b = y;
+	double da = a->delta < 0 ? -a->delta : a->delta, db = b->delta < 0 ? -b->delta : b->delta;
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	if (a->self_now != b->self_now)
+		return a->self_now > b->self_now ? -1 : 1;
+	if (a->self_base != b->self_base)
+		return a->self_base > b->self_base ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int cmp_fn_name(const void *x, const void *y)
+{
+	return strcmp(((const struct fn *)x)->name, ((const struct fn *)y)->name);
+}
+
+static double share(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+int top__write_diff(const struct profile *now, const struct profile *base, FILE *out, size_t n)
+{
+	uint64_t tnow = profile__total(now), tbase = profile__total(base);
+	struct acc a, b;
+	struct change *ch = NULL;
+	size_t i, j, k = 0, nrows;
+	char name[DIFF_NAME_WIDTH * 4 + 1], sb[16], sn[16], sd[16];
+	int err;
+
+	memset(&b, 0, sizeof(b));
+	err = accumulate(now, &a);
+	if (!err)
+		err = accumulate(base, &b);
+	if (err)
+		goto out_free;
+	/* The profiles may intern names in different tables: match by name,
+	 * merging the two name-sorted lists. */
+	qsort(a.fns, a.nfns, sizeof(*a.fns), cmp_fn_name);
+	qsort(b.fns, b.nfns, sizeof(*b.fns), cmp_fn_name);
+	ch = calloc(a.nfns + b.nfns + 1, sizeof(*ch));
+	if (!ch) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0, j = 0; i < a.nfns || j < b.nfns;) {
+		int c = i == a.nfns ? 1 : j == b.nfns ? -1 : strcmp(a.fns[i].name, b.fns[j].name);
+		struct change *x = &ch[k];
+
+		x->name = c <= 0 ? a.fns[i].name : b.fns[j].name;
+		if (c <= 0)
+			x->self_now = a.fns[i++].self;
+		if (c >= 0)
+			x->self_base = b.fns[j++].self;
+		/* Functions never on top of a stack in either profile have no
+		 * self share to compare. */
+		if (!x->self_now && !x->self_base)
+			continue;
+		x->share_now = share(x->self_now, tnow);
+		x->share_base = share(x->self_base, tbase);
+		x->delta = x->share_now - x->share_base;
+		k++;
+	}
+	qsort(ch, k, sizeof(*ch), cmp_change);
+	nrows = n && n < k ? n : k;
+	fprintf(out, "samples: %llu  base samples: %llu  functions: %zu\n",
+		(unsigned long long)tnow, (unsigned long long)tbase, k);
+	if (k) {
+		fprintf(out, "\ntop %zu by change of self share\n", nrows);
+		fprintf(out, "%7s %7s %8s %10s %10s  %s\n", "base%", "self%", "change", "base", "self",
+			"function");
+	}
+	for (i = 0; i < nrows; i++) {
+		snprintf(sb, sizeof(sb), "%.2f%%", ch[i].share_base);
+		snprintf(sn, sizeof(sn), "%.2f%%", ch[i].share_now);
+		/* Exactly equal shares print unsigned, so "no change" is plain. */
+		if (ch[i].delta == 0.0)
+			snprintf(sd, sizeof(sd), "0.00%%");
+		else
+			snprintf(sd, sizeof(sd), "%+.2f%%", ch[i].delta);
+		fit_name_width(ch[i].name, name, sizeof(name), DIFF_NAME_WIDTH);
+		fprintf(out, "%7s %7s %8s %10llu %10llu  %s\n", sb, sn, sd,
+			(unsigned long long)ch[i].self_base, (unsigned long long)ch[i].self_now, name);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		err = -EIO;
+out_free:
+	free(ch);
+	acc_free(&a);
+	acc_free(&b);
 	return err;
 }

@@ -20,4 +20,13 @@ struct profile;
  * -EIO on a write error. Allocates per call; does not modify p. */
 int top__write(const struct profile *p, FILE *out, size_t n);
 
+/* Differential table: for every function with self samples in now or base
+ * (matched by name, so the two profiles may use different strtabs), its
+ * self share (self / profile__total) in base and in now and the change in
+ * percentage points; at most n rows (0: all), sorted by the absolute change,
+ * largest first (ties: self in now, self in base, name). A header line gives
+ * both totals. A change of exactly zero prints "0.00%", others are signed.
+ * Returns 0, -ENOMEM, or -EIO on a write error. */
+int top__write_diff(const struct profile *now, const struct profile *base, FILE *out, size_t n);
+
 #endif

@@ -90,6 +90,10 @@ INTEGRATION_TESTS = \
 	tests/integration/stripped.sh \
 	tests/integration/syscalls.sh \
 	tests/integration/vdso.sh \
+	tests/integration/report_formats.sh \
+	tests/integration/report_pprof.sh \
+	tests/integration/report_errors.sh \
+	tests/integration/flamegraph_browser.sh \
 	tests/integration/perf_compare.sh \
 	tests/integration/service_basic.sh \
 	tests/integration/service_notify.sh \
@@ -111,4 +115,10 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/dumpcheck.py \
 	tests/integration/service_lib.sh \
 	tests/integration/receiver.py \
-	tests/integration/notify_listener.py
+	tests/integration/notify_listener.py \
+	tests/integration/flamegraph_browser.py
+
+# Dump fixtures of the report tests.
+EXTRA_DIST += tests/fixtures/report/a.json tests/fixtures/report/b.json \
+	tests/fixtures/report/c.json tests/fixtures/report/truncated.json \
+	tests/fixtures/report/a_b.collapsed
