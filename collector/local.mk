@@ -53,7 +53,3 @@ tests_unit_test_common_LDADD = common/libcommon.a $(CRITERION_LIBS)
 endif
 
 dist_man_MANS += doc/smolder.8
-
-# The default configuration (installed by the packaging, which must not
-# overwrite an operator's edited copy).
-EXTRA_DIST += packaging/smolder.conf packaging/smolder.service

@@ -16,13 +16,17 @@
 #ifndef CAP_SYSLOG
 #define CAP_SYSLOG 34
 #endif
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE 40 /* Linux 5.9 */
+#endif
 /* Highest capability number we may meet; the bounding-set drop stops at the
  * first number the kernel does not know (EINVAL). */
 #define CAP_MAX_NR 63
 
 uint64_t privileges__daemon_keep(void)
 {
-	return PRIV_BIT(CAP_SYS_PTRACE) | PRIV_BIT(CAP_DAC_READ_SEARCH) | PRIV_BIT(CAP_SYSLOG);
+	return PRIV_BIT(CAP_SYS_PTRACE) | PRIV_BIT(CAP_DAC_READ_SEARCH) | PRIV_BIT(CAP_SYSLOG) |
+	       PRIV_BIT(CAP_CHECKPOINT_RESTORE);
 }
 
 /* glibc has no wrappers for these (libcap is not a dependency). */

@@ -9,9 +9,12 @@
 #define PRIV_BIT(cap) ((uint64_t)1 << (cap))
 
 /* What the sampling daemon still needs after start-up: reading every
- * process's /proc/PID/{maps,root,map_files} (CAP_SYS_PTRACE), other users'
- * binaries and perf maps (CAP_DAC_READ_SEARCH), and /proc/kallsyms addresses
- * when kptr_restrict is 1 (CAP_SYSLOG). */
+ * process's /proc/PID/{maps,root} (CAP_SYS_PTRACE), other users' binaries
+ * and perf maps (CAP_DAC_READ_SEARCH), /proc/kallsyms addresses when
+ * kptr_restrict is 1 (CAP_SYSLOG), and /proc/PID/map_files for binaries
+ * deleted while mapped (CAP_CHECKPOINT_RESTORE, Linux 5.9+; before, that
+ * needs CAP_SYS_ADMIN, which is not kept: such binaries are then reached
+ * only if opened before the drop). */
 uint64_t privileges__daemon_keep(void);
 
 /* Reduces the calling thread's effective, permitted and inheritable sets to

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Least privilege: once sampling, every thread of `smolder run` holds at most
-# CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE and CAP_SYSLOG (effective, permitted and
+# CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE, CAP_SYSLOG and CAP_CHECKPOINT_RESTORE
+# (effective, permitted and
 # bounding sets), has no_new_privs set, and still profiles and symbolizes.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_perf system
@@ -24,8 +25,8 @@ done
 # the daemon is timeout's child
 SPID=$(pgrep -P "$DPID" | head -n 1)
 [ -n "$SPID" ] || fail "cannot find the smolder process under timeout ($DPID)"
-# bits 2 (DAC_READ_SEARCH), 19 (SYS_PTRACE), 34 (SYSLOG)
-ALLOWED=$((0x400080004))
+# bits 2 (DAC_READ_SEARCH), 19 (SYS_PTRACE), 34 (SYSLOG), 40 (CHECKPOINT_RESTORE)
+ALLOWED=$((0x10400080004))
 n=0
 for st in /proc/$SPID/task/*/status; do
 	for field in CapEff CapPrm CapBnd; do
@@ -38,7 +39,7 @@ for st in /proc/$SPID/task/*/status; do
 	[ "${nnp:-1}" = 1 ] || fail "$st: no_new_privs not set"
 	n=$((n + 1))
 done
-echo "checked $n threads: CapEff/CapPrm/CapBnd within 0x400080004, NoNewPrivs=1"
+echo "checked $n threads: CapEff/CapPrm/CapBnd within 0x10400080004, NoNewPrivs=1"
 kill -TERM "$DPID"
 wait "$DPID" || fail "smolder run exited non-zero"
 f=$(ls "$TMP/spool"/*.json.gz | tail -n 1)
