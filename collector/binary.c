@@ -427,3 +427,30 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 	*out = b;
 	return 0;
 }
+
+void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < bs->n; i++) {
+		const struct binary *b = bs->all[i];
+
+		if (b->cfi) {
+			struct cfi_stats cs;
+
+			cfi__stats(b->cfi, &cs);
+			out->cfi_lookups += cs.lookups;
+			out->cfi_hits += cs.hits;
+			out->cfi_evictions += cs.evictions;
+		}
+		if (b->sym) {
+			struct symbin_stats ss;
+
+			symbin__stats(b->sym, &ss);
+			out->sym_lookups += ss.lookups;
+			out->sym_hits += ss.hits;
+			out->sym_evictions += ss.evictions;
+		}
+	}
+}

@@ -31,6 +31,14 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 		  uint64_t map_start, uint64_t map_end, struct binary **out);
 size_t binaries__count(const struct binaries *bs);
 
+/* Cache counters summed over every binary (since start): CFI rule lookups and
+ * symbol (pc -> frames) lookups, hits and evictions. */
+struct binaries_stats {
+	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
+	uint64_t sym_lookups, sym_hits, sym_evictions;
+};
+void binaries__stats(const struct binaries *bs, struct binaries_stats *out);
+
 /* The vDSO ("[vdso]" in maps). It is no file, but the kernel maps the same
  * image into every 64-bit process, so ours stands for all of them: a copy is
  * kept in an unlinked private temporary file, giving the unwinder its CFI and

@@ -52,6 +52,9 @@ struct run_state {
 	struct utsname uts;
 
 	uint64_t window_start, window_end; /* wall clock ns */
+	unsigned freq_now;                 /* in effect: lowered when over cpu_budget */
+	double cost_bp;                    /* smoothed agent CPU, hundredths of a percent */
+	uint64_t budget_windows;           /* windows seen by the budget */
 	char window_id[320];
 	uint64_t spool_dropped; /* for the next dump */
 
@@ -292,10 +295,57 @@ static void fill_meta(struct run_state *r, struct profile *prof, uint64_t end_ns
 	m->arch = r->uts.machine;
 	m->event_name = r->conf.event;
 	m->event_unit = "samples";
-	m->frequency_hz = r->conf.frequency;
+	m->frequency_hz = r->freq_now;
 	m->nlabels = r->conf.nlabels;
 	m->label_names = lnames;
 	m->label_values = lvalues;
+}
+
+/* Keeps the agent within cpu_budget: when a window cost more than the
+ * budget, the next samples less often (cost is roughly proportional to the
+ * sample rate), never below 1 Hz; when it cost well under half the budget,
+ * the frequency climbs back towards the configured one. */
+static void apply_budget(struct run_state *r, uint64_t cpu_ns, uint64_t wall_ns)
+{
+	double used_bp, budget = (double)r->conf.cpu_budget_bp, want;
+	unsigned next;
+
+	if (!wall_ns)
+		return;
+	/* The first window pays for start-up (probing, the first symbol and CFI
+	 * loads): one-time costs the frequency cannot change. After it, the cost
+	 * is smoothed over windows so that one expensive window (a burst of new
+	 * binaries) does not halve the sampling on its own. */
+	used_bp = 10000.0 * (double)cpu_ns / (double)wall_ns;
+	if (r->budget_windows++ == 0)
+		return;
+	r->cost_bp = r->budget_windows == 2 ? used_bp : 0.5 * r->cost_bp + 0.5 * used_bp;
+	used_bp = r->cost_bp;
+	if (budget > 0 && used_bp > budget) {
+		want = (double)r->freq_now * (budget / used_bp) * 0.9;
+		next = want < 1.0 ? 1 : (unsigned)want;
+		if (next >= r->freq_now)
+			next = r->freq_now > 1 ? r->freq_now - 1 : 1;
+	} else if (r->freq_now < r->conf.frequency && (budget == 0 || used_bp < budget / 2)) {
+		want = budget == 0 ? (double)r->conf.frequency :
+				     (double)r->freq_now * (budget * 0.8 / (used_bp > 1.0 ? used_bp : 1.0));
+		if (want > 2.0 * (double)r->freq_now)
+			want = 2.0 * (double)r->freq_now;
+		next = want > (double)r->conf.frequency ? r->conf.frequency : (unsigned)want;
+		if (next <= r->freq_now)
+			return;
+	} else {
+		return;
+	}
+	if (next == r->freq_now)
+		return;
+	if (sampler__set_frequency(r->s, next) < 0) {
+		log__warn("cpu_budget: cannot change the sampling frequency to %u Hz", next);
+		return;
+	}
+	log__notice("cpu_budget: the agent used %.2f%% of a CPU (budget %.2f%%): sampling at %u Hz "
+		    "(configured %u Hz)", used_bp / 100.0, budget / 100.0, next, r->conf.frequency);
+	r->freq_now = next;
 }
 
 /* Ends the window at end_ns: its dump goes to the spool, the next starts. */
@@ -348,6 +398,7 @@ static void rotate(struct run_state *r, uint64_t end_ns)
 	r->st_user += st->unwind_complete + st->unwind_truncated + st->unwind_no_cfi +
 		      st->unwind_no_map + st->unwind_bad_pc + st->unwind_depth;
 	r->st_cpu_ns += st->agent_cpu_ns;
+	apply_budget(r, st->agent_cpu_ns, end_ns > r->window_start ? end_ns - r->window_start : 0);
 
 	free(json);
 	free(gz);
@@ -572,6 +623,7 @@ int cmd_run(int argc, char **argv)
 	}
 
 	sampler__enable(r.s);
+	r.freq_now = r.conf.frequency;
 	r.window_start = time__real_ns();
 	r.window_end = next_boundary(r.window_start, r.conf.interval_ns);
 	r.st_since = time__mono_ns();

@@ -212,6 +212,38 @@ static void format_duration(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
 }
 
+/* "1%", "0.25%", "2" (a bare number is percent too) -> hundredths of a percent. */
+static int parse_percent(const char *v, uint64_t *out)
+{
+	uint64_t whole = 0, frac = 0;
+	size_t i = 0, nd = 0, fd = 0;
+
+	for (; v[i] >= '0' && v[i] <= '9'; i++, nd++) {
+		if (nd >= 6)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(v[i] - '0');
+	}
+	if (v[i] == '.') {
+		for (i++; v[i] >= '0' && v[i] <= '9'; i++, fd++) {
+			if (fd >= 2)
+				return -EINVAL; /* finer than 0.01% is noise */
+			frac = frac * 10 + (uint64_t)(v[i] - '0');
+		}
+		if (fd == 0)
+			return -EINVAL;
+		if (fd == 1)
+			frac *= 10;
+	}
+	if (nd == 0 && fd == 0)
+		return -EINVAL;
+	if (v[i] == '%')
+		i++;
+	if (v[i] != '\0')
+		return -EINVAL;
+	*out = whole * 100 + frac;
+	return 0;
+}
+
 /* ---- keys ---- */
 
 enum kind {
@@ -226,6 +258,7 @@ enum kind {
 	K_LOG,
 	K_LOGLEVEL,
 	K_EXPORT,
+	K_PERCENT,  /* unsigned hundredths of a percent, "1%", "0.5%", [min, max] */
 };
 
 struct key {
@@ -244,6 +277,7 @@ static const struct key keys[] = {
 	{ "max_frames", K_UINT, F(max_frames), 1, 1024, 0 },
 	{ "event", K_EVENT, F(event), 0, 0, 0 },
 	{ "per_pid", K_BOOL, F(per_pid), 0, 0, 0 },
+	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
 	{ "interval", K_DURATION, F(interval_ns), NS_PER_S, NS_PER_H, 0 },
 	/* Sub-second stats would flood the log; 0 switches them off. */
 	{ "stats_interval", K_DURATION, F(stats_interval_ns), NS_PER_S, UINT64_MAX, 1 },
@@ -420,6 +454,14 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 		}
 		*(uint32_t *)field = (uint32_t)u;
 		return 0;
+	case K_PERCENT:
+		if (parse_percent(v, &u) < 0 || u < k->min || u > k->max) {
+			set_err(msg, msglen, "'%." ECHO_MAX "s' is not a percentage from 0%% to 100%% "
+				"(e.g. 1%% or 0.5%%)", v);
+			return -EINVAL;
+		}
+		*(unsigned *)field = (unsigned)u;
+		return 0;
 	case K_BOOL:
 		if (conf__parse_bool(v, &b) < 0) {
 			set_err(msg, msglen, "'%." ECHO_MAX "s' is not a boolean (use yes or no)", v);
@@ -587,6 +629,7 @@ int conf__init(struct conf *c)
 	c->per_pid = 0;
 	c->interval_ns = 10 * NS_PER_S;
 	c->stats_interval_ns = 60 * NS_PER_S;
+	c->cpu_budget_bp = 100;
 	c->log = CONF_LOG_STDERR;
 	c->log_level = LOG_NOTICE;
 	c->export = CONF_EXPORT_NONE;

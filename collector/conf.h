@@ -24,6 +24,9 @@ struct conf {
 	unsigned max_frames;       /* max_frames = 128 */
 	char *event;               /* event = cpu-clock | cycles */
 	int per_pid;               /* per_pid = no */
+	unsigned cpu_budget_bp;    /* cpu_budget = 1% of one CPU (hundredths of a
+	                            * percent; 0 = no budget): above it, run lowers
+	                            * the frequency, and restores it below */
 	/* windows and logging */
 	uint64_t interval_ns;      /* interval = 10s (1s .. 1h) */
 	uint64_t stats_interval_ns;/* stats_interval = 60s (a stats line this often; 0 = never) */

@@ -659,6 +659,9 @@ struct perf_event_fd {
 struct perf_events {
 	size_t n;
 	struct perf_event_fd *ev;
+	/* what the events count, for perf_events__set_frequency */
+	uint32_t type;
+	uint64_t config;
 };
 
 static void set_error(struct perf_open_error *e, int err, int cpu, int pid, const char *call)
@@ -703,6 +706,8 @@ int perf_events__open(const struct perf_features *f, const struct perf_event_att
 		set_error(err, ENOMEM, -1, -1, "calloc");
 		goto out_free_cpus;
 	}
+	ev->type = attr->type;
+	ev->config = attr->config;
 	ev->ev = calloc(total * ncpus, sizeof(*ev->ev));
 	if (!ev->ev) {
 		rc = -ENOMEM;
@@ -799,4 +804,25 @@ int perf_events__enable(struct perf_events *ev)
 int perf_events__disable(struct perf_events *ev)
 {
 	return ioctl_all(ev, PERF_EVENT_IOC_DISABLE);
+}
+
+int perf_events__set_frequency(struct perf_events *ev, unsigned hz)
+{
+	/* PERF_EVENT_IOC_PERIOD takes a frequency for events in frequency mode,
+	 * but the kernel's hrtimer-based software clocks (cpu-clock, task-clock)
+	 * turn frequency mode into a fixed period in ns when created and clear
+	 * attr.freq: for them the value is a period. */
+	int hrtimer = ev->type == PERF_TYPE_SOFTWARE &&
+		      (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK);
+	uint64_t v;
+	int first = 0;
+	size_t i;
+
+	if (hz == 0)
+		return -EINVAL;
+	v = hrtimer ? 1000000000ull / hz : hz;
+	for (i = 0; i < ev->n; i++)
+		if (ioctl(ev->ev[i].fd, PERF_EVENT_IOC_PERIOD, &v) < 0 && !first)
+			first = -errno;
+	return first;
 }

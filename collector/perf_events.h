@@ -172,6 +172,9 @@ int perf_events__pid(const struct perf_events *ev, size_t i);
  * fds are still attempted). */
 int perf_events__enable(struct perf_events *ev);
 int perf_events__disable(struct perf_events *ev);
+/* Changes the sampling frequency of every event (frequency mode), e.g. to
+ * keep the agent within its CPU budget. Returns 0 or the first -errno. */
+int perf_events__set_frequency(struct perf_events *ev, unsigned hz);
 
 /* Raw perf_event_open(2), for callers with their own attr (tests). Returns
  * the fd or -errno. flags as the syscall's. */

@@ -41,6 +41,11 @@ struct profile_stats {
 	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
 	uint64_t agent_rss_bytes;
 	uint64_t spool_dropped;    /* dumps the spool's bounds dropped since the last window */
+	uint64_t frequency_configured_hz; /* the configured frequency; event.frequency_hz is
+	                            * the one in effect (lower when over cpu_budget) */
+	/* caches, cumulative since start: hit rate = hits / lookups */
+	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
+	uint64_t sym_lookups, sym_hits, sym_evictions;
 };
 
 /* Describes the window; strings are borrowed and must outlive the profile. */

@@ -486,9 +486,18 @@ const char *sampler__mode(const struct sampler *s) { return s->mode; }
 void sampler__finish_window(struct sampler *s)
 {
 	struct profile_stats *st = profile__stats(s->profile);
+	struct binaries_stats bst;
 
 	st->processes = proctable__count(s->procs);
 	st->binaries = binaries__count(s->bins);
+	binaries__stats(s->bins, &bst);
+	st->cfi_lookups = bst.cfi_lookups;
+	st->cfi_hits = bst.cfi_hits;
+	st->cfi_evictions = bst.cfi_evictions;
+	st->sym_lookups = bst.sym_lookups;
+	st->sym_hits = bst.sym_hits;
+	st->sym_evictions = bst.sym_evictions;
+	st->frequency_configured_hz = s->opts.freq_hz;
 	st->agent_cpu_ns = time__self_cpu_ns() - s->window_cpu_start;
 	st->agent_rss_bytes = time__self_rss_bytes();
 }
@@ -497,6 +506,11 @@ void sampler__reset_window(struct sampler *s)
 {
 	profile__reset(s->profile);
 	s->window_cpu_start = time__self_cpu_ns();
+}
+
+int sampler__set_frequency(struct sampler *s, unsigned hz)
+{
+	return perf_events__set_frequency(s->events, hz);
 }
 
 int sampler__enable(struct sampler *s) { return perf_events__enable(s->events); }

@@ -38,6 +38,9 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 void sampler__delete(struct sampler *s);
 
 int sampler__enable(struct sampler *s);
+/* Changes the sampling frequency of every ring's events (the CPU budget).
+ * Returns 0 or -errno. */
+int sampler__set_frequency(struct sampler *s, unsigned hz);
 int sampler__disable(struct sampler *s);
 
 /* Waits up to timeout_ms for data, then processes every record available.

@@ -263,7 +263,14 @@ static json_t *build_stats(const struct profile_stats *s)
 	    set(o, "binaries", jint(s->binaries)) < 0 ||
 	    set(o, "agent_cpu_ns", jint(s->agent_cpu_ns)) < 0 ||
 	    set(o, "agent_rss_bytes", jint(s->agent_rss_bytes)) < 0 ||
-	    set(o, "spool_dropped", jint(s->spool_dropped)) < 0)
+	    set(o, "spool_dropped", jint(s->spool_dropped)) < 0 ||
+	    set(o, "frequency_configured_hz", jint(s->frequency_configured_hz)) < 0 ||
+	    set(o, "cfi_lookups", jint(s->cfi_lookups)) < 0 ||
+	    set(o, "cfi_hits", jint(s->cfi_hits)) < 0 ||
+	    set(o, "cfi_evictions", jint(s->cfi_evictions)) < 0 ||
+	    set(o, "sym_lookups", jint(s->sym_lookups)) < 0 ||
+	    set(o, "sym_hits", jint(s->sym_hits)) < 0 ||
+	    set(o, "sym_evictions", jint(s->sym_evictions)) < 0)
 		goto out_nomem;
 	return o;
 

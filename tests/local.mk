@@ -98,6 +98,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_basic.sh \
 	tests/integration/service_notify.sh \
 	tests/integration/service_privileges.sh \
+	tests/integration/service_budget.sh \
 	tests/integration/service_refuse.sh \
 	tests/integration/service_retry.sh \
 	tests/integration/service_hang.sh \

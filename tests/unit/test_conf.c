@@ -801,3 +801,37 @@ Test(conf, read_secret)
 	cr_assert_eq(conf__read_secret(dir, &s, err, sizeof(err)), -EISDIR);
 	cr_assert_null(s);
 }
+
+Test(conf, cpu_budget_percentages)
+{
+	static const struct {
+		const char *v;
+		int ok;
+		unsigned bp;
+	} cases[] = {
+		{ "1%", 1, 100 }, { "0.5%", 1, 50 }, { "0.25", 1, 25 }, { "2", 1, 200 },
+		{ "0", 1, 0 }, { "100%", 1, 10000 }, { "101%", 0, 0 }, { "1.234%", 0, 0 },
+		{ "%", 0, 0 }, { "abc", 0, 0 }, { "1%%", 0, 0 }, { "-1%", 0, 0 }, { ".5%", 1, 50 },
+	};
+	struct conf c;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(conf__init(&c), 0);
+		err[0] = '\0';
+		if (cases[i].ok) {
+			cr_assert_eq(conf__set(&c, "cpu_budget", cases[i].v, err, sizeof(err)), 0,
+				     "'%s' refused: %s", cases[i].v, err);
+			cr_assert_eq(c.cpu_budget_bp, cases[i].bp, "'%s' gave %u", cases[i].v, c.cpu_budget_bp);
+		} else {
+			cr_assert_neq(conf__set(&c, "cpu_budget", cases[i].v, err, sizeof(err)), 0,
+				      "'%s' accepted", cases[i].v);
+			cr_assert(strstr(err, "cpu_budget") != NULL, "error does not name the key: %s", err);
+		}
+		conf__free(&c);
+	}
+	cr_assert_eq(conf__init(&c), 0);
+	cr_assert_eq(c.cpu_budget_bp, 100, "default is 1%% of one CPU");
+	conf__free(&c);
+}
