@@ -29,6 +29,8 @@ struct load_segment {
 struct binary {
 	uint64_t dev, ino;
 	struct binary *next_same_hash;
+	unsigned refs;        /* mappings using it (the vDSO holds one more) */
+	uint64_t idle_since;  /* when refs dropped to 0 */
 	char *path;      /* as the process sees it */
 	char *open_path; /* the path that opened it */
 	const char *module;
@@ -216,6 +218,7 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 	if (ino) {
 		b = find(bs, dev, ino);
 		if (b) {
+			binaries__ref(b);
 			*out = b;
 			return 0;
 		}
@@ -227,6 +230,7 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 		b = find(bs, dev, ino);
 		if (b) {
 			close(fd);
+			binaries__ref(b);
 			*out = b;
 			return 0;
 		}
@@ -236,6 +240,7 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 		ino = hash__bytes(path, strlen(path), 0x5eed) | 1;
 		b = find(bs, dev, ino);
 		if (b) {
+			binaries__ref(b);
 			*out = b;
 			return 0;
 		}
@@ -259,6 +264,7 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 	}
 	if (insert(bs, b) < 0)
 		goto out_free;
+	b->refs = 1;
 	*out = b;
 	return 0;
 
@@ -380,6 +386,7 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 	int fd;
 
 	if (bs->vdso) {
+		binaries__ref(bs->vdso);
 		*out = bs->vdso;
 		return 0;
 	}
@@ -424,6 +431,7 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 	}
 	bs->all[bs->n++] = b;
 	bs->vdso = b;
+	b->refs = 2; /* the caller's, and ours: it is never trimmed */
 	*out = b;
 	return 0;
 }
@@ -453,4 +461,73 @@ void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
 			out->sym_evictions += ss.evictions;
 		}
 	}
+}
+
+void binaries__ref(struct binary *b)
+{
+	b->refs++;
+}
+
+void binaries__put(struct binaries *bs, struct binary *b, uint64_t now_ns)
+{
+	(void)bs;
+	if (b->refs && --b->refs == 0)
+		b->idle_since = now_ns ? now_ns : 1;
+}
+
+/* Takes b out of the (dev, ino) index. */
+static void unindex(struct binaries *bs, struct binary *b)
+{
+	uint64_t h = id_hash(b->dev, b->ino), v;
+	struct binary *head, *p;
+
+	if (!u64map__get(bs->by_id, h, &v))
+		return;
+	head = (struct binary *)(uintptr_t)v;
+	if (head == b) {
+		if (b->next_same_hash)
+			u64map__put(bs->by_id, h, (uint64_t)(uintptr_t)b->next_same_hash);
+		else
+			u64map__del(bs->by_id, h);
+		return;
+	}
+	for (p = head; p && p->next_same_hash; p = p->next_same_hash)
+		if (p->next_same_hash == b) {
+			p->next_same_hash = b->next_same_hash;
+			return;
+		}
+}
+
+size_t binaries__trim(struct binaries *bs, uint64_t now_ns, uint64_t grace_ns, size_t max_idle)
+{
+	size_t i, keep = 0, idle = 0, freed = 0;
+	uint64_t cutoff = now_ns > grace_ns ? now_ns - grace_ns : 0;
+
+	for (i = 0; i < bs->n; i++)
+		if (bs->all[i]->refs == 0)
+			idle++;
+	/* too many unused ones: the grace period shrinks until few enough remain */
+	while (idle > max_idle && cutoff < now_ns) {
+		size_t older = 0;
+
+		for (i = 0; i < bs->n; i++)
+			if (bs->all[i]->refs == 0 && bs->all[i]->idle_since < cutoff)
+				older++;
+		if (idle - older <= max_idle)
+			break;
+		cutoff += (now_ns - cutoff) / 2 + 1;
+	}
+	for (i = 0; i < bs->n; i++) {
+		struct binary *b = bs->all[i];
+
+		if (b->refs == 0 && b->idle_since < cutoff) {
+			unindex(bs, b);
+			binary_delete(b);
+			freed++;
+			continue;
+		}
+		bs->all[keep++] = b;
+	}
+	bs->n = keep;
+	return freed;
 }

@@ -19,6 +19,13 @@ struct strtab;
 struct binaries *binaries__new(struct strtab *names);
 void binaries__delete(struct binaries *bs);
 
+/* Binaries are reference-counted by the mappings that resolved to them:
+ * binaries__get and binaries__get_vdso return a new reference, released with
+ * binaries__put. A binary no mapping uses any more stays loaded for a grace
+ * period (processes of the same binary come and go), then binaries__trim
+ * frees it, with its fd, CFI, symbols and DWARF: memory follows the
+ * binaries in use, not every binary ever seen. */
+
 /* Finds or opens the binary for a mapping of `path` (as the process sees it)
  * in process `pid`. The file is opened through /proc/PID/root (mount
  * namespaces), then through /proc/PID/map_files/START-END (deleted files),
@@ -30,6 +37,14 @@ void binaries__delete(struct binaries *bs);
 int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
 		  uint64_t map_start, uint64_t map_end, struct binary **out);
 size_t binaries__count(const struct binaries *bs);
+/* Another reference to b / one reference less (b may be freed by the next
+ * binaries__trim once unused for its grace period). */
+void binaries__ref(struct binary *b);
+void binaries__put(struct binaries *bs, struct binary *b, uint64_t now_ns);
+/* Frees the binaries unused since before now_ns - grace_ns, and also the
+ * oldest unused ones while more than max_idle are unused. Returns how many
+ * were freed. */
+size_t binaries__trim(struct binaries *bs, uint64_t now_ns, uint64_t grace_ns, size_t max_idle);
 
 /* Cache counters summed over every binary (since start): CFI rule lookups and
  * symbol (pc -> frames) lookups, hits and evictions. */

@@ -16,6 +16,7 @@
 #include "collector/proctable.h"
 #include "common/parse.h"
 #include "common/strtab.h"
+#include "common/timeutil.h"
 #include "common/u64map.h"
 #include "symbolize/perfmap.h"
 
@@ -48,10 +49,29 @@ struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
 	return pt;
 }
 
-static void process_delete(struct process *p)
+/* A resolved mapping holds a reference on its binary. */
+static void map_release(struct proctable *pt, struct proc_map *m)
+{
+	if (m->bin)
+		binaries__put(pt->bs, m->bin, time__mono_ns());
+	m->bin = NULL;
+	m->resolved = 0;
+}
+
+static void release_all(struct proctable *pt, struct process *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		map_release(pt, &p->maps[i]);
+	p->nmaps = 0;
+}
+
+static void process_delete(struct proctable *pt, struct process *p)
 {
 	if (!p)
 		return;
+	release_all(pt, p);
 	perfmap__delete(p->jit);
 	free(p->maps);
 	free(p);
@@ -65,7 +85,7 @@ void proctable__delete(struct proctable *pt)
 	if (!pt)
 		return;
 	while (u64map__next(pt->by_pid, &pos, &k, &v))
-		process_delete((struct process *)(uintptr_t)v);
+		process_delete(pt, (struct process *)(uintptr_t)v);
 	u64map__delete(pt->by_pid);
 	free(pt);
 }
@@ -91,7 +111,7 @@ static uint32_t intern(struct proctable *pt, const char *s, size_t len)
 }
 
 /* Replaces [start, end) in p's map list, trimming or splitting what overlaps. */
-static int insert_map(struct process *p, const struct proc_map *m)
+static int insert_map(struct proctable *pt, struct process *p, const struct proc_map *m)
 {
 	size_t i, j, keep = 0;
 	struct proc_map split = { 0 };
@@ -110,6 +130,7 @@ static int insert_map(struct process *p, const struct proc_map *m)
 			split.pgoff += m->end - o->start;
 			split.start = m->end;
 			split.resolved = 0;
+			split.bin = NULL; /* resolved again on use; o keeps its reference */
 			have_split = 1;
 			o->end = m->start;
 			p->maps[keep++] = *o;
@@ -117,12 +138,14 @@ static int insert_map(struct process *p, const struct proc_map *m)
 			o->end = m->start;
 			p->maps[keep++] = *o;
 		} else if (o->end > m->end) {
+			/* another file offset: resolved again on use */
+			map_release(pt, o);
 			o->pgoff += m->end - o->start;
 			o->start = m->end;
-			o->resolved = 0;
 			p->maps[keep++] = *o;
+		} else {
+			map_release(pt, o); /* fully covered: dropped */
 		}
-		/* else fully covered: dropped */
 	}
 	p->nmaps = keep;
 	if (p->nmaps + 2 > p->cap) {
@@ -166,7 +189,7 @@ static int add_mapping(struct proctable *pt, struct process *p, uint64_t start, 
 	 * memory; the vDSO is resolved to our own copy of it */
 	if (path_len && (path[0] == '/' || (path_len == 6 && memcmp(path, "[vdso]", 6) == 0)))
 		m.path = intern(pt, path, path_len);
-	return insert_map(p, &m);
+	return insert_map(pt, p, &m);
 }
 
 static int seed_map_cb(void *ctx, const struct procmaps_entry *e)
@@ -283,7 +306,7 @@ static void remove_process(struct proctable *pt, struct process *p)
 	u64map__del(pt->by_pid, (uint64_t)(uint32_t)p->pid);
 	if (p->exited_ns && pt->nexited)
 		pt->nexited--;
-	process_delete(p);
+	process_delete(pt, p);
 }
 
 struct process *proctable__get(struct proctable *pt, int pid)
@@ -413,7 +436,7 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		 * the first executable file among them is the new exe. Until it
 		 * is seen, the exe /proc showed (if any) stands in: several execs
 		 * may lie between this record and the readlink. */
-		p->nmaps = 0;
+		release_all(pt, p);
 		p->exe_pending = 1;
 		p->exe = link;
 		perfmap__delete(p->jit);
@@ -426,6 +449,7 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 {
 	struct process *parent, *child;
+	size_t i;
 
 	if (pid == ppid)
 		return 0; /* a new thread shares its process's maps */
@@ -448,6 +472,9 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 			return -ENOMEM;
 		memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*child->maps));
 		child->nmaps = child->cap = parent->nmaps;
+		for (i = 0; i < child->nmaps; i++)
+			if (child->maps[i].bin)
+				binaries__ref(child->maps[i].bin);
 	}
 	return 0;
 }
@@ -513,10 +540,12 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 			if (!m->resolved) {
 				m->resolved = 1;
 				if (m->path == pt->vdso_path) {
-					if (binaries__get_vdso(pt->bs, &m->bin) == 0 && binary__is_elf(m->bin))
+					if (binaries__get_vdso(pt->bs, &m->bin) == 0 && binary__is_elf(m->bin)) {
 						m->bias = binary__bias(m->bin, m->start, m->pgoff);
-					else
+					} else if (m->bin) {
+						binaries__put(pt->bs, m->bin, time__mono_ns());
 						m->bin = NULL;
+					}
 				} else if (m->path &&
 				    binaries__get(pt->bs, p->pid, strtab__str(pt->names, m->path), m->dev,
 						  m->ino, m->start, m->end, &m->bin) == 0 &&

@@ -36,6 +36,12 @@
 #define JIT_RELOAD_INTERVAL_NS 1000000000ull
 /* Keep exited processes this long: their samples may sit in other rings. */
 #define EXIT_GRACE_NS 2000000000ull
+/* A binary no live process maps stays loaded this long (the same program
+ * often runs again soon: cron jobs, shells, compilers), and at most this many
+ * such binaries are kept; the check runs once a second. */
+#define BINARY_IDLE_GRACE_NS (60ull * 1000000000ull)
+#define BINARY_IDLE_MAX 64
+#define TRIM_INTERVAL_NS 1000000000ull
 
 struct batch_rec {
 	uint64_t time;
@@ -74,6 +80,7 @@ struct sampler {
 	struct process *cur;
 
 	uint32_t id_unknown, id_kernel;
+	uint64_t last_trim_ns;
 	uint64_t window_cpu_start;
 };
 
@@ -458,6 +465,14 @@ static void process_available(struct sampler *s)
 		ring__release(s->rings[i]);
 	s->nbatch = 0;
 	proctable__reap(s->procs, s->last_time, EXIT_GRACE_NS);
+	{
+		uint64_t now = time__mono_ns();
+
+		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
+			s->last_trim_ns = now;
+			binaries__trim(s->bins, now, BINARY_IDLE_GRACE_NS, BINARY_IDLE_MAX);
+		}
+	}
 }
 
 int sampler__poll(struct sampler *s, int timeout_ms)

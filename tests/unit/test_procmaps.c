@@ -201,3 +201,45 @@ Test(proctable, resolves_own_binary)
 	binaries__delete(bs);
 	strtab__delete(names);
 }
+
+/* Binaries are freed once no live process maps them (after a grace period),
+ * so memory follows the binaries in use, not every binary ever seen. */
+Test(proctable, binaries_freed_when_unmapped)
+{
+	struct strtab *names = strtab__new();
+	struct binaries *bs = binaries__new(names);
+	struct proctable *pt = proctable__new(names, bs);
+	const int child = 0x3ffffff4;
+	uint64_t pc = (uint64_t)(uintptr_t)&procmaps_test_marker;
+	struct process *p;
+
+	cr_assert_eq(proctable__seed(pt, getpid()), 1);
+	p = proctable__find(pt, getpid());
+	cr_assert_not_null(process__find_map(pt, p, pc)->bin);
+	cr_assert_eq(binaries__count(bs), 1);
+
+	/* a forked child shares the binary: its exit does not free it */
+	cr_assert_eq(proctable__fork(pt, child, getpid(), child, getpid()), 0);
+	proctable__exit(pt, child, child, 1000);
+	proctable__reap(pt, 10000, 1000);
+	cr_assert_null(proctable__find(pt, child));
+	cr_assert_eq(binaries__trim(bs, UINT64_MAX / 2, 0, 0), 0, "freed while still mapped");
+	cr_assert_eq(binaries__count(bs), 1);
+
+	/* the last process mapping it goes: freed after the grace period only */
+	proctable__exit(pt, getpid(), getpid(), 1000);
+	proctable__reap(pt, 10000, 1000);
+	cr_assert_eq(binaries__trim(bs, 0, UINT64_MAX, 64), 0, "freed during its grace period");
+	cr_assert_eq(binaries__count(bs), 1);
+	cr_assert_eq(binaries__trim(bs, UINT64_MAX / 2, 1, 64), 1);
+	cr_assert_eq(binaries__count(bs), 0);
+
+	/* seen again: opened again */
+	cr_assert_eq(proctable__seed(pt, getpid()), 1);
+	p = proctable__find(pt, getpid());
+	cr_assert_not_null(process__find_map(pt, p, pc)->bin);
+	cr_assert_eq(binaries__count(bs), 1);
+	proctable__delete(pt);
+	binaries__delete(bs);
+	strtab__delete(names);
+}
