@@ -1,1 +1,67 @@
-# `make bench`: smolder against perf on the same workloads (issue 5).
+# `make bench`: smolder against `perf record --call-graph dwarf` + `perf
+# script` on the same workloads (issue 5). The workloads are EXTRA_PROGRAMS:
+# built only by `make bench`, never by `make all` or `make check`, and the
+# benchmarks never run in `make check` (timing on shared machines is noise).
+#
+#   make bench [BENCH_SECONDS=10] [BENCH_RUNS=3] [BENCH_QUICK=1] [BENCH_ONLY=cpu_c,xz]
+#   make bench-churn [BENCH_CHURN_MINUTES=5]
+#
+# Both need root (or CAP_PERFMON) for system-wide sampling, and write a
+# section on top of $(srcdir)/doc/benchmarks.md; raw results (dumps, JSON
+# summary) stay in bench-out/ of the build tree.
+
+BENCH_SECONDS = 10
+BENCH_RUNS = 3
+BENCH_QUICK =
+BENCH_ONLY =
+BENCH_CHURN_MINUTES = 5
+BENCH_OUT = bench-out
+
+# Built like production code is: -O2 without frame pointers, with CFI and
+# debug info (the C++ one for its inlined frames). Per-target flags replace
+# AM_CFLAGS, keeping the sanitizers out of the workloads.
+BENCH_WL_CFLAGS = -std=gnu99 $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthread
+BENCH_WL_CXXFLAGS = -std=gnu++11 -Wall -Wextra -O2 -g -fomit-frame-pointer -pthread
+
+BENCH_WORKLOADS = \
+	bench/workloads/cpu_c \
+	bench/workloads/cpp_inline \
+	bench/workloads/many \
+	bench/workloads/churn \
+	bench/workloads/churn_child
+EXTRA_PROGRAMS = $(BENCH_WORKLOADS)
+CLEANFILES += $(BENCH_WORKLOADS)
+
+bench_workloads_cpu_c_SOURCES = bench/workloads/cpu_c.c bench/workloads/bench_wl.h
+bench_workloads_cpu_c_CFLAGS = $(BENCH_WL_CFLAGS)
+bench_workloads_cpu_c_LDFLAGS = -pthread
+bench_workloads_cpp_inline_SOURCES = bench/workloads/cpp_inline.cc bench/workloads/bench_wl.h
+bench_workloads_cpp_inline_CXXFLAGS = $(BENCH_WL_CXXFLAGS)
+bench_workloads_cpp_inline_LDFLAGS = -pthread
+bench_workloads_many_SOURCES = bench/workloads/many.c bench/workloads/bench_wl.h
+bench_workloads_many_CFLAGS = $(BENCH_WL_CFLAGS)
+bench_workloads_many_LDFLAGS = -pthread
+bench_workloads_churn_SOURCES = bench/workloads/churn.c bench/workloads/bench_wl.h
+bench_workloads_churn_CFLAGS = $(BENCH_WL_CFLAGS)
+bench_workloads_churn_LDFLAGS = -pthread
+bench_workloads_churn_child_SOURCES = bench/workloads/churn_child.c
+bench_workloads_churn_child_CFLAGS = $(BENCH_WL_CFLAGS)
+
+EXTRA_DIST += bench/run.py bench/workloads/fib.py
+
+BENCH_ENV = \
+	BENCH_SECONDS='$(BENCH_SECONDS)' BENCH_RUNS='$(BENCH_RUNS)' \
+	BENCH_QUICK='$(BENCH_QUICK)' BENCH_ONLY='$(BENCH_ONLY)' \
+	BENCH_CHURN_MINUTES='$(BENCH_CHURN_MINUTES)' PERF='$(PERF)'
+
+bench: smolder$(EXEEXT) $(BENCH_WORKLOADS)
+	@py='$(PYTHON3)'; test -n "$$py" || py=python3; $(BENCH_ENV) "$$py" $(srcdir)/bench/run.py \
+	  --smolder ./smolder$(EXEEXT) --workloads bench/workloads \
+	  --srcdir $(srcdir) --out $(BENCH_OUT) --doc $(srcdir)/doc/benchmarks.md
+
+bench-churn: smolder$(EXEEXT) $(BENCH_WORKLOADS)
+	@py='$(PYTHON3)'; test -n "$$py" || py=python3; $(BENCH_ENV) "$$py" $(srcdir)/bench/run.py --churn \
+	  --smolder ./smolder$(EXEEXT) --workloads bench/workloads \
+	  --srcdir $(srcdir) --out $(BENCH_OUT) --doc $(srcdir)/doc/benchmarks.md
+
+.PHONY: bench bench-churn

@@ -79,7 +79,10 @@ for f in dumps:
             if s["stack"] == "":
                 empty += s["count"]
                 continue
-            want[(t0, norm(p["labels"]["service_name"]))][s["stack"]] += s["count"]
+            # the sink names a series after service_name, else comm, else "unknown"
+            lab = p["labels"]
+            app = lab.get("service_name") or lab.get("comm") or "unknown"
+            want[(t0, norm(app))][s["stack"]] += s["count"]
 for k in set(got) | set(want):
     g, w = got.get(k, collections.Counter()), want.get(k, collections.Counter())
     if g != w:

@@ -1,0 +1,960 @@
+#!/usr/bin/env python3
+"""smolder's benchmark driver (`make bench`, `make bench-churn`; issue 5).
+
+For every workload, in one invocation and on the same running workload
+instance: the workload alone (baseline throughput), smolder system-wide at
+99 Hz and 999 Hz (a long and a short run each, the difference giving the
+steady-state cost), and `perf record -a --call-graph dwarf` at the same
+frequencies followed by `perf script --inline`. The order of the phases is
+reversed on every other run. Medians over the runs go to a table on stdout
+and to a new section on top of doc/benchmarks.md.
+
+Python 3 standard library only. Every process started here runs in its own
+session with a kill timer, and is killed (its whole process group) at the end.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import queue
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+# A user stack is complete when its outermost frame is one whose CFI marks
+# the return address undefined: the program's entry point, or the clone
+# that started the thread. (glibc >= 2.34 starts threads from clone3, with
+# start_thread below it.)
+OUTERMOST = {"_start", "__clone3", "clone3", "__clone", "clone", "start_thread"}
+
+
+
+def elf_entry(path):
+    """(entry address, load bias) of an ELF64 executable, or None: a
+    stripped program's _start has no name, but it is the entry point."""
+    import struct
+    try:
+        with open(path, "rb") as f:
+            h = f.read(64)
+            if len(h) < 64 or h[:4] != b"\x7fELF" or h[4] != 2:
+                return None
+            entry, phoff = struct.unpack_from("<QQ", h, 24)
+            phentsize, phnum = struct.unpack_from("<HH", h, 54)
+            f.seek(phoff)
+            ph = f.read(phentsize * min(phnum, 64))
+    except OSError:
+        return None
+    for i in range(min(phnum, 64)):
+        if len(ph) < (i + 1) * phentsize or phentsize < 56:
+            break
+        ptype, _, off, vaddr = struct.unpack_from("<IIQQ", ph, i * phentsize)
+        if ptype == 1:  # PT_LOAD
+            return entry, vaddr - off
+    return entry, 0
+
+
+def entry_frames(argv0):
+    """How each profiler names the entry point of a stripped program."""
+    path = shutil.which(argv0) or argv0
+    path = os.path.realpath(path)
+    e = elf_entry(path)
+    if not e:
+        return path, None, set()
+    entry, bias = e
+    base = os.path.basename(path)
+    return path, entry, {"%s+0x%x" % (base, entry), "%s+0x%x" % (base, entry - bias)}
+
+
+_live = {}  # pid -> Popen, for the final clean-up
+_live_lock = threading.Lock()
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+# --- processes --------------------------------------------------------------
+
+def _track(p):
+    with _live_lock:
+        _live[p.pid] = p
+
+
+def _untrack(p):
+    with _live_lock:
+        _live.pop(p.pid, None)
+
+
+def _kill_group(p, sig=signal.SIGKILL):
+    try:
+        os.killpg(p.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_all():
+    with _live_lock:
+        procs = list(_live.values())
+    for p in procs:
+        _kill_group(p, signal.SIGCONT)
+        _kill_group(p)
+    for p in procs:
+        try:
+            p.wait(timeout=5)
+        except (subprocess.TimeoutExpired, ChildProcessError):
+            pass
+        _untrack(p)
+
+
+class Measured:
+    """Exit status and the rusage of one finished child (from wait4)."""
+
+    def __init__(self, status, ru, wall):
+        self.rc = os.waitstatus_to_exitcode(status)
+        self.cpu = ru.ru_utime + ru.ru_stime
+        self.maxrss_kb = ru.ru_maxrss
+        self.wall = wall
+
+
+def run_measured(argv, timeout, stdout=subprocess.DEVNULL, on_stdout=None,
+                 stderr_path=None, on_start=None):
+    """Runs argv to completion (killed after timeout seconds) and returns
+    its own accounting: wait4's rusage covers the process and every
+    descendant it waited for, start-up included."""
+    errf = open(stderr_path, "wb") if stderr_path else subprocess.DEVNULL
+    try:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE if on_stdout else stdout,
+                             stderr=errf, start_new_session=True)
+    finally:
+        if stderr_path:
+            errf.close()
+    _track(p)
+    timer = threading.Timer(timeout, _kill_group, (p,))
+    timer.daemon = True
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        if on_start:
+            on_start(p)
+        if on_stdout:
+            try:
+                on_stdout(p.stdout)
+            finally:
+                p.stdout.close()
+        _, status, ru = os.wait4(p.pid, 0)
+    except BaseException:
+        _kill_group(p)
+        raise
+    finally:
+        timer.cancel()
+        _untrack(p)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    m = Measured(status, ru, time.monotonic() - t0)
+    if m.rc != 0:
+        raise RuntimeError("%s exited with %d%s" % (
+            " ".join(argv), m.rc, " (see %s)" % stderr_path if stderr_path else ""))
+    return m
+
+
+# --- workloads --------------------------------------------------------------
+
+class Workload:
+    """One running instance of a workload and its progress counter.
+
+    C and Python workloads answer SIGUSR1 with "progress COUNT MONO_NS";
+    xz and gzip are fed random data through a pipe by a thread of ours, and
+    their progress is the bytes they accepted."""
+
+    def __init__(self, name, argv, comms, feed=None):
+        self.name = name
+        self.argv = argv
+        self.comms = comms
+        self.feed = feed  # bytes to feed cyclically on stdin, or None
+        self.proc = None
+        self.lines = queue.Queue()
+        self.fed = 0
+        self.closing = False
+        self.exe, self.entry, self.entry_names = entry_frames(argv[0])
+
+    def start(self, warmup):
+        if self.feed is not None:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
+                                         stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL,
+                                         start_new_session=True)
+            _track(self.proc)
+            try:  # a small pipe: bytes accepted ~ bytes consumed
+                import fcntl
+                fcntl.fcntl(self.proc.stdin.fileno(), 1031, 16384)  # F_SETPIPE_SZ
+            except OSError:
+                pass
+            threading.Thread(target=self._writer, daemon=True).start()
+        else:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL,
+                                         start_new_session=True)
+            _track(self.proc)
+            threading.Thread(target=self._reader, daemon=True).start()
+            try:
+                self.lines.get(timeout=30)  # the "ready" report
+            except queue.Empty:
+                raise RuntimeError("%s did not start" % self.name)
+        time.sleep(warmup)
+        if self.proc.poll() is not None:
+            raise RuntimeError("%s exited early (%s)" % (self.name, self.proc.returncode))
+
+    def _reader(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.decode("ascii", "replace"))
+
+    def _writer(self):
+        view = memoryview(self.feed)
+        chunk = 16384
+        off = 0
+        fd = self.proc.stdin.fileno()
+        try:
+            while not self.closing:
+                n = os.write(fd, view[off:off + chunk])
+                self.fed += n
+                off = (off + n) % len(view)
+        except OSError:
+            pass
+
+    def progress(self):
+        """(work count, monotonic ns) now."""
+        if self.feed is not None:
+            return self.fed, time.monotonic_ns()
+        while not self.lines.empty():
+            self.lines.get_nowait()
+        os.kill(self.proc.pid, signal.SIGUSR1)
+        try:
+            line = self.lines.get(timeout=10)
+        except queue.Empty:
+            raise RuntimeError("%s does not report progress" % self.name)
+        _, count, ns = line.split()
+        return int(count), int(ns)
+
+    def pause(self):
+        _kill_group(self.proc, signal.SIGSTOP)
+
+    def resume(self):
+        _kill_group(self.proc, signal.SIGCONT)
+
+    def stop(self):
+        self.closing = True
+        if self.proc is not None:
+            _kill_group(self.proc, signal.SIGCONT)
+            _kill_group(self.proc)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            _untrack(self.proc)
+
+
+def rate(a, b):
+    dt = (b[1] - a[1]) / 1e9
+    return (b[0] - a[0]) / dt if dt > 0 else None
+
+
+# --- parsing the two profilers' output ---------------------------------------
+
+def _strip_suffix(frame):
+    for suf in ("_[i]", "_[j]"):
+        if frame.endswith(suf):
+            return frame[:-len(suf)]
+    return frame
+
+
+def parse_dump(path, comms, entry_names=()):
+    """Stats of a smolder dump; completeness of the workload's own profiles
+    (root frame of each user stack is an outermost frame) and the agent's
+    own profile (self-profiling)."""
+    with open(path) as f:
+        d = json.load(f)
+    st = d["stats"]
+    uw = st.get("unwind", {})
+    r = {
+        "samples": st["samples"], "lost": st["lost"], "dropped": st.get("dropped", 0),
+        "idle": st.get("idle", 0), "processes": st.get("processes"),
+        "binaries": st.get("binaries"),
+        "agent_cpu_ns": st.get("agent_cpu_ns"), "agent_rss": st.get("agent_rss_bytes"),
+        "unwind": uw, "sys_user": sum(uw.values()), "sys_complete": uw.get("complete", 0),
+        "wl_samples": 0, "wl_user": 0, "wl_complete": 0, "wl_roots": {}, "self": {},
+    }
+    for p in d.get("profiles", []):
+        lab = p.get("labels", {})
+        exe = lab.get("exe", "")
+        mine = lab.get("comm") in comms or os.path.basename(exe) in comms
+        self_ = os.path.basename(exe) == "smolder"
+        for s in p.get("stacks", []):
+            frames = s["stack"].split(";")
+            n = s["count"]
+            if self_:
+                # Inclusive count per function of the agent's own stacks.
+                for fr in set(frames):
+                    r["self"][fr] = r["self"].get(fr, 0) + n
+                r["self"]["<total>"] = r["self"].get("<total>", 0) + n
+            if not mine:
+                continue
+            r["wl_samples"] += n
+            root = _strip_suffix(frames[0])
+            if frames[0].endswith("_[k]") or root == "[kernel]":
+                continue  # no user stack
+            r["wl_user"] += n
+            if root in OUTERMOST or root in entry_names:
+                r["wl_complete"] += n
+            else:
+                r["wl_roots"][root] = r["wl_roots"].get(root, 0) + n
+    return r
+
+
+_HDR = re.compile(r"^(\S.*?)\s+(-?\d+)(?:/-?\d+)?\s+(?:\[\d+\]\s+)?\d+\.\d+:")
+_FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$")
+_LOST = re.compile(r"PERF_RECORD_LOST.*?lost (\d+)|\blost (\d+)")
+
+
+class PerfScriptParser:
+    """Streams `perf script` output: a sample is a header line followed by
+    its callchain, leaf first; the deepest user frame is the last one that
+    is not a kernel address."""
+
+    def __init__(self, comms, exe=None, entry=None):
+        self.comms = comms
+        self.exe = exe
+        self.entry = entry
+        self.samples = 0
+        self.lost = 0
+        self.sys_user = self.sys_complete = 0
+        self.wl_samples = self.wl_user = self.wl_complete = 0
+        self.wl_roots = {}
+        self._comm = None
+        self._deepest = None
+
+    def _flush(self):
+        if self._comm is None:
+            return
+        mine = self._comm in self.comms
+        if mine:
+            self.wl_samples += 1
+        if self._deepest is not None:
+            ok = self._deepest in OUTERMOST
+            self.sys_user += 1
+            self.sys_complete += ok
+            if mine:
+                self.wl_user += 1
+                self.wl_complete += ok
+                if not ok:
+                    self.wl_roots[self._deepest] = self.wl_roots.get(self._deepest, 0) + 1
+        self._comm = None
+        self._deepest = None
+
+    def feed(self, f):
+        for raw in f:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if not line.strip():
+                continue
+            if line[0] in " \t":
+                m = _FRAME.match(line)
+                if m and self._comm is not None:
+                    addr = m.group(1)
+                    if not (len(addr) == 16 and addr.startswith("ffff")):
+                        self._deepest = re.sub(r"\+0x[0-9a-f]+$", "", m.group(2))
+                        if (self.entry is not None and m.group(3) == self.exe
+                                and 0 <= int(addr, 16) - self.entry < 64):
+                            self._deepest = "_start"  # stripped: the entry point
+                continue
+            self._flush()
+            if "PERF_RECORD_LOST" in line:
+                m = _LOST.search(line)
+                if m:
+                    self.lost += int(m.group(1) or m.group(2))
+                continue
+            m = _HDR.match(line)
+            if m:
+                self._comm = m.group(1).strip()
+                self.samples += 1
+        self._flush()
+
+
+# --- one workload, all phases --------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.smolder = os.path.abspath(args.smolder)
+        self.perf = os.environ.get("PERF") or shutil.which("perf") or "/usr/bin/perf"
+        self.out = os.path.abspath(args.out)
+        os.makedirs(self.out, exist_ok=True)
+        self.quick = (os.environ.get("BENCH_QUICK") or "0") not in ("0", "no")
+        self.seconds = float(os.environ.get("BENCH_SECONDS") or 10)
+        self.runs = int(os.environ.get("BENCH_RUNS") or 3)
+        if self.quick:
+            self.seconds, self.runs = 3.0, 1
+        self.short = max(1.0, min(3.0, self.seconds / 3))
+        self.warmup = 1.0
+
+    def _secs(self, x):
+        return ("%g" % x)
+
+    def baseline(self, wl):
+        a = wl.progress()
+        time.sleep(self.seconds / 2)
+        m = wl.progress()
+        time.sleep(self.seconds / 2)
+        b = wl.progress()
+        r1, r2 = rate(a, m), rate(m, b)
+        noise = abs(r1 - r2) / ((r1 + r2) / 2) * 100 if r1 and r2 else None
+        return {"rate": rate(a, b), "aa_noise_pct": noise}
+
+    def smolder_run(self, wl, hz, secs, tag):
+        base = os.path.join(self.out, "%s-%s" % (wl.name, tag))
+        dump = base + ".json"
+        a = wl.progress()
+        m = run_measured([self.smolder, "record", "-a", "-F", str(hz), "-d", self._secs(secs),
+                          "-q", "-o", dump], timeout=secs + 120, stderr_path=base + ".err")
+        b = wl.progress()
+        r = parse_dump(dump, wl.comms, wl.entry_names)
+        r.update({"cpu_s": m.cpu, "maxrss_kb": m.maxrss_kb, "wall": m.wall, "rate": rate(a, b)})
+        return r
+
+    def perf_run(self, wl, hz, tag, noinline):
+        base = os.path.join(self.out, "%s-%s" % (wl.name, tag))
+        data = base + ".data"
+        a = wl.progress()
+        rec = run_measured([self.perf, "record", "-F", str(hz), "-a", "--call-graph", "dwarf",
+                            "-o", data, "--", "sleep", self._secs(self.seconds)],
+                           timeout=self.seconds + 120, stderr_path=base + ".rec.err")
+        b = wl.progress()
+        r = {"rate": rate(a, b), "record_cpu_s": rec.cpu, "record_maxrss_kb": rec.maxrss_kb,
+             "data_bytes": os.path.getsize(data)}
+        # perf script is not part of the workload's measured interval: the
+        # workload is stopped so it does not compete for the CPU meanwhile.
+        wl.pause()
+        try:
+            parser = PerfScriptParser(wl.comms, wl.exe, wl.entry)
+            scr = run_measured([self.perf, "script", "-i", data, "--inline", "--show-lost-events"],
+                               timeout=1800, on_stdout=parser.feed,
+                               stderr_path=base + ".script.err")
+            r.update({"script_cpu_s": scr.cpu, "script_wall": scr.wall,
+                      "samples": parser.samples, "lost": parser.lost,
+                      "sys_user": parser.sys_user, "sys_complete": parser.sys_complete,
+                      "wl_samples": parser.wl_samples, "wl_user": parser.wl_user,
+                      "wl_complete": parser.wl_complete, "wl_roots": parser.wl_roots})
+            if noinline:
+                scr2 = run_measured([self.perf, "script", "-i", data, "--no-inline"],
+                                    timeout=1800, stderr_path=base + ".script2.err")
+                r["script_noinline_cpu_s"] = scr2.cpu
+        finally:
+            wl.resume()
+            try:
+                os.unlink(data)
+            except OSError:
+                pass
+        return r
+
+    def workloads(self):
+        wd = os.path.abspath(self.args.workloads)
+        src = os.path.abspath(self.args.srcdir)
+        py = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+        rnd = os.urandom(64 << 20)  # the 64 MiB random "file", fed cyclically
+        ws = [
+            ("cpu_c", [wd + "/cpu_c"], {"cpu_c"}, None, "full"),
+            ("cpp_inline", [wd + "/cpp_inline"], {"cpp_inline"}, None, "full"),
+            ("many_200", [wd + "/many", "200"], {"many"}, None, "full"),
+            ("many_20", [wd + "/many", "20"], {"many"}, None, "rss"),
+            ("churn", [wd + "/churn", "200", wd + "/churn_child"], {"churn", "churn_child"}, None, "full"),
+            ("xz", ["xz", "-9", "-T1", "-c"], {"xz"}, rnd, "full"),
+            ("python3", [py, src + "/bench/workloads/fib.py"], {"python3", os.path.basename(py)}, None, "full"),
+            ("gzip", ["gzip", "-9", "-c"], {"gzip"}, rnd, "full"),
+        ]
+        only = [w for w in (os.environ.get("BENCH_ONLY") or "").split(",") if w]
+        return [w for w in ws if not only or w[0] in only]
+
+    def one(self, spec, run):
+        name, argv, comms, feed, kind = spec
+        wl = Workload(name, argv, comms, feed)
+        S = self.seconds
+        phases = [("base", lambda: self.baseline(wl)),
+                  ("s99", lambda: self.smolder_run(wl, 99, S, "r%d-s99" % run))]
+        if kind == "full":
+            phases += [
+                ("s99short", lambda: self.smolder_run(wl, 99, self.short, "r%d-s99short" % run)),
+                ("s999", lambda: self.smolder_run(wl, 999, S, "r%d-s999" % run)),
+                ("s999short", lambda: self.smolder_run(wl, 999, self.short, "r%d-s999short" % run)),
+                ("p99", lambda: self.perf_run(wl, 99, "r%d-p99" % run, run == 0)),
+                ("p999", lambda: self.perf_run(wl, 999, "r%d-p999" % run, run == 0)),
+            ]
+        if run % 2:
+            phases.reverse()
+        res = {"load_before": os.getloadavg()[0]}
+        wl.start(self.warmup)
+        try:
+            for ph, fn in phases:
+                log("%s run %d: %s" % (name, run + 1, ph))
+                res[ph] = fn()
+        finally:
+            wl.stop()
+        res["load_after"] = os.getloadavg()[0]
+        return res
+
+    def main(self):
+        specs = self.workloads()
+        results = {s[0]: [] for s in specs}
+        t0 = time.time()
+        info = machine(self.perf, self.smolder)
+        for run in range(self.runs):
+            for spec in specs:
+                results[spec[0]].append(self.one(spec, run))
+                with open(os.path.join(self.out, "results.json"), "w") as f:
+                    json.dump({"info": info, "results": results}, f, indent=1)
+        info["elapsed_s"] = time.time() - t0
+        info["load_end"] = os.getloadavg()
+        rep = Report(info, results, self)
+        text = rep.render()
+        print(text)
+        write_doc(self.args.doc, text)
+        log("results in %s/results.json; section added to %s" % (self.out, self.args.doc))
+
+    def report_only(self, path):
+        with open(path) as f:
+            saved = json.load(f)
+        info, results = saved["info"], saved["results"]
+        results = {k: v for k, v in results.items() if v}
+        info.setdefault("load_end", os.getloadavg())
+        done = {k: len(v) for k, v in results.items()}
+        text = Report(info, results, self).render()
+        if len(set(done.values())) > 1 or self.runs < int(os.environ.get("BENCH_RUNS") or 3):
+            text = text.replace("\n\n", "\n\n**Interrupted run**: runs completed per workload: %s; "
+                                "medians are over those.\n\n" % ", ".join(
+                                    "%s %d" % kv for kv in done.items()), 1)
+        print(text)
+        write_doc(self.args.doc, text)
+
+    def churn(self):
+        """The always-on daemon (`smolder run`, 10 s windows, dumps kept in
+        a spool) over the churn workload for BENCH_CHURN_MINUTES: its VmRSS
+        polled every second, RSS at 1/5 of the run against RSS at the end."""
+        import gzip
+        minutes = float(os.environ.get("BENCH_CHURN_MINUTES") or 5)
+        if self.quick:
+            minutes = 1.0
+        secs = minutes * 60
+        early = secs / 5
+        wd = os.path.abspath(self.args.workloads)
+        info = machine(self.perf, self.smolder)
+        spool = os.path.join(self.out, "churn-spool")
+        shutil.rmtree(spool, ignore_errors=True)
+        os.makedirs(spool, mode=0o700)
+        conf = os.path.join(self.out, "churn.conf")
+        with open(conf, "w") as f:
+            f.write("# make bench-churn\n")
+        wl = Workload("churn", [wd + "/churn", "200", wd + "/churn_child"], {"churn", "churn_child"})
+        wl.start(self.warmup)
+        rss = []  # (seconds since start, VmRSS kB)
+
+        def poll(p):
+            t0 = time.monotonic()
+            stop_at = t0 + secs
+            while p.poll() is None:
+                now = time.monotonic()
+                if now >= stop_at:
+                    _kill_group(p, signal.SIGTERM)  # flush the last window, exit
+                    break
+                try:
+                    with open("/proc/%d/status" % p.pid) as f:
+                        for line in f:
+                            if line.startswith("VmRSS:"):
+                                rss.append((now - t0, int(line.split()[1])))
+                except OSError:
+                    break
+                time.sleep(max(0.0, min(1.0, stop_at - time.monotonic())))
+
+        argv = [self.smolder, "run", "-c", conf, "-F", "99", "--interval", "10s",
+                "--export", "none", "--spool-dir", spool]
+        try:
+            a = wl.progress()
+            m = run_measured(argv, timeout=secs + 120,
+                             stderr_path=os.path.join(self.out, "churn-run.err"),
+                             on_start=lambda p: threading.Thread(target=poll, args=(p,),
+                                                                 daemon=True).start())
+            b = wl.progress()
+        finally:
+            wl.stop()
+        tot = {"samples": 0, "lost": 0, "windows": 0}
+        procs = bins = None
+        for name in sorted(os.listdir(spool)):
+            if not name.endswith(".json.gz"):
+                continue
+            with gzip.open(os.path.join(spool, name), "rt") as f:
+                st = json.load(f)["stats"]
+            tot["samples"] += st["samples"]
+            tot["lost"] += st["lost"]
+            tot["windows"] += 1
+            procs, bins = st.get("processes"), st.get("binaries")
+
+        def at(t):
+            c = [kb for (x, kb) in rss if x <= t]
+            return c[-1] if c else None
+
+        r_early, r_end = at(early), (rss[-1][1] if rss else None)
+        marks = [(int(round(secs * k / 5)), at(secs * k / 5)) for k in range(1, 5)]
+        marks.append((int(round(rss[-1][0])) if rss else int(secs), r_end))
+        ratio = r_end / r_early if r_early and r_end else None
+        lines = [
+            "## %s — make bench-churn (issue 5)" % info["date"],
+            "",
+            "Command: `make bench-churn BENCH_CHURN_MINUTES=%g%s` (as root): the always-on "
+            "daemon, `smolder run -F 99 --interval 10s --export none --spool-dir DIR`, "
+            "for %g s over the churn workload (200 fork+exec per second of a small "
+            "dynamically linked program, on top of whatever else runs on the host), "
+            "its VmRSS polled every second." % (
+                minutes, " BENCH_QUICK=1" if self.quick else "", secs),
+            "",
+            machine_line(info) + " Load average at the end: %s." % (
+                " ".join("%.2f" % x for x in os.getloadavg())),
+            "",
+            "| elapsed | " + " | ".join("%d s" % t for t, _ in marks) + " |",
+            "|---|" + "---|" * len(marks),
+            "| smolder RSS (MB) | " + " | ".join(
+                fmt(kb / 1024 if kb else None, 1) for _, kb in marks) + " |",
+            "",
+            "RSS after %g s: %s MB, at the end: %s MB, ratio **%s** (target ≤ 1.2: %s); "
+            "peak RSS %s MB; %d windows, %d samples, %d lost; at the end %s processes and "
+            "%s binaries known; agent CPU %.2f s = %s µs/sample; workload %.1f processes/s." % (
+                early, fmt(r_early / 1024 if r_early else None, 1),
+                fmt(r_end / 1024 if r_end else None, 1), fmt(ratio, 2),
+                "met" if ratio and ratio <= 1.2 else "MISSED",
+                fmt(m.maxrss_kb / 1024, 1), tot["windows"], tot["samples"], tot["lost"],
+                procs, bins, m.cpu,
+                fmt(m.cpu / tot["samples"] * 1e6 if tot["samples"] else None, 1),
+                rate(a, b) or 0),
+            "",
+        ]
+        text = "\n".join(lines)
+        print(text)
+        with open(os.path.join(self.out, "churn-long.rss.json"), "w") as f:
+            json.dump({"rss": rss, "cpu_s": m.cpu, "maxrss_kb": m.maxrss_kb, "totals": tot}, f)
+        write_doc(self.args.doc, text)
+
+
+# --- machine, report, doc -------------------------------------------------------
+
+def machine(perf, smolder):
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) / (1 << 20)
+    except OSError:
+        mem = 0
+    osname = ""
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+
+    def version(argv):
+        try:
+            return subprocess.run(argv, capture_output=True, timeout=10,
+                                  text=True).stdout.strip().splitlines()[0]
+        except (OSError, subprocess.SubprocessError, IndexError):
+            return "?"
+
+    return {
+        "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "cpu": cpu, "ncpu": os.cpu_count(), "kernel": platform.release(),
+        "mem_gib": mem, "os": osname, "perf": version([perf, "--version"]),
+        "load_start": os.getloadavg(),
+        "python": platform.python_version(),
+    }
+
+
+def machine_line(info):
+    return ("Machine: %s × %d, %.0f GiB, %s, kernel %s; %s; load average at start %s." % (
+        info["cpu"], info["ncpu"], info["mem_gib"], info["os"], info["kernel"], info["perf"],
+        " ".join("%.2f" % x for x in info["load_start"])))
+
+
+def fmt(x, nd=1, pct=False):
+    if x is None:
+        return "–"
+    s = "%.*f" % (nd, x)
+    return s + (" %" if pct else "")
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def div(a, b):
+    return a / b if a is not None and b else None
+
+
+class Report:
+    def __init__(self, info, results, bench):
+        self.info = info
+        self.res = results
+        self.b = bench
+
+    def per_run(self, name, fn):
+        out = []
+        for r in self.res[name]:
+            try:
+                out.append(fn(r))
+            except (KeyError, TypeError, ZeroDivisionError):
+                out.append(None)
+        return out
+
+    def smolder_us(self, r, hz):
+        s = r["s%d" % hz]
+        return s["cpu_s"] / s["samples"] * 1e6
+
+    def steady_us(self, r, hz):
+        l, s = r["s%d" % hz], r["s%dshort" % hz]
+        return (l["cpu_s"] - s["cpu_s"]) / (l["samples"] - s["samples"]) * 1e6
+
+    def perf_us(self, r, hz, inline=True):
+        p = r["p%d" % hz]
+        script = p["script_cpu_s"] if inline else p["script_noinline_cpu_s"]
+        return (p["record_cpu_s"] + script) / p["samples"] * 1e6
+
+    def render(self):
+        b = self.b
+        info = self.info
+        L = []
+        L.append("## %s — make bench (issue 5)" % info["date"])
+        L.append("")
+        cmd = "make bench BENCH_SECONDS=%g BENCH_RUNS=%d" % (b.seconds, b.runs)
+        if b.quick:
+            cmd = "make bench BENCH_QUICK=1"
+        if os.environ.get("BENCH_ONLY"):
+            cmd += " BENCH_ONLY=" + os.environ["BENCH_ONLY"]
+        L.append("Command: `%s` (as root, in a build tree of this source; driver "
+                 "`bench/run.py`). %d run(s) of %g s per measurement; medians; ratios are "
+                 "computed within a run, then their median taken.%s" % (
+                     cmd, b.runs, b.seconds,
+                     " Took %.0f min." % (info["elapsed_s"] / 60) if "elapsed_s" in info else ""))
+        L.append("")
+        loads = [r[k] for v in self.res.values() for r in v
+                 for k in ("load_before", "load_after") if k in r]
+        L.append(machine_line(info) + " Load average at the end: %s; 1-min load average "
+                 "around the workloads' runs: %s–%s (other jobs share this machine)." % (
+                     " ".join("%.2f" % x for x in info.get("load_end", ())),
+                     fmt(min(loads) if loads else None), fmt(max(loads) if loads else None)))
+        L.append("")
+        L.append("Per workload and frequency: smolder `record -a -F HZ -d %g -q -o dump.json` and "
+                 "`perf record -F HZ -a --call-graph dwarf -- sleep %g` + `perf script --inline`, "
+                 "on the same running workload, the order of the phases reversed every other run."
+                 % (b.seconds, b.seconds))
+        L.append("")
+        hdr = ("| workload | Hz | samples | lost | smolder µs/sample (incl. start-up) | "
+               "steady µs/sample | perf µs/sample (record + script --inline) | perf / smolder | "
+               "smolder peak RSS MB | complete smolder | complete perf |")
+        L.append(hdr)
+        L.append("|" + "---|" * (hdr.count("|") - 1))
+        for name in self.res:
+            for hz in (99, 999):
+                key = "s%d" % hz
+                if not self.res[name] or key not in self.res[name][0]:
+                    continue
+                samples = med(self.per_run(name, lambda r: r[key]["samples"]))
+                lost = med(self.per_run(name, lambda r: r[key]["lost"] / (r[key]["samples"] + r[key]["lost"]) * 100))
+                plost = med(self.per_run(name, lambda r: r["p%d" % hz]["lost"]))
+                su = med(self.per_run(name, lambda r: self.smolder_us(r, hz)))
+                st = med(self.per_run(name, lambda r: self.steady_us(r, hz)))
+                pu = med(self.per_run(name, lambda r: self.perf_us(r, hz)))
+                ratio = med(self.per_run(name, lambda r: self.perf_us(r, hz) / self.smolder_us(r, hz)))
+                rss = med(self.per_run(name, lambda r: r[key]["maxrss_kb"] / 1024))
+                cs = med(self.per_run(name, lambda r: r[key]["wl_complete"] / r[key]["wl_user"] * 100))
+                cp = med(self.per_run(name, lambda r: r["p%d" % hz]["wl_complete"] / r["p%d" % hz]["wl_user"] * 100))
+                psamp = med(self.per_run(name, lambda r: r["p%d" % hz]["samples"]))
+                L.append("| %s | %d | %s%s | %s%s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    name, hz, fmt(samples, 0), " (perf %s)" % fmt(psamp, 0) if psamp else "",
+                    fmt(lost, 2, True), " (perf %s)" % fmt(plost, 0) if plost is not None else "",
+                    fmt(su, 1), fmt(st, 1), fmt(pu, 1), fmt(ratio, 1), fmt(rss, 1),
+                    fmt(cs, 2, True), fmt(cp, 2, True)))
+        L.append("")
+        L.append("Workload throughput (work units/s; xz and gzip: input bytes/s) alone and "
+                 "while being profiled; overhead = 1 − profiled/alone, per adjacent pair, "
+                 "median [min, max] over runs. A/A noise = difference between the two "
+                 "halves of the baseline phase.")
+        L.append("")
+        L.append("| workload | alone | smolder 99 Hz overhead | smolder 999 Hz overhead | "
+                 "perf 99 Hz overhead | perf 999 Hz overhead | A/A noise |")
+        L.append("|---|---|---|---|---|---|---|")
+        for name in self.res:
+            base = med(self.per_run(name, lambda r: r["base"]["rate"]))
+            cells = []
+            for key in ("s99", "s999", "p99", "p999"):
+                ov = [x for x in self.per_run(name, lambda r: (1 - r[key]["rate"] / r["base"]["rate"]) * 100)
+                      if x is not None]
+                cells.append("%s [%s, %s]" % (fmt(med(ov), 2, True), fmt(min(ov), 2), fmt(max(ov), 2))
+                             if ov else "–")
+            aa = med(self.per_run(name, lambda r: r["base"]["aa_noise_pct"]))
+            L.append("| %s | %s | %s | %s |" % (name, fmt(base, 0), " | ".join(cells), fmt(aa, 2, True)))
+        L.append("")
+        noinl = []
+        for name in self.res:
+            for hz in (99, 999):
+                x = self.per_run(name, lambda r: self.perf_us(r, hz, inline=False))[0] if self.res[name] else None
+                y = self.per_run(name, lambda r: self.perf_us(r, hz))[0] if self.res[name] else None
+                if x is not None:
+                    noinl.append("%s %d Hz %s → %s" % (name, hz, fmt(x, 1), fmt(y, 1)))
+        if noinl:
+            L.append("perf µs/sample without inline frames (`perf script --no-inline`) → with "
+                     "them, first run: " + "; ".join(noinl) + ".")
+            L.append("")
+        L += self.targets()
+        L += self.self_profile()
+        return "\n".join(L) + "\n"
+
+    def targets(self):
+        L = ["Targets (medians):", ""]
+        cworkloads = [n for n in ("cpu_c", "cpp_inline", "many_200", "many_20", "churn", "xz") if n in self.res]
+        for name in self.res:
+            if not self.res[name] or "p99" not in self.res[name][0]:
+                continue
+            for hz in (99, 999):
+                ratio = med(self.per_run(name, lambda r: self.perf_us(r, hz) / self.smolder_us(r, hz)))
+                L.append("- %s %d Hz: perf/smolder CPU per sample %s (target ≥ 20: %s)" % (
+                    name, hz, fmt(ratio, 1), "met" if ratio and ratio >= 20 else "MISSED"))
+            us = med(self.per_run(name, lambda r: self.smolder_us(r, 99)))
+            L.append("- %s 99 Hz: agent CPU %s µs/sample incl. start-up (target ≤ 15: %s)" % (
+                name, fmt(us, 1), "met" if us is not None and us <= 15 else "MISSED"))
+        if "many_200" in self.res and "many_20" in self.res:
+            r200 = med(self.per_run("many_200", lambda r: r["s99"]["maxrss_kb"] / 1024))
+            r20 = med(self.per_run("many_20", lambda r: r["s99"]["maxrss_kb"] / 1024))
+            if r200 and r20:
+                L.append("- peak RSS with 200 processes %s MB (target ≤ 30: %s); vs 20 processes "
+                         "%s MB: %+.1f %% (target < 5 %%: %s)" % (
+                             fmt(r200, 1), "met" if r200 <= 30 else "MISSED", fmt(r20, 1),
+                             (r200 / r20 - 1) * 100, "met" if r200 / r20 < 1.05 else "MISSED"))
+        for name in self.res:
+            lost = med(self.per_run(name, lambda r: r["s99"]["lost"] / (r["s99"]["samples"] + r["s99"]["lost"]) * 100))
+            if lost is not None and lost > 0.1:
+                L.append("- %s: lost %.2f %% at 99 Hz (target ≤ 0.1 %%: MISSED)" % (name, lost))
+        L.append("- lost at 99 Hz ≤ 0.1 %% on: %s" % ", ".join(
+            n for n in self.res if (med(self.per_run(n, lambda r: r["s99"]["lost"] / (r["s99"]["samples"] + r["s99"]["lost"]) * 100)) or 0) <= 0.1))
+        for name in self.res:
+            for hz in (99, 999):
+                cs = med(self.per_run(name, lambda r: r["s%d" % hz]["wl_complete"] / r["s%d" % hz]["wl_user"] * 100))
+                cp = med(self.per_run(name, lambda r: r["p%d" % hz]["wl_complete"] / r["p%d" % hz]["wl_user"] * 100))
+                if cs is None:
+                    continue
+                need = 99.0 if name in cworkloads else None
+                ok = (need is None or cs >= need) and (cp is None or cs >= cp)
+                L.append("- %s %d Hz: complete %s (perf %s)%s: %s" % (
+                    name, hz, fmt(cs, 2, True), fmt(cp, 2, True),
+                    " (target ≥ 99 % and ≥ perf)" if need else " (target ≥ perf)",
+                    "met" if ok else "MISSED"))
+        for name in self.res:
+            ov = med(self.per_run(name, lambda r: (1 - r["s99"]["rate"] / r["base"]["rate"]) * 100))
+            L.append("- %s: throughput loss at 99 Hz %s (target ≤ 1 %%: %s)" % (
+                name, fmt(ov, 2, True), "met" if ov is not None and ov <= 1 else "MISSED"))
+        L.append("")
+        # Where incomplete stacks stop (root frames), all runs.
+        roots = {}
+        for name in self.res:
+            for r in self.res[name]:
+                for key in ("s99", "s999"):
+                    if key in r:
+                        for k, v in r[key]["wl_roots"].items():
+                            roots.setdefault(name, {}).setdefault(k, 0)
+                            roots[name][k] += v
+        if roots:
+            L.append("Outermost frames of smolder's incomplete stacks (all runs): " + "; ".join(
+                "%s: %s" % (n, ", ".join("%s ×%d" % kv for kv in sorted(d.items(), key=lambda kv: -kv[1])[:4]))
+                for n, d in roots.items()) + ".")
+            L.append("")
+        return L
+
+    def self_profile(self):
+        tot = {}
+        for name in self.res:
+            for r in self.res[name]:
+                for key in ("s99", "s999"):
+                    for k, v in r.get(key, {}).get("self", {}).items():
+                        tot[k] = tot.get(k, 0) + v
+        n = tot.pop("<total>", 0)
+        if not n:
+            return []
+        top = sorted(tot.items(), key=lambda kv: -kv[1])
+        skip = {"_start", "__libc_start_main", "__libc_start_call_main", "main", "cmd_record"}
+        top = [kv for kv in top if kv[0] not in skip][:15]
+        return ["smolder's own samples in its system-wide dumps (self-profile, all runs, %d "
+                "samples), inclusive share per function: " % n + ", ".join(
+                    "%s %.0f %%" % (k, v * 100.0 / n) for k, v in top) + ".", ""]
+
+
+def write_doc(path, section):
+    """Puts section on top of the dated sections of doc/benchmarks.md,
+    below its title and introduction; older sections are kept."""
+    try:
+        with open(path) as f:
+            old = f.read()
+    except OSError:
+        old = "# Benchmarks\n\n"
+    m = re.search(r"^## ", old, re.M)
+    pos = m.start() if m else len(old)
+    new = old[:pos] + section.rstrip("\n") + "\n\n" + old[pos:]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(new)
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smolder", required=True)
+    ap.add_argument("--workloads", required=True, help="directory of the built workloads")
+    ap.add_argument("--srcdir", required=True)
+    ap.add_argument("--out", required=True, help="directory for dumps and results.json")
+    ap.add_argument("--doc", required=True, help="doc/benchmarks.md to add a section to")
+    ap.add_argument("--churn", action="store_true", help="the long churn run (RSS over time)")
+    ap.add_argument("--report-only", metavar="RESULTS_JSON",
+                    help="render the table of a (possibly interrupted) earlier run")
+    args = ap.parse_args()
+
+    def on_signal(sig, _frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    b = Bench(args)
+    try:
+        if args.report_only:
+            b.report_only(args.report_only)
+        elif args.churn:
+            b.churn()
+        else:
+            b.main()
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+    except RuntimeError as e:
+        log(str(e))
+        return 1
+    finally:
+        kill_all()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
