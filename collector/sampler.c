@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <dirent.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <stdio.h>
@@ -470,7 +471,10 @@ static void process_available(struct sampler *s)
 
 		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
 			s->last_trim_ns = now;
-			binaries__trim(s->bins, now, BINARY_IDLE_GRACE_NS, BINARY_IDLE_MAX);
+			/* what the freed binaries held (symbol tables, DWARF) goes back
+			 * to the system, not only to malloc's free lists */
+			if (binaries__trim(s->bins, now, BINARY_IDLE_GRACE_NS, BINARY_IDLE_MAX))
+				malloc_trim(0);
 		}
 	}
 }
