@@ -129,24 +129,49 @@ static uint64_t hdr_func_start(const struct cfi *c, uint64_t vaddr)
 	return hdr_entry(c, lo);
 }
 
+/* dwarf_begin_elf inflates every compressed debug section (SHF_COMPRESSED
+ * or GNU .zdebug_*) to the size its header declares: about 1 GB per MB of a
+ * hostile file. Beyond this total, .debug_frame is not used (.eh_frame is). */
+#define CFI_MAX_ZDEBUG (256u << 20)
+
+/* Whether the file has a .debug_frame worth opening with libdw. */
 static bool has_debug_frame(Elf *elf)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
+	uint64_t zsize = 0;
+	bool found = false;
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return false;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
+		GElf_Chdr ch;
 		const char *name;
+		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name && strcmp(name, ".debug_frame") == 0)
-			return true;
+			found = true;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			zsize += gelf_getchdr(scn, &ch) ? ch.ch_size : UINT64_MAX / 2;
+		} else if (name && strncmp(name, ".zdebug", 7) == 0 &&
+			   (d = elf_rawdata(scn, NULL)) && d->d_buf && d->d_size >= 12 &&
+			   memcmp(d->d_buf, "ZLIB", 4) == 0) {
+			const uint8_t *b = d->d_buf;
+			uint64_t v = 0;
+			int i;
+
+			for (i = 4; i < 12; i++)
+				v = v << 8 | b[i]; /* big-endian */
+			zsize += v > UINT64_MAX / 2 ? UINT64_MAX / 2 : v;
+		}
+		if (zsize > CFI_MAX_ZDEBUG)
+			return false;
 	}
-	return false;
+	return found;
 }
 
 int cfi__new(Elf *elf, struct cfi **out)
