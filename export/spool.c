@@ -503,6 +503,54 @@ static void account_gone(struct spool *s, uint64_t size)
 	s->bytes -= size < s->bytes ? size : s->bytes;
 }
 
+/* The spool directory was removed under us (rm -rf): every openat() in the
+ * old dirfd fails with ENOENT for good. Recreates it at the configured path,
+ * locks it and puts the new directory's fds in place of the old ones with
+ * dup3(), so a reader using spool__dirfd() concurrently sees the old or the
+ * new directory, never a closed or reused fd number. 0 when the spool was
+ * recreated (the caller retries), else a negative errno. Lock held. */
+static int reopen_removed(struct spool *s)
+{
+	struct stat st;
+	int dfd = -1, rfd = -1, err;
+
+	if (fstat(s->dirfd, &st) < 0)
+		return -errno;
+	if (st.st_nlink > 0)
+		return -ENOENT; /* still linked: not our case */
+	err = mkdirs(s->path);
+	if (err)
+		return err;
+	dfd = open_dir_at(AT_FDCWD, s->path);
+	if (dfd < 0)
+		return dfd;
+	if (flock(dfd, LOCK_EX | LOCK_NB) < 0) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		goto out;
+	}
+	if (mkdirat(dfd, REJECTED, 0700) < 0 && errno != EEXIST) {
+		err = -errno;
+		goto out;
+	}
+	rfd = open_dir_at(dfd, REJECTED);
+	if (rfd < 0) {
+		err = rfd;
+		goto out;
+	}
+	if (dup3(dfd, s->dirfd, O_CLOEXEC) < 0 || dup3(rfd, s->rejfd, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto out;
+	}
+	s->files = s->bytes = 0;
+	err = 0;
+out:
+	if (rfd >= 0)
+		close(rfd);
+	if (dfd >= 0)
+		close(dfd);
+	return err;
+}
+
 int spool__write(struct spool *s, const char *name, const void *buf, size_t len)
 {
 	char tmp[NAME_MAX + 1];
@@ -524,6 +572,17 @@ int spool__write(struct spool *s, const char *name, const void *buf, size_t len)
 	/* The slow part (write, fsync) runs unlocked: the uploader may list
 	 * meanwhile and never sees the dot file. */
 	err = write_tmp(s, s->dirfd, name, buf, len, tmp, sizeof(tmp));
+	if (err == -ENOENT) {
+		int rc;
+
+		pthread_mutex_lock(&s->lock);
+		rc = reopen_removed(s);
+		pthread_mutex_unlock(&s->lock);
+		if (rc == 0)
+			err = write_tmp(s, s->dirfd, name, buf, len, tmp, sizeof(tmp));
+		else if (rc != -ENOENT)
+			err = rc; /* why the spool cannot be recreated */
+	}
 	if (err)
 		return err;
 	pthread_mutex_lock(&s->lock);

@@ -31,7 +31,9 @@ check_PROGRAMS += \
 	tests/workloads/forkexec \
 	tests/workloads/child_spin \
 	tests/workloads/syscalls \
-	tests/workloads/vdso
+	tests/workloads/vdso \
+	tests/workloads/spawner \
+	tests/workloads/remap
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -73,6 +75,13 @@ tests_workloads_syscalls_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_vdso_SOURCES = tests/workloads/vdso.c tests/workloads/wl_time.h
 tests_workloads_vdso_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_vdso_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+tests_workloads_spawner_SOURCES = tests/workloads/spawner.c tests/workloads/wl_time.h
+tests_workloads_spawner_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_spawner_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+tests_workloads_remap_SOURCES = tests/workloads/remap.c tests/workloads/wl_time.h
+tests_workloads_remap_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_remap_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+tests_workloads_remap_LDADD = -ldl
 
 # --- Integration tests -------------------------------------------------------
 INTEGRATION_TESTS = \
@@ -99,6 +108,13 @@ INTEGRATION_TESTS = \
 	tests/integration/service_notify.sh \
 	tests/integration/service_privileges.sh \
 	tests/integration/service_budget.sh \
+	tests/integration/fault_disk_full.sh \
+	tests/integration/fault_spool_gone.sh \
+	tests/integration/fault_flapping.sh \
+	tests/integration/fault_ring_overflow.sh \
+	tests/integration/fault_spawn_storm.sh \
+	tests/integration/fault_remap.sh \
+	tests/integration/fault_deleted_binary.sh \
 	tests/integration/service_refuse.sh \
 	tests/integration/service_retry.sh \
 	tests/integration/service_hang.sh \
