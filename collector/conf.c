@@ -103,15 +103,15 @@ static int mul_u64(uint64_t a, uint64_t b, uint64_t *out)
 	return 0;
 }
 
-int conf__parse_duration(const char *s, uint64_t *ns)
+struct unit {
+	const char *suffix;
+	uint64_t mult;
+};
+
+/* A decimal number followed by one of the units' suffixes. */
+static int parse_with_units(const char *s, const struct unit *units, size_t nunits,
+			    int ignore_case, uint64_t *out)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} units[] = {
-		{ "", NS_PER_S }, { "ms", NS_PER_MS }, { "s", NS_PER_S },
-		{ "m", NS_PER_MIN }, { "h", NS_PER_H }, { "d", NS_PER_D },
-	};
 	uint64_t v, r;
 	size_t n, i;
 	int rc;
@@ -124,51 +124,39 @@ int conf__parse_duration(const char *s, uint64_t *ns)
 	rc = parse__u64n(s, n, 10, &v);
 	if (rc < 0)
 		return rc;
-	/* Durations are case-sensitive on purpose: "5M" could mean minutes or months. */
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(s + n, units[i].suffix) != 0)
+	for (i = 0; i < nunits; i++) {
+		if ((ignore_case ? strcasecmp(s + n, units[i].suffix) : strcmp(s + n, units[i].suffix)) != 0)
 			continue;
 		if (mul_u64(v, units[i].mult, &r) < 0)
 			return -ERANGE;
-		*ns = r;
+		*out = r;
 		return 0;
 	}
 	return -EINVAL;
 }
 
+int conf__parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct unit units[] = {
+		{ "", NS_PER_S }, { "ms", NS_PER_MS }, { "s", NS_PER_S },
+		{ "m", NS_PER_MIN }, { "h", NS_PER_H }, { "d", NS_PER_D },
+	};
+
+	/* Durations are case-sensitive on purpose: "5M" could mean minutes or months. */
+	return parse_with_units(s, units, sizeof(units) / sizeof(units[0]), 0, ns);
+}
+
 int conf__parse_size(const char *s, uint64_t *bytes)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} units[] = {
+	static const struct unit units[] = {
 		{ "", 1 }, { "b", 1 },
 		{ "k", UINT64_C(1) << 10 }, { "kib", UINT64_C(1) << 10 }, { "kb", UINT64_C(1000) },
 		{ "m", UINT64_C(1) << 20 }, { "mib", UINT64_C(1) << 20 }, { "mb", UINT64_C(1000000) },
 		{ "g", UINT64_C(1) << 30 }, { "gib", UINT64_C(1) << 30 }, { "gb", UINT64_C(1000000000) },
 		{ "t", UINT64_C(1) << 40 }, { "tib", UINT64_C(1) << 40 }, { "tb", UINT64_C(1000000000000) },
 	};
-	uint64_t v, r;
-	size_t n, i;
-	int rc;
 
-	if (!s)
-		return -EINVAL;
-	n = count_digits(s);
-	if (n == 0)
-		return -EINVAL;
-	rc = parse__u64n(s, n, 10, &v);
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(s + n, units[i].suffix) != 0)
-			continue;
-		if (mul_u64(v, units[i].mult, &r) < 0)
-			return -ERANGE;
-		*bytes = r;
-		return 0;
-	}
-	return -EINVAL;
+	return parse_with_units(s, units, sizeof(units) / sizeof(units[0]), 1, bytes);
 }
 
 int conf__parse_bool(const char *s, int *v)
