@@ -438,6 +438,7 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		 * may lie between this record and the readlink. */
 		release_all(pt, p);
 		p->exe_pending = 1;
+		p->exe_looked_up = 0;
 		p->exe = link;
 		perfmap__delete(p->jit);
 		p->jit = NULL;
@@ -522,6 +523,25 @@ int proctable__reread_maps(struct proctable *pt, struct process *p, uint64_t now
 	if (!p->exe || !p->comm)
 		load_identity(pt, p);
 	return 1;
+}
+
+void proctable__fill_exe(struct proctable *pt, struct process *p)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+
+	if (p->exe || p->exe_looked_up)
+		return;
+	p->exe_looked_up = 1;
+	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		static const char del[] = " (deleted)";
+
+		if ((size_t)n > sizeof(del) - 1 && memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
+			n -= (ssize_t)(sizeof(del) - 1);
+		p->exe = intern(pt, buf, (size_t)n);
+	}
 }
 
 struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint64_t pc)

@@ -37,6 +37,7 @@ struct process {
 	struct perfmap *jit;
 	uint64_t jit_loaded_ns;
 	int jit_tried;
+	int exe_looked_up;           /* /proc/PID/exe read since the last exec */
 };
 
 /* names and bs are borrowed. NULL on ENOMEM. */
@@ -70,6 +71,10 @@ void proctable__reap(struct proctable *pt, uint64_t now_ns, uint64_t delay_ns);
  * Returns 1 when re-read, 0 when rate-limited or the process is gone. */
 int proctable__reread_maps(struct proctable *pt, struct process *p, uint64_t now_ns,
 			   uint64_t min_interval_ns);
+
+/* Fills p->exe from /proc/PID/exe when it is still unknown (a sample read
+ * before the exec's MMAP record from another CPU's ring), once per exec. */
+void proctable__fill_exe(struct proctable *pt, struct process *p);
 
 /* The executable mapping holding pc, resolving its binary on first use. */
 struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint64_t pc);

@@ -311,6 +311,8 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 			break;
 	}
 add:
+	if (!p->exe)
+		proctable__fill_exe(s->procs, p);
 	key.service_name = p->service ? p->service : p->comm;
 	key.exe = p->exe;
 	key.comm = p->comm;
