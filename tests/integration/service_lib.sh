@@ -116,6 +116,9 @@ base_conf() {
 		echo "spool_dir = $SPOOL"
 		echo "log_level = debug"
 		echo "stats_interval = 2s"
+		# the tests count windows, samples and bytes: the CPU budget (default
+		# 1%) would cut sampling on a loaded machine (service_budget tests it)
+		echo "cpu_budget = 0"
 		for l in "$@"; do echo "$l"; done
 	} >"$_f"
 }

@@ -12,6 +12,7 @@ interval = 2s
 export = none
 spool_dir = $TMP/spool
 stats_interval = 0
+cpu_budget = 0
 CONF
 "$WORKLOADS/chain" 6 >/dev/null 2>&1 &
 BG_PIDS="$BG_PIDS $!"
