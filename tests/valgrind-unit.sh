@@ -6,8 +6,10 @@ set -u
 build=${1:?usage: valgrind-unit.sh BUILDDIR}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not installed"; exit 1; }
 logs=$(mktemp -d "${TMPDIR:-/tmp}/smolder-vg.XXXXXX")
-ls "$build"/tests/unit/test_* 2>/dev/null | grep -v '\.' | while read -r t; do
-	[ -x "$t" ] && echo "$t"
+for t in "$build"/tests/unit/test_*; do
+	# the binaries, not their .o/.log/.trs files
+	case $(basename "$t") in *.*) continue ;; esac
+	[ -f "$t" ] && [ -x "$t" ] && echo "$t"
 done >"$logs/list"
 [ -s "$logs/list" ] || { echo "no unit test binaries under $build/tests/unit"; exit 1; }
 # shellcheck disable=SC2016
