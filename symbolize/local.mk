@@ -3,6 +3,7 @@ noinst_LIBRARIES += symbolize/libsymbolize.a
 symbolize_libsymbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 symbolize_libsymbolize_a_SOURCES = \
 	symbolize/symbin.c symbolize/symbin.h \
+	symbolize/inlines.c symbolize/inlines.h \
 	symbolize/kallsyms.c symbolize/kallsyms.h \
 	symbolize/perfmap.c symbolize/perfmap.h \
 	symbolize/demangle.cc symbolize/demangle.h \
@@ -24,6 +25,17 @@ tests_unit_test_symbolize_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_symbolize_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS) $(CRITERION_LIBS)
 # demangle.cc pulls in libstdc++
 tests_unit_test_symbolize_LINK = $(CXXLINK)
+
+check_PROGRAMS += tests/unit/test_inlines
+TESTS += tests/unit/test_inlines
+tests_unit_test_inlines_SOURCES = tests/unit/test_inlines.c
+tests_unit_test_inlines_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(CRITERION_CFLAGS) \
+	-DSYMBOLIZE_FIXTURES_BUILDDIR='"$(abs_top_builddir)/tests/fixtures/symbolize"'
+tests_unit_test_inlines_CFLAGS = $(TEST_CFLAGS) -g
+tests_unit_test_inlines_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS) $(CRITERION_LIBS)
+EXTRA_tests_unit_test_inlines_DEPENDENCIES = \
+	tests/fixtures/symbolize/fixture$(EXEEXT) \
+	tests/fixtures/symbolize/fixture_deep$(EXEEXT)
 EXTRA_tests_unit_test_symbolize_DEPENDENCIES = \
 	tests/fixtures/symbolize/fixture$(EXEEXT) \
 	tests/fixtures/symbolize/fixture_cxx$(EXEEXT) \
@@ -33,13 +45,17 @@ EXTRA_tests_unit_test_symbolize_DEPENDENCIES = \
 # ELF fixtures with known names: built, never run. Their own flags (not the
 # sanitizer/warning set) keep them small; -O2 makes the always_inline
 # function a real DW_TAG_inlined_subroutine.
-check_PROGRAMS += tests/fixtures/symbolize/fixture tests/fixtures/symbolize/fixture_cxx
+check_PROGRAMS += tests/fixtures/symbolize/fixture tests/fixtures/symbolize/fixture_cxx \
+	tests/fixtures/symbolize/fixture_deep
 tests_fixtures_symbolize_fixture_SOURCES = tests/fixtures/symbolize/fixture.c
 tests_fixtures_symbolize_fixture_CFLAGS = -O2 -g
 tests_fixtures_symbolize_fixture_LDFLAGS = -g
 tests_fixtures_symbolize_fixture_cxx_SOURCES = tests/fixtures/symbolize/fixture_cxx.cc
 tests_fixtures_symbolize_fixture_cxx_CXXFLAGS = -O2 -g
 tests_fixtures_symbolize_fixture_cxx_LDFLAGS = -g
+tests_fixtures_symbolize_fixture_deep_SOURCES = tests/fixtures/symbolize/fixture_deep.cc
+tests_fixtures_symbolize_fixture_deep_CXXFLAGS = -O2 -g
+tests_fixtures_symbolize_fixture_deep_LDFLAGS = -g
 tests/fixtures/symbolize/fixture.stripped: tests/fixtures/symbolize/fixture$(EXEEXT)
 	$(AM_V_GEN)$(STRIP) --strip-all -o $@ tests/fixtures/symbolize/fixture$(EXEEXT)
 CLEANFILES += tests/fixtures/symbolize/fixture.stripped

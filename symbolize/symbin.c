@@ -18,6 +18,7 @@
 #include "common/u64map.h"
 #include "symbolize/demangle.h"
 #include "symbolize/frame_name.h"
+#include "symbolize/inlines.h"
 #include "symbolize/symbin.h"
 
 /* Bounds for hostile files and for memory: the largest real binaries
@@ -30,6 +31,11 @@
 /* Entries checked backwards when the nearest symbol does not cover the pc
  * (a small sized symbol nested in a larger one). */
 #define SYMBIN_BACKSCAN 4
+/* Inlined-call trees of compilation units kept per binary (least recently
+ * used dropped first): about 40 bytes per function or inlined call of the
+ * units that samples land in; a real process touches a few hundred units. */
+#define SYMBIN_INLINE_BUDGET (4u << 20)
+#define SYMBIN_MAX_CUS 4096
 
 /* Cache values: the top two bits say how to read the rest. A pc whose
  * result is one frame (the common case) needs no pool space. */
@@ -56,7 +62,6 @@ struct symbin {
 	uint64_t bias;       /* module address = ELF vaddr + bias */
 	uint64_t end_vaddr;  /* end of the highest PT_LOAD */
 	int has_dwarf;
-	int dwarf_broken;   /* dwarf_getscopes failed once: DWARF not used */
 	struct func *funcs;
 	size_t nfuncs;
 	uint32_t unknown_id; /* "[module]" */
@@ -65,6 +70,15 @@ struct symbin {
 	size_t pool_len, pool_cap;
 	struct u64map *starts; /* func_start -> "module+0x..." id */
 	uint64_t lookups, hits, evictions;
+	/* inlined-call trees of units, by unit DIE offset (LRU, bounded) */
+	struct cu_tree {
+		uint64_t cu_off, last_use;
+		struct inlines *tree;
+		size_t bytes;
+	} *cus;
+	size_t ncus, cus_cap, cu_bytes;
+	struct u64map *cu_slots; /* cu_off -> index in cus */
+	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
 };
 
 /* Separate debug info is looked up only under /usr/lib/debug (by build-id,
@@ -74,9 +88,29 @@ struct symbin {
  * hang the profiler. */
 static char *debuginfo_path = (char *)"/usr/lib/debug";
 
+/* Separate debug info from local files only, by build-id. libdwfl's
+ * standard callback goes on, when that finds nothing, to ask debuginfod: in
+ * elfutils 0.188 that loads libdebuginfod, libcurl and GnuTLS (~4 MB of
+ * resident libraries) and opens a socketpair per binary even with
+ * DEBUGINFOD_URLS unset, and a profiler must not fetch from the network
+ * anyway. Its other fallback, the .gnu_debuglink name under the binary's
+ * directory, never matched here: our paths are /proc/PID/root/... ones. */
+static int find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
+				Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+				GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+
+	if (dwfl_module_build_id(mod, &bits, &vaddr) <= 0)
+		return -1;
+	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo_local,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -457,7 +491,8 @@ int symbin__new(const char *path, const char *module, struct strtab *names, stru
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);
 	s->starts = u64map__new(64);
-	if (!s->module || !s->cache || !s->starts) {
+	s->cu_slots = u64map__new(64);
+	if (!s->module || !s->cache || !s->starts || !s->cu_slots) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -502,6 +537,11 @@ void symbin__delete(struct symbin *s)
 {
 	if (!s)
 		return;
+	/* the trees point into the DWARF: freed before it */
+	while (s->ncus)
+		inlines__delete(s->cus[--s->ncus].tree);
+	free(s->cus);
+	u64map__delete(s->cu_slots);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	u64map__delete(s->cache);
@@ -520,6 +560,11 @@ void symbin__stats(const struct symbin *s, struct symbin_stats *out)
 	out->entries = u64map__count(s->cache);
 	out->evictions = s->evictions;
 	out->has_debuginfo = s->has_dwarf;
+	out->cu_lookups = s->cu_lookups;
+	out->cu_hits = s->cu_hits;
+	out->cu_evictions = s->cu_evictions;
+	out->cu_trees = s->ncus;
+	out->cu_bytes = s->cu_bytes;
 }
 
 /* Interns a raw (possibly mangled) name with suffix. */
@@ -591,22 +636,84 @@ static int func_id(struct symbin *s, struct func *f, uint32_t *id)
 	return 0;
 }
 
-/* The name of a subprogram or of an inlined subroutine's abstract origin:
- * the linkage name demangled (it carries namespaces and templates), else
- * DW_AT_name. dwarf_attr_integrate follows abstract_origin/specification. */
-static const char *die_name(Dwarf_Die *die, char *buf, size_t size)
+/* Interns an inlined frame or enclosing function named by DWARF. */
+static int intern_dwarf_name(struct symbin *s, const struct inline_frame *f, const char *suffix,
+			     uint32_t *id)
 {
-	Dwarf_Attribute attr;
-	const char *name = NULL;
+	char buf[FRAME_NAME_MAX + 1];
+	const char *name = f->name ? f->name : "";
 
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
-		name = dwarf_formstring(&attr);
-	if (name)
-		return demangle(name, buf, size) ? buf : name;
-	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
-		name = dwarf_formstring(&attr);
-	return name;
+	if (f->linkage && demangle(name, buf, sizeof(buf)))
+		name = buf;
+	return frame_name__intern(s->names, name, suffix, id);
+}
+
+/* The inlined-call tree of the unit with DIE offset cu_off, from the
+ * bounded LRU set of trees, built on first use. *transient is set when the
+ * tree is too big to keep (the caller frees it after use). */
+static int cu_tree(struct symbin *s, Dwarf_Die *cu, struct inlines **out, int *transient)
+{
+	uint64_t cu_off = dwarf_dieoffset(cu), slot;
+	struct inlines *t;
+	size_t bytes;
+	int err;
+
+	*transient = 0;
+	s->tick++;
+	s->cu_lookups++;
+	if (u64map__get(s->cu_slots, cu_off, &slot)) {
+		s->cu_hits++;
+		s->cus[slot].last_use = s->tick;
+		*out = s->cus[slot].tree;
+		return 0;
+	}
+	err = inlines__build(cu, &t);
+	if (err < 0)
+		return err;
+	bytes = inlines__bytes(t);
+	if (bytes > SYMBIN_INLINE_BUDGET) {
+		*transient = 1;
+		*out = t;
+		return 0;
+	}
+	while (s->ncus && (s->cu_bytes + bytes > SYMBIN_INLINE_BUDGET || s->ncus == SYMBIN_MAX_CUS)) {
+		size_t i, lru = 0;
+
+		for (i = 1; i < s->ncus; i++)
+			if (s->cus[i].last_use < s->cus[lru].last_use)
+				lru = i;
+		s->cu_bytes -= s->cus[lru].bytes;
+		inlines__delete(s->cus[lru].tree);
+		(void)u64map__del(s->cu_slots, s->cus[lru].cu_off);
+		s->cus[lru] = s->cus[--s->ncus];
+		if (lru < s->ncus)
+			(void)u64map__put(s->cu_slots, s->cus[lru].cu_off, lru);
+		s->cu_evictions++;
+	}
+	if (s->ncus == s->cus_cap) {
+		size_t ncap = s->cus_cap ? s->cus_cap * 2 : 16;
+		struct cu_tree *nc = realloc(s->cus, ncap * sizeof(*nc));
+
+		if (!nc)
+			goto transient;
+		s->cus = nc;
+		s->cus_cap = ncap;
+	}
+	if (u64map__put(s->cu_slots, cu_off, s->ncus) < 0)
+		goto transient;
+	s->cus[s->ncus].cu_off = cu_off;
+	s->cus[s->ncus].tree = t;
+	s->cus[s->ncus].bytes = bytes;
+	s->cus[s->ncus].last_use = s->tick;
+	s->ncus++;
+	s->cu_bytes += bytes;
+	*out = t;
+	return 0;
+
+transient:
+	*transient = 1;
+	*out = t;
+	return 0;
 }
 
 /* Inlined frames at vaddr, innermost first, into frames[]; *sub_id gets the
@@ -614,40 +721,35 @@ static const char *die_name(Dwarf_Die *die, char *buf, size_t size)
 static int dwarf_frames(struct symbin *s, uint64_t vaddr, uint32_t *frames, size_t max,
 			size_t *n, int want_sub, uint32_t *sub_id)
 {
-	char buf[FRAME_NAME_MAX + 1];
+	struct inline_frame f[SYMBIN_MAX_FRAMES];
 	Dwarf_Addr dwbias = 0;
-	Dwarf_Die *cu, *scopes = NULL;
-	const char *name;
-	int nscopes, i, err = 0;
+	struct inlines *t;
+	Dwarf_Die *cu;
+	size_t nf, i;
+	int err = 0, transient;
 
 	cu = dwfl_module_addrdie(s->mod, vaddr + s->bias, &dwbias);
 	if (!cu)
 		return 0;
-	nscopes = dwarf_getscopes(cu, vaddr + s->bias - dwbias, &scopes);
-	/* On corrupt DWARF, dwarf_getscopes fails after allocating the scope
-	 * array and does not free it (elfutils leak, found by fuzzing): stop
-	 * using this binary's DWARF so that leaks once per binary, not per pc. */
-	if (nscopes < 0) {
-		s->dwarf_broken = 1;
-		return 0;
-	}
-	for (i = 0; i < nscopes; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_inlined_subroutine && *n < max) {
-			name = die_name(&scopes[i], buf, sizeof(buf));
-			err = frame_name__intern(s->names, name ? name : "", "_[i]", &frames[*n]);
-			if (err < 0)
-				break;
-			(*n)++;
-		} else if (tag == DW_TAG_subprogram) {
-			if (want_sub && (name = die_name(&scopes[i], buf, sizeof(buf))) != NULL)
-				err = frame_name__intern(s->names, name, "", sub_id);
-			break;
+	err = cu_tree(s, cu, &t, &transient);
+	if (err < 0)
+		return err;
+	if (max > SYMBIN_MAX_FRAMES - 1)
+		max = SYMBIN_MAX_FRAMES - 1;
+	/* one slot more than the inlined frames wanted: the subprogram */
+	nf = inlines__at(t, vaddr + s->bias - dwbias, f, max + 1);
+	for (i = 0; i < nf && !err; i++) {
+		if (!f[i].subprogram) {
+			err = intern_dwarf_name(s, &f[i], "_[i]", &frames[*n]);
+			if (err >= 0)
+				(*n)++;
+		} else if (want_sub && f[i].name) {
+			err = intern_dwarf_name(s, &f[i], "", sub_id);
 		}
 	}
-	free(scopes);
-	return err;
+	if (transient)
+		inlines__delete(t);
+	return err < 0 ? err : 0;
 }
 
 /* Makes room for one more cache entry using count pool slots: when either
@@ -687,7 +789,7 @@ static int resolve(struct symbin *s, uint64_t vaddr, uint64_t *val)
 
 	if (s->mod) {
 		f = find_func(s, vaddr);
-		if (s->has_dwarf && !s->dwarf_broken) {
+		if (s->has_dwarf) {
 			err = dwarf_frames(s, vaddr, frames, SYMBIN_MAX_FRAMES - 1, &n, !f, &sub_id);
 			if (err < 0)
 				return err;

@@ -43,6 +43,9 @@ struct symbin_stats {
 	 * full (evictions counts the entries dropped) */
 	uint64_t lookups, hits, entries, evictions;
 	int has_debuginfo;  /* DWARF found (inlined frames available) */
+	/* inlined-call trees of compilation units: built on a pc-cache miss in
+	 * a unit not seen before, least recently used dropped past 4 MB */
+	uint64_t cu_lookups, cu_hits, cu_evictions, cu_trees, cu_bytes;
 };
 void symbin__stats(const struct symbin *s, struct symbin_stats *out);
 

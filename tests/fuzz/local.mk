@@ -109,7 +109,8 @@ FUZZ_CFLAGS_ALL = -std=gnu99 -g -O1 -fno-omit-frame-pointer -fno-strict-aliasing
 # The parsers under test and what they need; instrumented for coverage.
 FUZZ_LIB_SRCS = common/log.c common/timeutil.c common/parse.c common/u64map.c common/strtab.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
-	symbolize/symbin.c symbolize/kallsyms.c symbolize/perfmap.c symbolize/frame_name.c \
+	symbolize/symbin.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c \
+	symbolize/frame_name.c \
 	collector/record.c collector/ring.c collector/procmaps.c collector/conf.c \
 	export/gzip.c export/dump_read.c
 FUZZ_LIB_CXX_SRCS = symbolize/demangle.cc
