@@ -91,10 +91,8 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Every step-th pc of every function of every unit of path: the tree and
- * the reference agree. Returns the number of pcs compared; *inlined counts
- * those with at least one inlined frame. */
-static size_t compare_file(const char *path, uint64_t step, size_t *inlined)
+/* path as a libdwfl module, debug info from /usr/lib/debug by build-id. */
+static Dwfl *open_module(const char *path, Dwfl_Module **mod)
 {
 	static char *dbg = (char *)"/usr/lib/debug";
 	static const Dwfl_Callbacks cb = {
@@ -104,17 +102,28 @@ static size_t compare_file(const char *path, uint64_t step, size_t *inlined)
 		.debuginfo_path = &dbg,
 	};
 	Dwfl *dwfl = dwfl_begin(&cb);
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	Dwfl_Module *mod;
-	size_t compared = 0;
 	int fd = open(path, O_RDONLY);
 
+	cr_assert_not_null(dwfl);
 	cr_assert_geq(fd, 0, "%s", path);
 	dwfl_report_begin(dwfl);
-	mod = dwfl_report_elf(dwfl, "m", path, fd, 0, true);
+	*mod = dwfl_report_elf(dwfl, "m", path, fd, 0, true);
 	dwfl_report_end(dwfl, NULL, NULL);
-	cr_assert_not_null(mod);
+	cr_assert_not_null(*mod, "%s", path);
+	return dwfl;
+}
+
+/* Every step-th pc of every function of every unit of path: the tree and
+ * the reference agree. Returns the number of pcs compared; *inlined counts
+ * those with at least one inlined frame. */
+static size_t compare_file(const char *path, uint64_t step, size_t *inlined)
+{
+	Dwfl_Module *mod;
+	Dwfl *dwfl = open_module(path, &mod);
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t compared = 0;
+
 	*inlined = 0;
 	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
 		struct inlines *t;
@@ -188,24 +197,12 @@ Test(inlines, same_frames_as_reference_self)
 
 Test(inlines, frames_capped_keep_function)
 {
-	static char *dbg = (char *)"/usr/lib/debug";
-	static const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_build_id_find_debuginfo,
-		.section_address = dwfl_offline_section_address,
-		.debuginfo_path = &dbg,
-	};
-	const char *path = SYMBOLIZE_FIXTURES_BUILDDIR "/fixture_deep";
-	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *mod;
+	Dwfl *dwfl = open_module(SYMBOLIZE_FIXTURES_BUILDDIR "/fixture_deep", &mod);
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
-	Dwfl_Module *mod;
-	int fd = open(path, O_RDONLY), found = 0;
+	int found = 0;
 
-	dwfl_report_begin(dwfl);
-	mod = dwfl_report_elf(dwfl, "m", path, fd, 0, true);
-	dwfl_report_end(dwfl, NULL, NULL);
-	cr_assert_not_null(mod);
 	while (!found && (cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
 		struct inlines *t;
 		Dwarf_Die fn;
