@@ -16,6 +16,8 @@
 
 #include "collector/cli.h"
 #include "collector/cli_common.h"
+#include "collector/conf.h"
+#include "collector/privileges.h"
 #include "collector/profile.h"
 #include "collector/sampler.h"
 #include "common/log.h"
@@ -457,6 +459,10 @@ int cmd_record(int argc, char **argv)
 		a.so.pids = a.pids;
 	}
 
+	/* after the child is forked: the command keeps its own priority */
+	rc = privileges__raise_priority(CONF_DEFAULT_NICE);
+	if (rc < 0)
+		log__debug("could not set nice %d: %s", CONF_DEFAULT_NICE, strerror(-rc));
 	rc = sampler__new(&a.so, &s, &err);
 	if (rc < 0) {
 		cli__report_open_error(&err, a.so.system_wide, a.so.event);

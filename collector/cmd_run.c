@@ -545,6 +545,10 @@ static int start(struct run_state *r)
 	so.per_pid = r->conf.per_pid;
 	so.max_frames = r->conf.max_frames;
 	so.system_wide = 1;
+	/* before start-up (the /proc scan, kallsyms) and the drop of CAP_SYS_NICE */
+	rc = privileges__raise_priority(r->conf.nice);
+	if (rc < 0)
+		log__info("could not set nice %d: %s", r->conf.nice, strerror(-rc));
 	rc = sampler__new(&so, &r->s, &serr);
 	if (rc < 0) {
 		cli__report_open_error(&serr, 1, r->conf.event);

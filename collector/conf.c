@@ -236,6 +236,7 @@ static int parse_percent(const char *v, uint64_t *out)
 
 enum kind {
 	K_UINT,     /* unsigned, [min, max] */
+	K_INT,      /* int, [(int)min, (int)max] */
 	K_STACK,    /* uint32_t size, [min, max], multiple of 8 */
 	K_BOOL,     /* int */
 	K_DURATION, /* uint64_t ns, [min, max], or 0 when zero_ok */
@@ -266,6 +267,7 @@ static const struct key keys[] = {
 	{ "event", K_EVENT, F(event), 0, 0, 0 },
 	{ "per_pid", K_BOOL, F(per_pid), 0, 0, 0 },
 	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
+	{ "nice", K_INT, F(nice), (uint64_t)-20, 19, 0 },
 	{ "interval", K_DURATION, F(interval_ns), NS_PER_S, NS_PER_H, 0 },
 	/* Sub-second stats would flood the log; 0 switches them off. */
 	{ "stats_interval", K_DURATION, F(stats_interval_ns), NS_PER_S, UINT64_MAX, 1 },
@@ -424,6 +426,23 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 		}
 		*(unsigned *)field = (unsigned)u;
 		return 0;
+	case K_INT: {
+		long l;
+
+		rc = parse__int(v, (long)(int64_t)k->min, (long)(int64_t)k->max, &l);
+		if (rc == -EINVAL) {
+			set_err(msg, msglen, "'%." ECHO_MAX "s' is not a number in %" PRId64 "..%" PRId64,
+				v, (int64_t)k->min, (int64_t)k->max);
+			return -EINVAL;
+		}
+		if (rc < 0) {
+			set_err(msg, msglen, "'%." ECHO_MAX "s' is out of range (%" PRId64 "..%" PRId64 ")",
+				v, (int64_t)k->min, (int64_t)k->max);
+			return -EINVAL;
+		}
+		*(int *)field = (int)l;
+		return 0;
+	}
 	case K_STACK:
 		rc = conf__parse_size(v, &u);
 		if (rc == -EINVAL) {
@@ -614,6 +633,7 @@ int conf__init(struct conf *c)
 	c->frequency = 99;
 	c->stack_size = 16384;
 	c->max_frames = 128;
+	c->nice = CONF_DEFAULT_NICE;
 	c->per_pid = 0;
 	c->interval_ns = 10 * NS_PER_S;
 	c->stats_interval_ns = 60 * NS_PER_S;

@@ -8,6 +8,7 @@
 
 #define CONF_DEFAULT_PATH "/etc/smolder/smolder.conf"
 #define CONF_MAX_LABELS 64
+#define CONF_DEFAULT_NICE -10
 
 enum conf_export { CONF_EXPORT_NONE = 0, CONF_EXPORT_JSON, CONF_EXPORT_PYROSCOPE };
 enum conf_log { CONF_LOG_STDERR = 0, CONF_LOG_SYSLOG };
@@ -27,6 +28,8 @@ struct conf {
 	unsigned cpu_budget_bp;    /* cpu_budget = 1% of one CPU (hundredths of a
 	                            * percent; 0 = no budget): above it, run lowers
 	                            * the frequency, and restores it below */
+	int nice;                  /* nice = -10 (-20..19): the sampling thread's
+	                            * scheduling priority, see privileges.h */
 	/* windows and logging */
 	uint64_t interval_ns;      /* interval = 10s (1s .. 1h) */
 	uint64_t stats_interval_ns;/* stats_interval = 60s (a stats line this often; 0 = never) */

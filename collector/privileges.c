@@ -1,10 +1,12 @@
-/* Dropping capabilities after start-up (capget/capset, bounding set, no_new_privs). */
+/* Dropping capabilities after start-up (capget/capset, bounding set,
+ * no_new_privs), and the sampling thread's priority. */
 #include "config.h"
 
 #include <errno.h>
 #include <linux/capability.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -97,5 +99,21 @@ int privileges__drop_except(uint64_t keep)
 		return -errno;
 	/* we never exec; make sure nothing could regain privileges through one */
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	return 0;
+}
+
+int privileges__raise_priority(int nice)
+{
+	int cur;
+
+	errno = 0;
+	/* on Linux PRIO_PROCESS with 0 is the calling thread */
+	cur = getpriority(PRIO_PROCESS, 0);
+	if (cur == -1 && errno)
+		return -errno;
+	if (cur <= nice)
+		return 0;
+	if (setpriority(PRIO_PROCESS, 0, nice) < 0)
+		return -errno;
 	return 0;
 }

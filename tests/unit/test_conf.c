@@ -835,3 +835,36 @@ Test(conf, cpu_budget_percentages)
 	cr_assert_eq(c.cpu_budget_bp, 100, "default is 1%% of one CPU");
 	conf__free(&c);
 }
+
+Test(conf, nice_range_and_sign)
+{
+	static const struct {
+		const char *v;
+		int ok, nice;
+	} cases[] = {
+		{ "-10", 1, -10 }, { "-20", 1, -20 }, { "19", 1, 19 }, { "0", 1, 0 },
+		{ "-21", 0, 0 }, { "20", 0, 0 }, { "--1", 0, 0 }, { "x", 0, 0 }, { "", 0, 0 },
+		{ "99999999999999999999", 0, 0 },
+	};
+	struct conf c;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(conf__init(&c), 0);
+		err[0] = '\0';
+		if (cases[i].ok) {
+			cr_assert_eq(conf__set(&c, "nice", cases[i].v, err, sizeof(err)), 0,
+				     "'%s' refused: %s", cases[i].v, err);
+			cr_assert_eq(c.nice, cases[i].nice);
+		} else {
+			cr_assert_neq(conf__set(&c, "nice", cases[i].v, err, sizeof(err)), 0,
+				      "'%s' accepted", cases[i].v);
+			cr_assert(strstr(err, "-20..19") != NULL, "error does not give the range: %s", err);
+		}
+		conf__free(&c);
+	}
+	cr_assert_eq(conf__init(&c), 0);
+	cr_assert_eq(c.nice, -10);
+	conf__free(&c);
+}
