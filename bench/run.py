@@ -60,8 +60,38 @@ def elf_entry(path):
     return entry, 0
 
 
+def elf_interp(path):
+    """The PT_INTERP path of an ELF64 executable (its dynamic loader), or None."""
+    import struct
+    try:
+        with open(path, "rb") as f:
+            h = f.read(64)
+            if len(h) < 64 or h[:4] != b"\x7fELF" or h[4] != 2:
+                return None
+            phoff, = struct.unpack_from("<Q", h, 32)
+            phentsize, phnum = struct.unpack_from("<HH", h, 54)
+            if phentsize < 56:
+                return None
+            f.seek(phoff)
+            ph = f.read(phentsize * min(phnum, 64))
+            for i in range(min(phnum, 64)):
+                if len(ph) < (i + 1) * phentsize:
+                    break
+                ptype, _, off, _, _, filesz = struct.unpack_from("<IIQQQQ", ph, i * phentsize)
+                if ptype == 3:  # PT_INTERP
+                    f.seek(off)
+                    return f.read(min(filesz, 4096)).split(b"\0")[0].decode("utf-8", "replace")
+    except (OSError, struct.error):
+        return None
+    return None
+
+
 def entry_frames(argv0):
-    """How each profiler names the entry point of a stripped program."""
+    """How each profiler names the entry point of a stripped program. The
+    dynamic loader's entry stub counts too: it is where a dynamically linked
+    program starts, and Debian's ld.so has neither CFI nor a dynamic symbol
+    for it, so smolder names it "ld-linux-x86-64.so.2+0xENTRY" (perf names
+    it _start only when it finds ld.so's debug info)."""
     path = shutil.which(argv0) or argv0
     path = os.path.realpath(path)
     e = elf_entry(path)
@@ -69,7 +99,14 @@ def entry_frames(argv0):
         return path, None, set()
     entry, bias = e
     base = os.path.basename(path)
-    return path, entry, {"%s+0x%x" % (base, entry), "%s+0x%x" % (base, entry - bias)}
+    names = {"%s+0x%x" % (base, entry), "%s+0x%x" % (base, entry - bias)}
+    interp = elf_interp(path)
+    if interp:
+        ie = elf_entry(os.path.realpath(interp))
+        if ie:
+            for b in {os.path.basename(interp), os.path.basename(os.path.realpath(interp))}:
+                names |= {"%s+0x%x" % (b, ie[0]), "%s+0x%x" % (b, ie[0] - ie[1])}
+    return path, entry, names
 
 
 _live = {}  # pid -> Popen, for the final clean-up

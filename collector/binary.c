@@ -40,6 +40,7 @@ struct binary {
 	int is_elf;
 	struct load_segment loads[MAX_LOADS];
 	size_t nloads;
+	uint64_t entry; /* e_entry, ELF vaddr; 0 when none */
 	struct cfi *cfi;
 	int cfi_tried;
 	struct symbin *sym;
@@ -188,6 +189,8 @@ static void read_loads(struct binary *b)
 	if (!gelf_getehdr(b->elf, &eh) || elf_getphdrnum(b->elf, &phnum) < 0)
 		return;
 	b->is_elf = 1;
+	if (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)
+		b->entry = eh.e_entry;
 	for (i = 0; i < phnum && b->nloads < MAX_LOADS; i++) {
 		GElf_Phdr ph;
 
@@ -328,6 +331,7 @@ struct symbin *binary__symbin(struct binary *b)
 }
 
 const char *binary__module(const struct binary *b) { return b->module; }
+uint64_t binary__entry(const struct binary *b) { return b->entry; }
 const char *binary__path(const struct binary *b) { return b->path; }
 int binary__is_elf(const struct binary *b) { return b->is_elf; }
 

@@ -70,6 +70,8 @@ struct cfi *binary__cfi(struct binary *b);
 struct symbin *binary__symbin(struct binary *b);
 /* The short module name used in frames ("libc.so.6"). */
 const char *binary__module(const struct binary *b);
+/* The ELF entry point (e_entry, an ELF vaddr), 0 when the file has none. */
+uint64_t binary__entry(const struct binary *b);
 const char *binary__path(const struct binary *b);
 int binary__is_elf(const struct binary *b);
 

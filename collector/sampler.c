@@ -43,6 +43,8 @@
 #define BINARY_IDLE_GRACE_NS (60ull * 1000000000ull)
 #define BINARY_IDLE_MAX 64
 #define TRIM_INTERVAL_NS 1000000000ull
+/* Records of the batch a sample may look ahead through for its exe. */
+#define EXE_LOOKAHEAD_MAX 8192
 
 struct batch_rec {
 	uint64_t time;
@@ -72,6 +74,7 @@ struct sampler {
 
 	struct batch_rec *batch;
 	size_t nbatch, batch_cap;
+	size_t batch_pos; /* the record being handled */
 	uint64_t last_time;
 
 	/* per-sample scratch, allocated once */
@@ -95,6 +98,7 @@ static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 	out->cfi = binary__cfi(m->bin);
 	out->bias = m->bias;
 	out->owner = m;
+	out->entry = binary__entry(m->bin);
 	return 0;
 }
 
@@ -247,6 +251,58 @@ static size_t user_from_callchain(struct sampler *s, const struct callchain_part
 	return nuf;
 }
 
+/* MMAP2 says PROT_EXEC; plain MMAP records are only sent for executable
+ * mappings unless mmap_data was asked for. */
+static int mmap_is_exec(const struct record_mmap *m)
+{
+	return m->is_mmap2 ? (m->prot & 0x4) != 0 : !(m->misc & PERF_RECORD_MISC_MMAP_DATA);
+}
+
+/* The exe of a process sampled between the COMM of its exec and the mapping
+ * of the new executable (execve's own work, a few hundred microseconds): the
+ * path of that mapping, when it is in this batch. Short-lived processes are
+ * gone by the time /proc/PID/exe could be read, and their exec-time samples
+ * were grouped under an empty exe. Only such samples scan, boundedly; the
+ * process table learns the exe when the mapping itself is handled. */
+static uint32_t pending_exe(struct sampler *s, const struct process *p)
+{
+	size_t i, end = s->nbatch;
+	uint32_t id;
+
+	if (end - s->batch_pos > EXE_LOOKAHEAD_MAX)
+		end = s->batch_pos + EXE_LOOKAHEAD_MAX;
+	for (i = s->batch_pos + 1; i < end; i++) {
+		const struct perf_event_header *h = s->batch[i].h;
+		struct record_mmap m;
+		struct record_task t;
+		struct record_comm c;
+
+		switch (h->type) {
+		case PERF_RECORD_MMAP:
+		case RECORD_TYPE_MMAP2:
+			if (record__parse_mmap(&s->layout, h, &m) < 0 || (int)m.pid != p->pid ||
+			    !mmap_is_exec(&m) || m.len == 0 || m.filename_len == 0 || m.filename[0] != '/')
+				break;
+			if (strtab__intern(s->names, m.filename, m.filename_len, &id) < 0)
+				return 0;
+			return id;
+		case PERF_RECORD_COMM:
+			/* another exec: what follows is not this image */
+			if (record__parse_comm(&s->layout, h, &c) == 0 && (int)c.pid == p->pid &&
+			    (int)c.tid == p->pid)
+				return 0;
+			break;
+		case PERF_RECORD_EXIT:
+			if (record__parse_task(&s->layout, h, &t) == 0 && (int)t.pid == p->pid)
+				return 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
 static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 {
 	struct profile_stats *st = profile__stats(s->profile);
@@ -280,6 +336,18 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 		record__callchain_split(smp.callchain, smp.callchain_nr, &cc);
 
 	have_user = (s->mode_dwarf) ? (smp.regs_abi != 0 && smp.regs_nr > 0) : cc.user_nr > 0;
+	/* In the kernel with not one byte of user stack copied at the user sp:
+	 * the user registers belong to no address space that exists. This is
+	 * execve after it switched to the new mm: the registers are still the
+	 * old image's (its execve call), the copy is read from the new mm.
+	 * Unwinding them gave the old image's execve as a truncated root, or
+	 * [unknown] once the COMM of the exec had reset the maps; the sample is
+	 * the kernel's (exec) work, so it is counted as kernel-only. A running
+	 * task's stack page in user mode is resident: there an empty copy
+	 * still leaves the ip, which is kept. */
+	if (have_user && s->mode_dwarf && smp.stack_dyn_size == 0 &&
+	    (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+		have_user = 0;
 	if (have_user) {
 		if ((s->mode_dwarf)) {
 			nuf = unwind_user(s, &smp, &why);
@@ -311,10 +379,13 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 			break;
 	}
 add:
-	if (!p->exe)
-		proctable__fill_exe(s->procs, p);
+	key.exe = p->exe_pending ? pending_exe(s, p) : 0;
+	if (!key.exe) {
+		if (!p->exe)
+			proctable__fill_exe(s->procs, p);
+		key.exe = p->exe;
+	}
 	key.service_name = p->service ? p->service : p->comm;
-	key.exe = p->exe;
 	key.comm = p->comm;
 	key.pid = s->opts.per_pid ? (int32_t)p->pid : -1;
 	profile__add(s->profile, &key, s->stack, n, 1);
@@ -340,9 +411,7 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 			dev = (uint64_t)makedev(m.maj, m.min);
 			ino = m.ino;
 		}
-		/* MMAP2 says PROT_EXEC; plain MMAP records are only sent for
-		 * executable mappings unless mmap_data was asked for */
-		exec = m.is_mmap2 ? (m.prot & 0x4) != 0 : !(m.misc & PERF_RECORD_MISC_MMAP_DATA);
+		exec = mmap_is_exec(&m);
 		proctable__mmap(s->procs, (int)m.pid, m.addr, m.len, m.pgoff, dev, ino, m.filename, exec);
 		break;
 	}
@@ -462,6 +531,7 @@ static void process_available(struct sampler *s)
 	for (i = 0; i < s->nbatch; i++) {
 		if (s->batch[i].time > s->last_time)
 			s->last_time = s->batch[i].time;
+		s->batch_pos = i;
 		handle_record(s, s->batch[i].h);
 	}
 	for (i = 0; i < s->nrings; i++)

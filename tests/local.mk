@@ -96,6 +96,7 @@ INTEGRATION_TESTS = \
 	tests/integration/cxx.sh \
 	tests/integration/recursion.sh \
 	tests/integration/forkexec.sh \
+	tests/integration/exec_churn.sh \
 	tests/integration/stripped.sh \
 	tests/integration/syscalls.sh \
 	tests/integration/vdso.sh \

@@ -241,6 +241,13 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 			if (!cfi_step(mod.cfi, row, &cur, stack, &next, &why))
 				break;
 			exact = row->signal;
+		} else if (err == -ENOENT && mod.entry && f->vaddr >= mod.entry &&
+			   f->vaddr - mod.entry < UNWIND_ENTRY_SPAN) {
+			/* the entry stub is the outermost frame; it is named from
+			 * the entry point like a stripped function from its FDE */
+			f->func_start = mod.entry;
+			why = UNWIND_COMPLETE;
+			break;
 		} else if (err == -ENOENT || err == -ENOMEM) {
 			if (!fp_step(&cur, stack, &next, &why))
 				break;

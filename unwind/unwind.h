@@ -24,7 +24,15 @@ struct unwind_module {
 	struct cfi *cfi;   /* NULL: the binary has no CFI (frame-pointer step) */
 	uint64_t bias;     /* ELF vaddr = pc - bias */
 	void *owner;       /* opaque, copied into the frame (e.g. the mapping) */
+	uint64_t entry;    /* the binary's ELF entry point (vaddr), 0 if none */
 };
+
+/* Bytes after a binary's entry point taken as its entry stub when no FDE
+ * covers them: the code the kernel starts a process at runs on the initial
+ * stack and has no caller. glibc's ld.so starts at such a stub (_start,
+ * _dl_start_user: 61 bytes on x86-64) without CFI, so without this rule every
+ * stack of a starting dynamically linked program would end in "no CFI". */
+#define UNWIND_ENTRY_SPAN 64
 
 /* Looks up the mapping of pc. Returns 0 and fills *out, or -ENOENT when pc
  * is in no file-backed executable mapping (JIT, anonymous, unmapped). */
@@ -39,7 +47,8 @@ struct unwind_frame {
 };
 
 /* Why a stack ended. UNWIND_COMPLETE means the outermost frame was reached:
- * its CFI marks the return address undefined (_start, clone, start_thread). */
+ * its CFI marks the return address undefined (_start, clone, start_thread),
+ * or it is an entry stub without CFI (see UNWIND_ENTRY_SPAN). */
 enum unwind_stop {
 	UNWIND_COMPLETE = 0,
 	UNWIND_TRUNCATED,     /* a read fell outside the copied stack */

@@ -286,6 +286,56 @@ Test(unwind_fp, synthetic_chain)
 	cr_assert_eq(n, 99);
 }
 
+/* fake_find, with the entry point (ELF vaddr) *ctx */
+static int fake_find_entry(void *ctx, uint64_t pc, struct unwind_module *out)
+{
+	int rc = fake_find(NULL, pc, out);
+
+	if (rc == 0)
+		out->entry = *(const uint64_t *)ctx;
+	return rc;
+}
+
+/* ld.so's entry stub (_start, _dl_start_user) has no CFI: a return address
+ * into it, or an ip in it, ends the stack as complete, named from the entry
+ * point. Regressing this puts "no CFI" roots under every starting program. */
+Test(unwind_dwarf, entry_stub_without_cfi_is_outermost)
+{
+	uint64_t w[32], entry;
+	struct unwind_stack st = { FAKE_BASE, (const uint8_t *)w, sizeof(w) };
+	struct unwind_regs r;
+	struct unwind_frame f[8];
+	enum unwind_stop stop;
+	size_t n;
+
+	/* the outermost return address 0x401500 is looked up at 0x14ff */
+	fake_stack(w, &r);
+	entry = 0x14f0;
+	cr_assert_eq(unwind__dwarf(&r, &st, fake_find_entry, &entry, f, 8, &n, &stop), 0);
+	cr_assert_eq(stop, UNWIND_COMPLETE, "stop %s", unwind__stop_name(stop));
+	cr_assert_eq(n, 3);
+	cr_assert_eq(f[2].pc, 0x401500);
+	cr_assert_eq(f[2].func_start, 0x14f0);
+	cr_assert_eq(f[1].func_start, 0, "only the entry stub is named from the entry");
+
+	/* sampled in the stub itself */
+	r.val[UNWIND_REG_IP] = 0x400000 + entry;
+	cr_assert_eq(unwind__dwarf(&r, &st, fake_find_entry, &entry, f, 8, &n, &stop), 0);
+	cr_assert_eq(stop, UNWIND_COMPLETE);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(f[0].func_start, entry);
+
+	/* beyond the span, or before the entry: code without CFI as before */
+	fake_stack(w, &r);
+	entry = 0x14ff - UNWIND_ENTRY_SPAN;
+	cr_assert_eq(unwind__dwarf(&r, &st, fake_find_entry, &entry, f, 8, &n, &stop), 0);
+	cr_assert_eq(stop, UNWIND_NO_CFI, "stop %s", unwind__stop_name(stop));
+	cr_assert_eq(n, 3);
+	entry = 0x1500;
+	cr_assert_eq(unwind__dwarf(&r, &st, fake_find_entry, &entry, f, 8, &n, &stop), 0);
+	cr_assert_eq(stop, UNWIND_NO_CFI, "stop %s", unwind__stop_name(stop));
+}
+
 /* ---------- real unwinds of this process ---------- */
 
 struct tmod {
