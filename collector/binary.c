@@ -463,6 +463,9 @@ void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
 			out->sym_lookups += ss.lookups;
 			out->sym_hits += ss.hits;
 			out->sym_evictions += ss.evictions;
+			out->inline_lookups += ss.cu_lookups;
+			out->inline_hits += ss.cu_hits;
+			out->inline_evictions += ss.cu_evictions;
 		}
 	}
 }

@@ -46,11 +46,14 @@ void binaries__put(struct binaries *bs, struct binary *b, uint64_t now_ns);
  * were freed. */
 size_t binaries__trim(struct binaries *bs, uint64_t now_ns, uint64_t grace_ns, size_t max_idle);
 
-/* Cache counters summed over every binary (since start): CFI rule lookups and
- * symbol (pc -> frames) lookups, hits and evictions. */
+/* Cache counters summed over every binary (since start): CFI rule lookups,
+ * symbol (pc -> frames) lookups, and the inlined-call trees of compilation
+ * units (one lookup per symbol-cache miss in a binary with DWARF): lookups,
+ * hits and evictions. */
 struct binaries_stats {
 	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
 	uint64_t sym_lookups, sym_hits, sym_evictions;
+	uint64_t inline_lookups, inline_hits, inline_evictions;
 };
 void binaries__stats(const struct binaries *bs, struct binaries_stats *out);
 

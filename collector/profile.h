@@ -46,6 +46,8 @@ struct profile_stats {
 	/* caches, cumulative since start: hit rate = hits / lookups */
 	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
 	uint64_t sym_lookups, sym_hits, sym_evictions;
+	uint64_t inline_lookups, inline_hits, inline_evictions; /* units' inline trees */
+	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
 };
 
 /* Describes the window; strings are borrowed and must outlive the profile. */

@@ -588,6 +588,17 @@ void sampler__finish_window(struct sampler *s)
 	st->sym_lookups = bst.sym_lookups;
 	st->sym_hits = bst.sym_hits;
 	st->sym_evictions = bst.sym_evictions;
+	st->inline_lookups = bst.inline_lookups;
+	st->inline_hits = bst.inline_hits;
+	st->inline_evictions = bst.inline_evictions;
+	if (s->ksyms) {
+		struct kallsyms_stats ks;
+
+		kallsyms__stats(s->ksyms, &ks);
+		st->ksym_lookups = ks.lookups;
+		st->ksym_hits = ks.hits;
+		st->ksym_evictions = ks.evictions;
+	}
 	st->frequency_configured_hz = s->opts.freq_hz;
 	st->agent_cpu_ns = time__self_cpu_ns() - s->window_cpu_start;
 	st->agent_rss_bytes = time__self_rss_bytes();

@@ -270,7 +270,13 @@ static json_t *build_stats(const struct profile_stats *s)
 	    set(o, "cfi_evictions", jint(s->cfi_evictions)) < 0 ||
 	    set(o, "sym_lookups", jint(s->sym_lookups)) < 0 ||
 	    set(o, "sym_hits", jint(s->sym_hits)) < 0 ||
-	    set(o, "sym_evictions", jint(s->sym_evictions)) < 0)
+	    set(o, "sym_evictions", jint(s->sym_evictions)) < 0 ||
+	    set(o, "inline_lookups", jint(s->inline_lookups)) < 0 ||
+	    set(o, "inline_hits", jint(s->inline_hits)) < 0 ||
+	    set(o, "inline_evictions", jint(s->inline_evictions)) < 0 ||
+	    set(o, "ksym_lookups", jint(s->ksym_lookups)) < 0 ||
+	    set(o, "ksym_hits", jint(s->ksym_hits)) < 0 ||
+	    set(o, "ksym_evictions", jint(s->ksym_evictions)) < 0)
 		goto out_nomem;
 	return o;
 

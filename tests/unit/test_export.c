@@ -204,7 +204,9 @@ Test(json, document_fields)
 						 "binaries", "agent_cpu_ns", "agent_rss_bytes",
 						 "spool_dropped", "frequency_configured_hz",
 						 "cfi_lookups", "cfi_hits", "cfi_evictions",
-						 "sym_lookups", "sym_hits", "sym_evictions"};
+						 "sym_lookups", "sym_hits", "sym_evictions",
+						 "inline_lookups", "inline_hits", "inline_evictions",
+						 "ksym_lookups", "ksym_hits", "ksym_evictions"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth"};
 	char *text = capture_json();
@@ -236,7 +238,7 @@ Test(json, document_fields)
 	cr_assert_str_eq(jget_str(labels, "dc"), "eu-1");
 
 	o = json_object_get(root, "stats");
-	assert_keys(o, stats_keys, 20, strstr(text, "\"stats\":"), "samples");
+	assert_keys(o, stats_keys, sizeof(stats_keys) / sizeof(stats_keys[0]), strstr(text, "\"stats\":"), "samples");
 	assert_keys(json_object_get(o, "unwind"), unwind_keys, 6, strstr(text, "\"unwind\":"),
 		    "complete");
 	cr_assert_eq(jget_int(o, "samples"), 18);
