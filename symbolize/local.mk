@@ -39,6 +39,7 @@ EXTRA_tests_unit_test_inlines_DEPENDENCIES = \
 EXTRA_tests_unit_test_symbolize_DEPENDENCIES = \
 	tests/fixtures/symbolize/fixture$(EXEEXT) \
 	tests/fixtures/symbolize/fixture_cxx$(EXEEXT) \
+	tests/fixtures/symbolize/fixture_deep$(EXEEXT) \
 	tests/fixtures/symbolize/fixture.stripped \
 	tests/fixtures/symbolize/fixture.minidebug
 

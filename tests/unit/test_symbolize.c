@@ -222,6 +222,23 @@ Test(symbin, inlined_frames_innermost_first)
 	symbin__delete(s);
 }
 
+/* Inlining three levels deep (fixture_deep.cc): every level is a frame, the
+ * innermost first, then the function they are inlined into. */
+Test(symbin, every_inlined_level_is_a_frame)
+{
+	struct symbin *s = open_bin(built("fixture_deep"), "fixture_deep");
+	const char *want = "deep::Acc<int>::leaf(int)_[i];deep::Acc<int>::mid(int)_[i];"
+			   "deep::Acc<int>::top(int)_[i];run(int)";
+	uint64_t a, sz, pc;
+	int found = 0;
+
+	cr_assert(elf_sym(built("fixture_deep"), "_Z3runi", &a, &sz));
+	for (pc = a; pc < a + sz && !found; pc++)
+		found = strcmp(lookup(s, pc, 0), want) == 0;
+	cr_assert(found, "no pc of run() symbolized as %s", want);
+	symbin__delete(s);
+}
+
 Test(symbin, outermost_frames_kept_when_max_is_small)
 {
 	struct symbin *s = open_bin(built("fixture"), "fixture");
