@@ -97,6 +97,7 @@ INTEGRATION_TESTS = \
 	tests/integration/recursion.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
+	tests/integration/steady_state.sh \
 	tests/integration/stripped.sh \
 	tests/integration/syscalls.sh \
 	tests/integration/vdso.sh \
@@ -126,6 +127,14 @@ INTEGRATION_TESTS = \
 	tests/integration/upload_files.sh
 
 TESTS += $(INTEGRATION_TESTS)
+# An LD_PRELOAD allocation counter for steady_state.sh: a shared object
+# built as a "program"; its own flags keep the sanitizers out (that test
+# skips in sanitizer builds, whose allocator comes first anyway).
+check_PROGRAMS += tests/integration/alloc_count.so
+tests_integration_alloc_count_so_SOURCES = tests/integration/alloc_count.c
+tests_integration_alloc_count_so_CFLAGS = -std=gnu99 $(WARN_CFLAGS) -O2 -fPIC
+tests_integration_alloc_count_so_LDFLAGS = -shared -fPIC
+tests_integration_alloc_count_so_LDADD = -ldl
 # Dumps the tests keep next to their logs for post-mortems.
 CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded
 EXTRA_DIST += $(INTEGRATION_TESTS) \

@@ -13,11 +13,10 @@
 #    is lost;
 #  - the children's samples are attributed to them: profiles of exe child_spin
 #    have comm child_spin, >= 20 samples in all, >= 25% of them in child_hot,
-#    and at most 5% of child_spin-comm samples sit under another exe: a child
-#    that lives a few ms can be sampled before its exec's MMAP record, which
-#    sits in another CPU's ring read at the next poll, is processed, and be
-#    gone before /proc/PID/exe can be read (a reorder window across polls
-#    would close this; measured 1.6-2.6% under load).
+#    and at most 5% of child_spin-comm samples sit under another exe (a
+#    sample inside execve, between the exec's COMM and the new image's MMAP,
+#    takes its exe from that MMAP later in the batch; exec_churn.sh checks
+#    that no such sample is left without an exe).
 # Skipped (77) when this host cannot even start 200 processes a second.
 . "$TESTS_SRCDIR/integration/lib.sh"
 . "$TESTS_SRCDIR/integration/service_lib.sh"
