@@ -76,7 +76,7 @@ struct symbin {
 		struct inlines *tree;
 		size_t bytes;
 	} *cus;
-	size_t ncus, cus_cap, cu_bytes;
+	size_t ncus, cus_cap, cu_bytes, inline_budget;
 	struct u64map *cu_slots; /* cu_off -> index in cus */
 	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
 };
@@ -488,6 +488,7 @@ int symbin__new(const char *path, const char *module, struct strtab *names, stru
 	if (!s)
 		return -ENOMEM;
 	s->names = names;
+	s->inline_budget = SYMBIN_INLINE_BUDGET;
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);
 	s->starts = u64map__new(64);
@@ -550,6 +551,11 @@ void symbin__delete(struct symbin *s)
 	free(s->funcs);
 	free(s->module);
 	free(s);
+}
+
+void symbin__set_inline_budget(struct symbin *s, size_t bytes)
+{
+	s->inline_budget = bytes;
 }
 
 void symbin__stats(const struct symbin *s, struct symbin_stats *out)
@@ -671,12 +677,12 @@ static int cu_tree(struct symbin *s, Dwarf_Die *cu, struct inlines **out, int *t
 	if (err < 0)
 		return err;
 	bytes = inlines__bytes(t);
-	if (bytes > SYMBIN_INLINE_BUDGET) {
+	if (bytes > s->inline_budget) {
 		*transient = 1;
 		*out = t;
 		return 0;
 	}
-	while (s->ncus && (s->cu_bytes + bytes > SYMBIN_INLINE_BUDGET || s->ncus == SYMBIN_MAX_CUS)) {
+	while (s->ncus && (s->cu_bytes + bytes > s->inline_budget || s->ncus == SYMBIN_MAX_CUS)) {
 		size_t i, lru = 0;
 
 		for (i = 1; i < s->ncus; i++)

@@ -37,6 +37,11 @@ void symbin__delete(struct symbin *s);
 int symbin__lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start,
 		   uint32_t *out, size_t max, size_t *n);
 
+/* Bytes of inlined-call trees kept (default 4 MB); beyond, the least
+ * recently used unit's tree is dropped, and a unit whose tree alone is
+ * larger is rebuilt whenever needed. Takes effect at the next tree built. */
+void symbin__set_inline_budget(struct symbin *s, size_t bytes);
+
 struct symbin_stats {
 	uint64_t symbols;   /* functions in the index */
 	/* pc cache: at most 65536 entries per binary, dropped as a whole when

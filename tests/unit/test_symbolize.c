@@ -239,6 +239,73 @@ Test(symbin, every_inlined_level_is_a_frame)
 	symbin__delete(s);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0 && (ls == lx || s[ls - lx - 1] == ';');
+}
+
+/* The inlined-call trees of units are an LRU bounded in bytes: with room
+ * for half of them, looking up functions of six units in turn (new pcs each
+ * round, so the pc cache does not answer) evicts, stays within the budget,
+ * and every answer stays right. This test binary is the input: its units
+ * are the stage libraries' sources, built with -g. */
+Test(symbin, inline_trees_lru_bounded)
+{
+	static const char *const fns[] = { "strtab__new", "u64map__new", "symbin__new",
+					   "kallsyms__load", "frame_name__intern", "inlines__build" };
+	enum { NF = sizeof(fns) / sizeof(fns[0]) };
+	uint64_t a[NF], sz[NF], all_bytes;
+	struct symbin_stats st;
+	struct symbin *s;
+	size_t i, round;
+
+	for (i = 0; i < NF; i++)
+		cr_assert(elf_sym("/proc/self/exe", fns[i], &a[i], &sz[i]), "no %s", fns[i]);
+	s = open_bin("/proc/self/exe", "test_symbolize");
+	symbin__stats(s, &st);
+	if (!st.has_debuginfo) {
+		symbin__delete(s);
+		cr_skip_test("this test binary has no DWARF (built without -g)");
+	}
+	for (i = 0; i < NF; i++)
+		cr_assert(ends_with(lookup(s, a[i], 0), fns[i]), "%s: %s", fns[i], lookup(s, a[i], 0));
+	symbin__stats(s, &st);
+	cr_assert_eq(st.cu_trees, NF, "one tree per unit: %" PRIu64, st.cu_trees);
+	cr_assert_eq(st.cu_evictions, 0);
+	all_bytes = st.cu_bytes;
+	symbin__delete(s);
+
+	s = open_bin("/proc/self/exe", "test_symbolize");
+	symbin__set_inline_budget(s, (size_t)all_bytes / 2);
+	for (round = 0; round < 8; round++) {
+		for (i = 0; i < NF; i++) {
+			/* two new pcs of the unit in a row: the second finds its tree */
+			uint64_t pc = a[i] + (round * 4) % sz[i], pc2 = a[i] + (round * 4 + 2) % sz[i];
+			const char *got = lookup(s, pc, 0);
+
+			cr_assert(ends_with(got, fns[i]), "round %zu %s+%" PRIu64 ": %s", round, fns[i],
+				  pc - a[i], got);
+			got = lookup(s, pc2, 0);
+			cr_assert(ends_with(got, fns[i]), "round %zu %s+%" PRIu64 ": %s", round, fns[i],
+				  pc2 - a[i], got);
+		}
+		symbin__stats(s, &st);
+		cr_assert_leq(st.cu_bytes, all_bytes / 2);
+	}
+	cr_assert_gt(st.cu_evictions, 0);
+	cr_assert_lt(st.cu_trees, NF);
+	cr_assert_gt(st.cu_hits, 0);
+	cr_assert_eq(st.cu_lookups, st.lookups - st.hits, "one tree lookup per pc-cache miss");
+
+	/* no room at all: every tree is built, used and dropped; answers stay right */
+	symbin__set_inline_budget(s, 0);
+	for (i = 0; i < NF; i++)
+		cr_assert(ends_with(lookup(s, a[i] + 1 < a[i] + sz[i] ? a[i] + 1 : a[i], 0), fns[i]));
+	symbin__delete(s);
+}
+
 Test(symbin, outermost_frames_kept_when_max_is_small)
 {
 	struct symbin *s = open_bin(built("fixture"), "fixture");
