@@ -46,7 +46,7 @@ tests_unit_test_conf_SOURCES = tests/unit/test_conf.c
 tests_unit_test_conf_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_LDADD = collector/libcollector.a common/libcommon.a $(CRITERION_LIBS)
-tests_unit_test_common_SOURCES = tests/unit/test_common.c
+tests_unit_test_common_SOURCES = tests/unit/test_common.c tests/unit/test_cachedir.c
 tests_unit_test_common_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_common_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_common_LDADD = common/libcommon.a $(CRITERION_LIBS)

@@ -5,4 +5,6 @@ common_libcommon_a_SOURCES = \
 	common/parse.c common/parse.h \
 	common/hash.h \
 	common/u64map.c common/u64map.h \
-	common/strtab.c common/strtab.h
+	common/strtab.c common/strtab.h \
+	common/privdir.c common/privdir.h \
+	common/cachedir.c common/cachedir.h

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/hash.h"
+#include "common/privdir.h"
 #include "common/timeutil.h"
 #include "export/atomic_file.h"
 #include "export/spool.h"
@@ -123,83 +124,6 @@ static int valid_name(const char *name)
 static uint64_t next_rand(struct spool *s)
 {
 	return hash__mix(hash__mix(s->rng, __sync_fetch_and_add(&s->counter, 1)), time__mono_ns());
-}
-
-static void seed_rand(struct spool *s)
-{
-	uint64_t seed = 0;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-	/* Temp names need uniqueness, not secrecy (O_EXCL guards them);
-	 * urandom just makes collisions between processes unlikely. */
-	if (fd >= 0) {
-		if (read(fd, &seed, sizeof(seed)) != (ssize_t)sizeof(seed))
-			seed = 0;
-		close(fd);
-	}
-	s->rng = hash__mix(hash__mix(seed, time__real_ns()), (uint64_t)getpid() ^ (uintptr_t)s);
-}
-
-/* Checks that an open directory is ours and private enough to trust. */
-static int check_dir(int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -EPERM;
-	return 0;
-}
-
-/* Opens a directory refusing symlinks: O_NOFOLLOW makes a planted link fail
- * instead of redirecting our files elsewhere. */
-static int open_dir_at(int at, const char *path)
-{
-	int fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err;
-	struct stat st;
-
-	if (fd < 0) {
-		err = -errno;
-		/* Depending on the kernel a symlink gives ELOOP or ENOTDIR. */
-		if ((err == -ELOOP || err == -ENOTDIR) &&
-		    fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-			return -ELOOP;
-		return err;
-	}
-	err = check_dir(fd);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-/* mkdir -p with mode 0700 for whatever is created. */
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path), i;
-
-	if (len == 0)
-		return -EINVAL;
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		if (buf[i - 1] == '/')
-			continue;
-		buf[i] = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		if (i < len)
-			buf[i] = '/';
-	}
-	return 0;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -331,11 +255,11 @@ int spool__open(const struct spool_opts *o, struct spool **out)
 		s->path[n - 1] = '\0';
 	s->max_bytes = o->max_bytes;
 	s->max_age_ns = o->max_age_ns;
-	seed_rand(s);
-	err = mkdirs(s->path);
+	s->rng = privdir__tmp_seed(s);
+	err = privdir__mkdirs(s->path);
 	if (err)
 		goto out_free;
-	s->dirfd = open_dir_at(AT_FDCWD, s->path);
+	s->dirfd = privdir__open_at(AT_FDCWD, s->path);
 	if (s->dirfd < 0) {
 		err = s->dirfd;
 		goto out_free;
@@ -350,7 +274,7 @@ int spool__open(const struct spool_opts *o, struct spool **out)
 		err = -errno;
 		goto out_free;
 	}
-	s->rejfd = open_dir_at(s->dirfd, REJECTED);
+	s->rejfd = privdir__open_at(s->dirfd, REJECTED);
 	if (s->rejfd < 0) {
 		err = s->rejfd;
 		goto out_free;
@@ -518,10 +442,10 @@ static int reopen_removed(struct spool *s)
 		return -errno;
 	if (st.st_nlink > 0)
 		return -ENOENT; /* still linked: not our case */
-	err = mkdirs(s->path);
+	err = privdir__mkdirs(s->path);
 	if (err)
 		return err;
-	dfd = open_dir_at(AT_FDCWD, s->path);
+	dfd = privdir__open_at(AT_FDCWD, s->path);
 	if (dfd < 0)
 		return dfd;
 	if (flock(dfd, LOCK_EX | LOCK_NB) < 0) {
@@ -532,7 +456,7 @@ static int reopen_removed(struct spool *s)
 		err = -errno;
 		goto out;
 	}
-	rfd = open_dir_at(dfd, REJECTED);
+	rfd = privdir__open_at(dfd, REJECTED);
 	if (rfd < 0) {
 		err = rfd;
 		goto out;
