@@ -35,6 +35,7 @@ struct binary {
 	char *open_path; /* the path that opened it */
 	const char *module;
 	struct strtab *names;
+	struct cachedir *cache; /* the registry's, for symbin */
 	int fd;
 	Elf *elf;
 	int is_elf;
@@ -49,6 +50,7 @@ struct binary {
 
 struct binaries {
 	struct strtab *names;
+	struct cachedir *cache;
 	struct binary *vdso;
 	int vdso_err;
 	struct u64map *by_id; /* hash(dev, ino) -> struct binary * (chain head) */
@@ -75,6 +77,11 @@ struct binaries *binaries__new(struct strtab *names)
 		return NULL;
 	}
 	return bs;
+}
+
+void binaries__set_cache(struct binaries *bs, struct cachedir *cache)
+{
+	bs->cache = cache;
 }
 
 static void binary_delete(struct binary *b)
@@ -253,6 +260,7 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 		goto out_close;
 	b->fd = fd;
 	b->names = bs->names;
+	b->cache = bs->cache;
 	b->dev = dev;
 	b->ino = ino;
 	b->path = strdup(path);
@@ -324,7 +332,7 @@ struct symbin *binary__symbin(struct binary *b)
 			snprintf(self_fd, sizeof(self_fd), "/proc/self/fd/%d", b->fd);
 			p = self_fd;
 		}
-		if (symbin__new(p, b->module, b->names, &b->sym) < 0)
+		if (symbin__new_cached(p, b->module, b->names, b->cache, &b->sym) < 0)
 			b->sym = NULL;
 	}
 	return b->sym;
@@ -408,6 +416,7 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 	}
 	b->fd = fd;
 	b->names = bs->names;
+	b->cache = bs->cache;
 	b->dev = 0;
 	b->ino = 0; /* never matches a file: (0, 0) is not a key find() is asked for */
 	b->path = strdup("[vdso]");

@@ -12,12 +12,16 @@
 struct binaries;
 struct binary;
 struct cfi;
+struct cachedir;
 struct symbin;
 struct strtab;
 
 /* names is borrowed (frame strings go there). NULL on ENOMEM. */
 struct binaries *binaries__new(struct strtab *names);
 void binaries__delete(struct binaries *bs);
+/* Where symbol tables keep plain copies of compressed debug files (borrowed,
+ * NULL: none); applies to binaries loaded from now on. */
+void binaries__set_cache(struct binaries *bs, struct cachedir *cache);
 
 /* Binaries are reference-counted by the mappings that resolved to them:
  * binaries__get and binaries__get_vdso return a new reference, released with

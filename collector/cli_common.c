@@ -9,6 +9,7 @@
 
 #include "collector/cli_common.h"
 #include "collector/sampler.h"
+#include "common/cachedir.h"
 #include "common/log.h"
 #include "common/parse.h"
 
@@ -73,4 +74,21 @@ void cli__report_open_error(const struct sampler_error *e, int system_wide, cons
 		log__error("%s%s: %s", e->what, where, strerror(err));
 		break;
 	}
+}
+
+struct cachedir *cli__open_cache(const char *path, uint64_t max_bytes)
+{
+	struct cachedir *c = NULL;
+	int rc;
+
+	if (!path || !*path)
+		return NULL;
+	rc = cachedir__open(path, max_bytes ? max_bytes : UINT64_MAX, &c);
+	if (rc < 0) {
+		log__info("cache directory %s: %s%s; starting without a cache", path, strerror(-rc),
+			  rc == -EPERM ? " (it must be a directory of ours, not writable by others)" :
+			  rc == -ELOOP ? " (a symlink: refused)" : "");
+		return NULL;
+	}
+	return c;
 }

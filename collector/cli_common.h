@@ -2,10 +2,18 @@
 #ifndef SMOLDER_COLLECTOR_CLI_COMMON_H
 #define SMOLDER_COLLECTOR_CLI_COMMON_H
 
+#include <stdint.h>
+
+struct cachedir;
 struct sampler_error;
 
 /* Logs why opening the perf events failed, with the fix for the usual
  * causes (permissions, limits, an event the host lacks). */
 void cli__report_open_error(const struct sampler_error *e, int system_wide, const char *event);
+
+/* Opens the cache directory at path (NULL or "": none; max_bytes 0:
+ * unbounded). When that fails the agent runs without one: it only makes
+ * starts faster. Logs why at info level and returns NULL. */
+struct cachedir *cli__open_cache(const char *path, uint64_t max_bytes);
 
 #endif

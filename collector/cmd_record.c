@@ -20,6 +20,7 @@
 #include "collector/privileges.h"
 #include "collector/profile.h"
 #include "collector/sampler.h"
+#include "common/cachedir.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/timeutil.h"
@@ -39,6 +40,7 @@ struct record_args {
 	const char *output;
 	enum out_format format;
 	int quiet;
+	const char *cache_dir; /* NULL: none */
 	char **cmd; /* after "--" */
 };
 
@@ -72,6 +74,10 @@ static void usage(FILE *f)
 		"      --max-frames N      user frames kept per stack (default 128)\n"
 		"      --event EVENT       cpu-clock (default, works without a PMU) or cycles\n"
 		"      --per-pid           one profile per process id instead of per executable\n"
+		"      --cache-dir DIR     keep kernel symbols and decompressed debug sections\n"
+		"                          there for the next start (default " CACHEDIR_DEFAULT_PATH ",\n"
+		"                          the daemon's; used only if it is ours and private)\n"
+		"      --no-cache          neither read nor write a cache\n"
 		"  -q, --quiet             no progress line\n"
 		"  -h, --help              this help\n");
 }
@@ -122,7 +128,8 @@ static int parse_duration(const char *s, double *out)
 /* Returns 0 to go on, 1 when --help was shown, 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
-	enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID };
+	enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_CACHE,
+	       OPT_NOCACHE };
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -134,6 +141,8 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "max-frames", required_argument, NULL, OPT_FRAMES },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "per-pid", no_argument, NULL, OPT_PERPID },
+		{ "cache-dir", required_argument, NULL, OPT_CACHE },
+		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -145,6 +154,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	a->so.stack_size = 16384;
 	a->so.event = "cpu-clock";
 	a->so.max_frames = 128;
+	a->cache_dir = CACHEDIR_DEFAULT_PATH;
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, so the command's own flags stay its own */
@@ -212,6 +222,16 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		case OPT_PERPID:
 			a->so.per_pid = 1;
+			break;
+		case OPT_CACHE:
+			if (optarg[0] != '/') {
+				log__error("--cache-dir: '%s' must be an absolute path", optarg);
+				return 2;
+			}
+			a->cache_dir = optarg;
+			break;
+		case OPT_NOCACHE:
+			a->cache_dir = NULL;
 			break;
 		case 'q':
 			a->quiet = 1;
@@ -426,6 +446,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a;
 	struct sampler_error err;
 	struct sampler *s = NULL;
+	struct cachedir *cache = NULL;
 	struct sigaction sa;
 	struct utsname u;
 	uint64_t start_mono, start_real, last_progress = 0;
@@ -463,6 +484,8 @@ int cmd_record(int argc, char **argv)
 	rc = privileges__raise_priority(CONF_DEFAULT_NICE);
 	if (rc < 0)
 		log__debug("could not set nice %d: %s", CONF_DEFAULT_NICE, strerror(-rc));
+	cache = cli__open_cache(a.cache_dir, CACHEDIR_DEFAULT_MAX_BYTES);
+	a.so.cache = cache;
 	rc = sampler__new(&a.so, &s, &err);
 	if (rc < 0) {
 		cli__report_open_error(&err, a.so.system_wide, a.so.event);
@@ -558,5 +581,6 @@ out_child:
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
 	}
+	cachedir__delete(cache);
 	return status;
 }

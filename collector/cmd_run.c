@@ -22,6 +22,7 @@
 #include "collector/privileges.h"
 #include "collector/profile.h"
 #include "collector/sampler.h"
+#include "common/cachedir.h"
 #include "common/log.h"
 #include "common/timeutil.h"
 #include "export/gzip.h"
@@ -48,6 +49,7 @@ struct run_state {
 
 	struct sampler *s;
 	struct spool *spool;
+	struct cachedir *cache; /* NULL: none */
 	struct uploader *up;
 	struct utsname uts;
 
@@ -461,6 +463,8 @@ static void reload(struct run_state *r)
 	if (!same_str(nc.spool_dir, r->conf.spool_dir))
 		log__notice("reload: spool_dir takes effect at the next restart; still using %s",
 			    spool__path(r->spool));
+	if (!same_str(nc.cache_dir, r->conf.cache_dir) || nc.cache_max_size != r->conf.cache_max_size)
+		log__notice("reload: cache_dir and cache_max_size take effect at the next restart");
 	/* what needs restarting keeps its running value */
 	nc.frequency = r->conf.frequency;
 	nc.stack_size = r->conf.stack_size;
@@ -474,6 +478,10 @@ static void reload(struct run_state *r)
 		t = nc.spool_dir;
 		nc.spool_dir = r->conf.spool_dir;
 		r->conf.spool_dir = t;
+		t = nc.cache_dir;
+		nc.cache_dir = r->conf.cache_dir;
+		r->conf.cache_dir = t;
+		nc.cache_max_size = r->conf.cache_max_size;
 	}
 	spool__set_limits(r->spool, nc.spool_max_size, nc.spool_max_age_ns);
 	uploader__set_sink(r->up, sink);
@@ -538,7 +546,10 @@ static int start(struct run_state *r)
 		return rc;
 	}
 
+	r->cache = cli__open_cache(r->conf.cache_dir, r->conf.cache_max_size);
+
 	memset(&so, 0, sizeof(so));
+	so.cache = r->cache;
 	so.freq_hz = r->conf.frequency;
 	so.stack_size = r->conf.stack_size;
 	so.event = r->conf.event;
@@ -688,6 +699,7 @@ out:
 				    (unsigned long long)files, spool__path(r.spool));
 	}
 	sampler__delete(r.s);
+	cachedir__delete(r.cache);
 	spool__close(r.spool);
 	daemon__detach_done(status == 0);
 	daemon__pidfile_remove(pidfile, pidfd);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collector/conf.h"
+#include "common/cachedir.h"
 #include "common/parse.h"
 
 /* Hostile-input bounds: a config file is small; anything bigger is a mistake
@@ -287,6 +288,8 @@ static const struct key keys[] = {
 	{ "spool_dir", K_ABSPATH, F(spool_dir), 0, 0, 0 },
 	{ "spool_max_size", K_SIZE, F(spool_max_size), 0, UINT64_MAX, 1 },
 	{ "spool_max_age", K_DURATION, F(spool_max_age_ns), 1, UINT64_MAX, 1 },
+	{ "cache_dir", K_STRING, F(cache_dir), 0, 0, 0 },
+	{ "cache_max_size", K_SIZE, F(cache_max_size), 0, UINT64_MAX, 1 },
 };
 
 #undef F
@@ -650,7 +653,9 @@ int conf__init(struct conf *c)
 	c->spool_max_age_ns = 7 * NS_PER_D;
 	c->event = strdup("cpu-clock");
 	c->spool_dir = strdup("/var/lib/smolder/spool");
-	if (!c->event || !c->spool_dir) {
+	c->cache_dir = strdup(CACHEDIR_DEFAULT_PATH);
+	c->cache_max_size = CACHEDIR_DEFAULT_MAX_BYTES;
+	if (!c->event || !c->spool_dir || !c->cache_dir) {
 		conf__free(c);
 		return -ENOMEM;
 	}
@@ -670,6 +675,7 @@ void conf__free(struct conf *c)
 	free(c->tenant_id);
 	free(c->tls_ca_file);
 	free(c->spool_dir);
+	free(c->cache_dir);
 	for (i = 0; i < c->nlabels && i < CONF_MAX_LABELS; i++) {
 		free(c->labels[i].name);
 		free(c->labels[i].value);
@@ -698,7 +704,7 @@ int conf__copy(struct conf *dst, const struct conf *src)
 	 * each pointer is rewritten, so clear them before any early exit. */
 	t = *src;
 	t.event = t.url = t.auth_token_file = t.basic_auth_file = NULL;
-	t.tenant_id = t.tls_ca_file = t.spool_dir = NULL;
+	t.tenant_id = t.tls_ca_file = t.spool_dir = t.cache_dir = NULL;
 	t.nlabels = 0;
 	memset(t.labels, 0, sizeof(t.labels));
 
@@ -709,6 +715,7 @@ int conf__copy(struct conf *dst, const struct conf *src)
 	rc |= dup_field(&t.tenant_id, src->tenant_id);
 	rc |= dup_field(&t.tls_ca_file, src->tls_ca_file);
 	rc |= dup_field(&t.spool_dir, src->spool_dir);
+	rc |= dup_field(&t.cache_dir, src->cache_dir);
 	if (rc < 0)
 		goto out_free;
 	for (i = 0; i < src->nlabels && i < CONF_MAX_LABELS; i++) {
@@ -1131,6 +1138,10 @@ int conf__validate(const struct conf *c, char *err, size_t errlen)
 	}
 	if (!c->spool_dir || c->spool_dir[0] != '/') {
 		set_err(err, errlen, "spool_dir: must be an absolute path");
+		return -EINVAL;
+	}
+	if (c->cache_dir && c->cache_dir[0] != '/') {
+		set_err(err, errlen, "cache_dir: must be an absolute path (or empty: no cache)");
 		return -EINVAL;
 	}
 	if (c->backoff_min_ns > c->backoff_max_ns) {

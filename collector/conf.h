@@ -51,6 +51,10 @@ struct conf {
 	char *spool_dir;           /* spool_dir = /var/lib/smolder/spool */
 	uint64_t spool_max_size;   /* spool_max_size = 512MiB (bytes; 0 = unbounded) */
 	uint64_t spool_max_age_ns; /* spool_max_age = 7d (0 = unbounded) */
+	/* cache of regenerable data (kernel symbols, decompressed debug
+	 * sections) kept across restarts */
+	char *cache_dir;           /* cache_dir = /var/cache/smolder (empty = none) */
+	uint64_t cache_max_size;   /* cache_max_size = 256MiB (0 = unbounded) */
 	/* labels added to every dump: label.NAME = value */
 	struct conf_label labels[CONF_MAX_LABELS];
 	size_t nlabels;

@@ -799,6 +799,8 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	if (!s->names)
 		goto out_nomem;
 	s->bins = binaries__new(s->names);
+	if (s->bins)
+		binaries__set_cache(s->bins, o->cache);
 	s->procs = s->bins ? proctable__new(s->names, s->bins) : NULL;
 	s->profile = s->procs ? profile__new(s->names) : NULL;
 	s->stack_cap = s->opts.max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;

@@ -12,6 +12,8 @@ struct perf_features;
 struct profile;
 struct sampler;
 
+struct cachedir;
+
 struct sampler_opts {
 	unsigned freq_hz;        /* sampling frequency per CPU */
 	uint32_t stack_size;     /* bytes of user stack copied per sample */
@@ -23,6 +25,10 @@ struct sampler_opts {
 	int system_wide;
 	const int *pids;
 	size_t npids;
+	/* Where kernel symbols and decompressed debug sections are kept across
+	 * starts; NULL: none. Borrowed: outlives the sampler, used only by the
+	 * sampling thread. */
+	struct cachedir *cache;
 };
 
 /* Where opening failed, for the CLI's message. */

@@ -151,6 +151,11 @@ const char *cachedir__path(const struct cachedir *c)
 	return c->path;
 }
 
+uint64_t cachedir__max_bytes(const struct cachedir *c)
+{
+	return c->max_bytes;
+}
+
 int cachedir__open_file(struct cachedir *c, const char *name)
 {
 	struct stat st;

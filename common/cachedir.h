@@ -26,6 +26,8 @@ struct cachedir;
 int cachedir__open(const char *path, uint64_t max_bytes, struct cachedir **out);
 void cachedir__delete(struct cachedir *c);
 const char *cachedir__path(const struct cachedir *c);
+/* The bound on the files' total size given at open. */
+uint64_t cachedir__max_bytes(const struct cachedir *c);
 
 /* Opens the file `name` for reading (O_RDONLY|O_CLOEXEC|O_NOFOLLOW) and
  * marks it used (its mtime, which the trim's LRU order follows). Returns the

@@ -11,6 +11,7 @@
 #   $(initddir)/smolder                        default $(sysconfdir)/init.d, mode 0755
 #   $(sysconfdir)/smolder/smolder.conf         only if absent: an edited copy is kept
 #   $(localstatedir)/lib/smolder/              mode 0700 (the spool's parent)
+#   $(localstatedir)/cache/smolder/            mode 0700 (cache_dir)
 # Override a directory on the make command line, e.g.
 #   make install systemdsystemunitdir=/usr/lib/systemd/system initddir=/etc/rc.d/init.d
 
@@ -18,6 +19,7 @@ systemdsystemunitdir = $(prefix)/lib/systemd/system
 initddir = $(sysconfdir)/init.d
 smolderconfdir = $(sysconfdir)/smolder
 smolderstatedir = $(localstatedir)/lib/smolder
+smoldercachedir = $(localstatedir)/cache/smolder
 
 nodist_systemdsystemunit_DATA = packaging/smolder.service
 # Built with the program (installed by the rules below, under another name).
@@ -67,9 +69,11 @@ packaging-install-data-local: packaging/smolder.init
 	fi
 	$(MKDIR_P) '$(DESTDIR)$(smolderstatedir)'
 	chmod 0700 '$(DESTDIR)$(smolderstatedir)'
+	$(MKDIR_P) '$(DESTDIR)$(smoldercachedir)'
+	chmod 0700 '$(DESTDIR)$(smoldercachedir)'
 
 # The configuration goes only if it is still the default; the state directory
-# only if empty (undelivered dumps are kept).
+# only if empty (undelivered dumps are kept); the cache always (regenerable).
 uninstall-local: packaging-uninstall-local
 packaging-uninstall-local:
 	rm -f '$(DESTDIR)$(initddir)/smolder'
@@ -83,6 +87,7 @@ packaging-uninstall-local:
 	fi
 	@rmdir '$(DESTDIR)$(smolderconfdir)' 2>/dev/null || :
 	@rmdir '$(DESTDIR)$(smolderstatedir)' 2>/dev/null || :
+	rm -rf '$(DESTDIR)$(smoldercachedir)'
 
 # An RPM from the tarball with the rpmbuild of this host.
 rpm: dist-gzip

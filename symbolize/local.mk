@@ -3,6 +3,7 @@ noinst_LIBRARIES += symbolize/libsymbolize.a
 symbolize_libsymbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 symbolize_libsymbolize_a_SOURCES = \
 	symbolize/symbin.c symbolize/symbin.h \
+	symbolize/debugcache.c symbolize/debugcache.h \
 	symbolize/inlines.c symbolize/inlines.h \
 	symbolize/kallsyms.c symbolize/kallsyms.h \
 	symbolize/perfmap.c symbolize/perfmap.h \
@@ -17,7 +18,7 @@ EXTRA_DIST += \
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_symbolize
 TESTS += tests/unit/test_symbolize
-tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c
+tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/unit/test_debugcache.c
 tests_unit_test_symbolize_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(CRITERION_CFLAGS) \
 	-DSYMBOLIZE_FIXTURES_SRCDIR='"$(abs_top_srcdir)/tests/fixtures/symbolize"' \
 	-DSYMBOLIZE_FIXTURES_BUILDDIR='"$(abs_top_builddir)/tests/fixtures/symbolize"'

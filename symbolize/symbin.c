@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "common/strtab.h"
 #include "common/u64map.h"
+#include "symbolize/debugcache.h"
 #include "symbolize/demangle.h"
 #include "symbolize/frame_name.h"
 #include "symbolize/inlines.h"
@@ -57,6 +59,7 @@ struct func {
 struct symbin {
 	struct strtab *names;
 	char *module;
+	struct cachedir *cache_dir; /* borrowed; NULL: none */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;    /* NULL when the file is not usable ELF */
 	uint64_t bias;       /* module address = ELF vaddr + bias */
@@ -88,6 +91,11 @@ struct symbin {
  * hang the profiler. */
 static char *debuginfo_path = (char *)"/usr/lib/debug";
 
+void symbin__set_debug_root(const char *dir)
+{
+	debuginfo_path = (char *)dir;
+}
+
 /* Separate debug info from local files only, by build-id. libdwfl's
  * standard callback goes on, when that finds nothing, to ask debuginfod: in
  * elfutils 0.188 that loads libdebuginfod, libcurl and GnuTLS (~4 MB of
@@ -95,15 +103,63 @@ static char *debuginfo_path = (char *)"/usr/lib/debug";
  * DEBUGINFOD_URLS unset, and a profiler must not fetch from the network
  * anyway. Its other fallback, the .gnu_debuglink name under the binary's
  * directory, never matched here: our paths are /proc/PID/root/... ones. */
+/* With a cache directory, the debug file is looked up here rather than by
+ * dwfl_build_id_find_debuginfo: that one hands libdwfl an Elf of the file it
+ * found through a back door, and libdwfl would use it whatever fd we return.
+ * Same lookup (debuginfo_path/.build-id/NN/REST.debug, build-id checked),
+ * then the plain copy from the cache when one can be had. */
+static int find_debuginfo_cached(const struct symbin *s, const unsigned char *id, size_t len,
+				 char **debuginfo_file_name)
+{
+	char path[PATH_MAX], *p;
+	size_t i, off;
+	struct stat st;
+	int fd, cfd;
+
+	if (len < 2 || len > 64)
+		return -1;
+	off = (size_t)snprintf(path, sizeof(path), "%s/.build-id/%02x/", debuginfo_path, id[0]);
+	for (i = 1; i < len && off + 3 < sizeof(path); i++)
+		off += (size_t)snprintf(path + off, sizeof(path) - off, "%02x", id[i]);
+	if (off + sizeof(".debug") > sizeof(path))
+		return -1;
+	memcpy(path + off, ".debug", sizeof(".debug"));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !debugcache__build_id_is(fd, id, len)) {
+		close(fd);
+		return -1;
+	}
+	p = strdup(path);
+	if (!p) {
+		close(fd);
+		return -1;
+	}
+	/* the plain copy when there is one: libdw then maps instead of inflating */
+	cfd = debugcache__open(s->cache_dir, fd, id, len);
+	if (cfd >= 0) {
+		close(fd);
+		fd = cfd;
+	}
+	*debuginfo_file_name = p;
+	return fd;
+}
+
 static int find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
 				Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 				GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
+	const struct symbin *s = *userdata;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
+	int len;
 
-	if (dwfl_module_build_id(mod, &bits, &vaddr) <= 0)
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len <= 0)
 		return -1;
+	if (s && s->cache_dir)
+		return find_debuginfo_cached(s, bits, (size_t)len, debuginfo_file_name);
 	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
@@ -462,6 +518,14 @@ static int open_module(struct symbin *s, const char *path, int fd)
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (!s->mod)
 		goto out_close; /* the fd is consumed only on success */
+	{
+		void **userdata = NULL;
+
+		/* for find_debuginfo_local, which gets the module's slot */
+		dwfl_module_info(s->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (userdata)
+			*userdata = s;
+	}
 	if (!dwfl_module_getelf(s->mod, &bias)) {
 		s->mod = NULL;
 		return 0;
@@ -480,6 +544,12 @@ out_close:
 
 int symbin__new(const char *path, const char *module, struct strtab *names, struct symbin **out)
 {
+	return symbin__new_cached(path, module, names, NULL, out);
+}
+
+int symbin__new_cached(const char *path, const char *module, struct strtab *names,
+		       struct cachedir *cache, struct symbin **out)
+{
 	struct symbin *s;
 	struct stat st;
 	int fd, err;
@@ -488,6 +558,7 @@ int symbin__new(const char *path, const char *module, struct strtab *names, stru
 	if (!s)
 		return -ENOMEM;
 	s->names = names;
+	s->cache_dir = cache;
 	s->inline_budget = SYMBIN_INLINE_BUDGET;
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cachedir;
 struct strtab;
 struct symbin;
 
@@ -25,6 +26,11 @@ struct symbin;
  * file that is not ELF or has no symbols: lookups then give "[module]" or
  * "module+0x...". Returns 0, -ENOMEM, or -errno from open. */
 int symbin__new(const char *path, const char *module, struct strtab *names, struct symbin **out);
+/* The same, with a cache directory (borrowed, may be NULL) where separate
+ * debug files with compressed DWARF get a plain copy (symbolize/debugcache.h)
+ * that later starts map instead of inflating. */
+int symbin__new_cached(const char *path, const char *module, struct strtab *names,
+		       struct cachedir *cache, struct symbin **out);
 void symbin__delete(struct symbin *s);
 
 /* Frames at vaddr (ELF virtual address in this binary), innermost first: the
@@ -41,6 +47,12 @@ int symbin__lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start,
  * recently used unit's tree is dropped, and a unit whose tree alone is
  * larger is rebuilt whenever needed. Takes effect at the next tree built. */
 void symbin__set_inline_budget(struct symbin *s, size_t bytes);
+
+/* Where separate debug files are looked up (default /usr/lib/debug, whose
+ * .build-id/ tree the distributions' debug packages fill). dir is borrowed
+ * and must stay valid. For tests; not thread-safe: call before symbins are
+ * created. */
+void symbin__set_debug_root(const char *dir);
 
 struct symbin_stats {
 	uint64_t symbols;   /* functions in the index */

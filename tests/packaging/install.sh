@@ -29,6 +29,10 @@ check_file "$docdir/compat.md"
 [ "$(mode_of "$D$localstatedir/lib/smolder")" = 700 ] ||
 	fail "$localstatedir/lib/smolder has mode $(mode_of "$D$localstatedir/lib/smolder"), expected 700"
 ok "state directory $localstatedir/lib/smolder, mode 700"
+[ -d "$D$localstatedir/cache/smolder" ] || fail "no $localstatedir/cache/smolder"
+[ "$(mode_of "$D$localstatedir/cache/smolder")" = 700 ] ||
+	fail "$localstatedir/cache/smolder has mode $(mode_of "$D$localstatedir/cache/smolder"), expected 700"
+ok "cache directory $localstatedir/cache/smolder, mode 700"
 
 # The generated files name the installed paths.
 grep -qx "ExecStart=$bindir/smolder run -c $sysconfdir/smolder/smolder.conf" \
