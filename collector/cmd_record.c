@@ -17,6 +17,7 @@
 #include "collector/cli.h"
 #include "collector/cli_common.h"
 #include "collector/conf.h"
+#include "collector/perf_events.h"
 #include "collector/privileges.h"
 #include "collector/profile.h"
 #include "collector/sampler.h"
@@ -441,6 +442,16 @@ static int check_output(const char *path)
 	return 0;
 }
 
+/* A poll interval, shortened to end a -d run on time. */
+static int poll_timeout_ms(const struct record_args *a, double elapsed)
+{
+	double left_ms = (a->duration - elapsed) * 1000.0 + 1.0;
+
+	if (a->duration <= 0 || left_ms >= PERF_DEFAULT_POLL_MS)
+		return PERF_DEFAULT_POLL_MS;
+	return left_ms < 1.0 ? 1 : (int)left_ms;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a;
@@ -542,7 +553,7 @@ int cmd_record(int argc, char **argv)
 		} else if (a.so.npids && !a.cmd && all_gone(&a)) {
 			break;
 		}
-		rc = sampler__poll(s, 100);
+		rc = sampler__poll(s, poll_timeout_ms(&a, elapsed));
 		if (rc < 0) {
 			log__error("poll: %s", strerror(-rc));
 			status = 1;

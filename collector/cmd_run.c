@@ -19,6 +19,7 @@
 #include "collector/cli_export.h"
 #include "collector/conf.h"
 #include "collector/daemon.h"
+#include "collector/perf_events.h"
 #include "collector/privileges.h"
 #include "collector/profile.h"
 #include "collector/sampler.h"
@@ -674,8 +675,8 @@ int cmd_run(int argc, char **argv)
 		if (r.conf.stats_interval_ns && mono - r.st_since >= r.conf.stats_interval_ns)
 			stats_line(&r, mono);
 		timeout_ms = (int)((r.window_end - now) / 1000000) + 1;
-		if (timeout_ms > 100)
-			timeout_ms = 100;
+		if (timeout_ms > PERF_DEFAULT_POLL_MS)
+			timeout_ms = PERF_DEFAULT_POLL_MS;
 		rc = sampler__poll(r.s, timeout_ms);
 		if (rc < 0) {
 			log__error("poll: %s", strerror(-rc));
