@@ -88,12 +88,12 @@ static int reg_value(const struct cfi *c, const struct cfi_reg_rule *rule,
 }
 
 /* One step through a CFI row: callee registers (val[IP] = its pc) to the
- * caller's. Returns true with *next filled, or false with *stop set. */
+ * caller's. next must not be cur. Returns true with *next filled, or false
+ * with *stop set (*next then undefined). */
 static bool cfi_step(const struct cfi *c, const struct cfi_row *row, const struct unwind_regs *cur,
 		     const struct unwind_stack *stack, struct unwind_regs *next, enum unwind_stop *stop)
 {
 	const struct cfi_reg_rule *ra_rule = &row->regs[row->ra_reg];
-	struct unwind_regs out;
 	uint64_t cfa, v;
 	unsigned r;
 	int err;
@@ -130,12 +130,15 @@ static bool cfi_step(const struct cfi *c, const struct cfi_row *row, const struc
 		*stop = UNWIND_BAD_PC;
 		return false;
 	}
-	memset(&out, 0, sizeof(out));
+	/* next is built in place (it is not cur), and only its valid bits say
+	 * what is known: values of invalid registers are never read, so they
+	 * are not cleared (this runs per frame) */
+	next->valid = 0;
 	for (r = 0; r < UNWIND_NREGS; r++) {
 		err = reg_value(c, &row->regs[r], cur, stack, cfa, r, &v);
 		if (err == 0) {
-			out.val[r] = v;
-			out.valid |= BIT(r);
+			next->val[r] = v;
+			next->valid |= BIT(r);
 		} else if (r == row->ra_reg) {
 			*stop = err == -ENODATA ? UNWIND_BAD_PC : fail_reason(err);
 			return false;
@@ -143,13 +146,12 @@ static bool cfi_step(const struct cfi *c, const struct cfi_row *row, const struc
 		/* other registers simply become unknown to the caller */
 	}
 	/* x86-64: the caller's sp is the CFA by definition */
-	out.val[UNWIND_REG_SP] = cfa;
-	out.valid |= BIT(UNWIND_REG_SP);
+	next->val[UNWIND_REG_SP] = cfa;
+	next->valid |= BIT(UNWIND_REG_SP);
 	if (row->ra_reg != UNWIND_REG_IP) {
-		out.val[UNWIND_REG_IP] = out.val[row->ra_reg];
-		out.valid |= BIT(UNWIND_REG_IP);
+		next->val[UNWIND_REG_IP] = next->val[row->ra_reg];
+		next->valid |= BIT(UNWIND_REG_IP);
 	}
-	*next = out;
 	return true;
 }
 
@@ -205,7 +207,8 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 		  unwind_find_fn find, void *ctx,
 		  struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop)
 {
-	struct unwind_regs cur;
+	/* two register sets used in turn: the callee's and the caller's */
+	struct unwind_regs bufs[2], *cur = &bufs[0], *next = &bufs[1], *t;
 	enum unwind_stop why;
 	bool exact = true;
 	size_t k = 0;
@@ -213,13 +216,12 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 	if (!regs || !stack || !find || !n || !stop || (max && !frames) ||
 	    !has(regs, UNWIND_REG_IP) || !has(regs, UNWIND_REG_SP))
 		return -EINVAL;
-	cur = *regs;
+	*cur = *regs;
 	for (;;) {
 		struct unwind_module mod;
-		struct unwind_regs next;
 		const struct cfi_row *row = NULL;
 		struct unwind_frame *f;
-		uint64_t pc = cur.val[UNWIND_REG_IP];
+		uint64_t pc = cur->val[UNWIND_REG_IP];
 		int err;
 
 		if (pc == 0) {
@@ -238,7 +240,7 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 		err = mod.cfi ? cfi__lookup(mod.cfi, f->vaddr, &row) : -ENOENT;
 		if (err == 0) {
 			f->func_start = row->func_start;
-			if (!cfi_step(mod.cfi, row, &cur, stack, &next, &why))
+			if (!cfi_step(mod.cfi, row, cur, stack, next, &why))
 				break;
 			exact = row->signal;
 		} else if (err == -ENOENT && mod.entry && f->vaddr >= mod.entry &&
@@ -249,14 +251,16 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 			why = UNWIND_COMPLETE;
 			break;
 		} else if (err == -ENOENT || err == -ENOMEM) {
-			if (!fp_step(&cur, stack, &next, &why))
+			if (!fp_step(cur, stack, next, &why))
 				break;
 			exact = false;
 		} else {
 			why = UNWIND_BAD_PC;
 			break;
 		}
+		t = cur;
 		cur = next;
+		next = t;
 	}
 	*n = k;
 	*stop = why;
