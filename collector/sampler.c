@@ -23,6 +23,7 @@
 #include "common/strtab.h"
 #include "common/timeutil.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/kallsyms_cache.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/symbin.h"
 #include "unwind/unwind.h"
@@ -810,7 +811,8 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	    strtab__intern_cstr(s->names, "[unknown]", &s->id_unknown) < 0 ||
 	    strtab__intern_cstr(s->names, "[kernel]_[k]", &s->id_kernel) < 0)
 		goto out_nomem;
-	if (with_kernel && kallsyms__load("/proc/kallsyms", s->names, &s->ksyms) < 0)
+	/* from the cache file while the boot and the modules are the same */
+	if (with_kernel && kallsyms_cache__load(NULL, o->cache, s->names, &s->ksyms, NULL) < 0)
 		s->ksyms = NULL;
 	if (o->system_wide)
 		proctable__seed(s->procs, 0);

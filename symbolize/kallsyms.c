@@ -57,6 +57,8 @@ struct ksym {
 	uint32_t lo;
 	uint32_t name; /* blob offset (+ KSYM_GLOBAL), or KSYM_INTERNED | id */
 };
+/* kallsyms_cache.c stores the array as is */
+_Static_assert(sizeof(struct ksym) == KALLSYMS_SYM_SIZE, "struct ksym is the cache's layout");
 
 struct kallsyms {
 	struct strtab *names;
@@ -70,6 +72,7 @@ struct kallsyms {
 	uint32_t kernel_id; /* "[kernel]_[k]" */
 	struct u64map *cache; /* pc -> frame id */
 	uint64_t lookups, hits, evictions;
+	size_t stop_at; /* nonzero: stop reading once this many symbols are in */
 };
 
 /* Sort keys: address, then global before local, then file order (names are
@@ -256,6 +259,8 @@ static int read_lines(struct kallsyms *k, int fd, char *buf, size_t size)
 				err = add_line(k, buf + start);
 				if (err < 0)
 					return err;
+				if (k->stop_at && k->n >= k->stop_at)
+					return 0;
 			}
 			skipping = 0;
 			start += len + !!nl;
@@ -483,4 +488,114 @@ int kallsyms__lookup(struct kallsyms *k, uint64_t pc, uint32_t *id)
 	(void)u64map__put(k->cache, pc, res); /* the cache is best effort */
 	*id = res;
 	return 0;
+}
+
+int kallsyms__first_text(const char *path, uint64_t *addr)
+{
+	struct kallsyms k;
+	char *buf;
+	int fd, err;
+
+	memset(&k, 0, sizeof(k));
+	k.stop_at = 1;
+	buf = malloc(KSYM_READ_BUF);
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	err = read_lines(&k, fd, buf, KSYM_READ_BUF);
+	close(fd);
+	if (!err && k.n == 0)
+		err = -ENODATA;
+	if (!err)
+		*addr = ksym_addr(&k, 0);
+out_free:
+	free(k.syms);
+	free(k.hi);
+	free(k.blob);
+	free(buf);
+	return err;
+}
+
+int kallsyms__arrays(const struct kallsyms *k, struct kallsyms_arrays *a)
+{
+	size_t i;
+
+	if (k->restricted || k->n == 0)
+		return -ENODATA;
+	/* names of looked-up symbols became frame ids of this process */
+	for (i = 0; i < k->n; i++)
+		if (k->syms[i].name & KSYM_INTERNED)
+			return -EBUSY;
+	a->n = k->n;
+	a->syms = k->syms;
+	a->hi = k->hi;
+	a->base = k->base;
+	a->blob = k->blob;
+	a->blob_len = k->blob_len;
+	return 0;
+}
+
+/* The invariants a parse leaves behind; anything else is a damaged or
+ * forged table. */
+static int arrays_ok(const struct kallsyms_arrays *a)
+{
+	const struct ksym *s = a->syms;
+	uint64_t prev = 0;
+	size_t i;
+
+	if (a->n == 0 || a->n > KSYM_MAX_ENTRIES || !a->syms || !a->blob || a->blob_len < 2 ||
+	    a->blob_len > KSYM_MAX_BYTES || a->blob[a->blob_len - 1] != '\0')
+		return 0;
+	for (i = 0; i < a->n; i++) {
+		uint32_t off = s[i].name;
+		uint64_t addr = (uint64_t)(a->hi ? a->hi[i] : a->base) << 32 | s[i].lo;
+
+		/* a name starts a non-empty string of the blob (which also
+		 * keeps bit 31, the interned tag, clear) */
+		if (off >= a->blob_len - 1 || a->blob[off] == '\0' || (off && a->blob[off - 1] != '\0'))
+			return 0;
+		/* sorted, one symbol per address */
+		if (i && addr <= prev)
+			return 0;
+		prev = addr;
+	}
+	return 1;
+}
+
+int kallsyms__from_arrays(struct strtab *names, const struct kallsyms_arrays *a,
+			  struct kallsyms **out)
+{
+	struct kallsyms *k;
+	int err;
+
+	if (!arrays_ok(a))
+		return -EBADMSG;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->names = names;
+	k->cache = u64map__new(1024);
+	if (!k->cache) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = frame_name__intern(names, "[kernel]", "_[k]", &k->kernel_id);
+	if (err < 0)
+		goto out_free;
+	k->syms = a->syms;
+	k->hi = a->hi;
+	k->base = a->base;
+	k->n = k->cap = a->n;
+	k->blob = a->blob;
+	k->blob_len = k->blob_cap = a->blob_len;
+	*out = k;
+	return 0;
+
+out_free:
+	kallsyms__delete(k);
+	return err;
 }

@@ -32,4 +32,37 @@ int kallsyms__lookup(struct kallsyms *k, uint64_t pc, uint32_t *id);
 size_t kallsyms__count(const struct kallsyms *k);
 void kallsyms__stats(const struct kallsyms *k, struct kallsyms_stats *st);
 
+/* For symbolize/kallsyms_cache.c, which stores the parsed table as is. */
+
+/* Bytes per symbol in kallsyms_arrays.syms: the low 32 bits of its address,
+ * then the offset of its name in the blob (both uint32_t, host order). */
+#define KALLSYMS_SYM_SIZE 8
+
+/* The table as kallsyms.c keeps it: symbols sorted by address, one per
+ * address; the upper address halves in hi, or all equal to base when hi is
+ * NULL; names NUL-terminated in the blob. */
+struct kallsyms_arrays {
+	size_t n;         /* symbols */
+	void *syms;       /* n * KALLSYMS_SYM_SIZE bytes */
+	uint32_t *hi;     /* n upper halves, or NULL */
+	uint32_t base;
+	char *blob;
+	size_t blob_len;
+};
+
+/* The address of the first text symbol of `path` (0 when kptr_restrict
+ * hides addresses from this process), reading only as far as that line.
+ * Returns 0, -ENODATA (no text symbol), -errno. */
+int kallsyms__first_text(const char *path, uint64_t *addr);
+/* Borrows k's arrays (valid until kallsyms__delete; not to be modified).
+ * Returns 0, -ENODATA for a restricted or empty table, -EBUSY once
+ * kallsyms__lookup has run (names are then replaced by frame ids). */
+int kallsyms__arrays(const struct kallsyms *k, struct kallsyms_arrays *a);
+/* A table from arrays of hostile origin (malloc'd): checks them (-EBADMSG:
+ * not what a parse makes) and on success takes ownership of a->syms, a->hi
+ * and a->blob; on failure they stay the caller's. Returns 0, -EBADMSG,
+ * -ENOMEM. */
+int kallsyms__from_arrays(struct strtab *names, const struct kallsyms_arrays *a,
+			  struct kallsyms **out);
+
 #endif

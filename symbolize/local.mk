@@ -6,6 +6,7 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/debugcache.c symbolize/debugcache.h \
 	symbolize/inlines.c symbolize/inlines.h \
 	symbolize/kallsyms.c symbolize/kallsyms.h \
+	symbolize/kallsyms_cache.c symbolize/kallsyms_cache.h \
 	symbolize/perfmap.c symbolize/perfmap.h \
 	symbolize/demangle.cc symbolize/demangle.h \
 	symbolize/frame_name.c symbolize/frame_name.h
@@ -26,6 +27,15 @@ tests_unit_test_symbolize_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_symbolize_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS) $(CRITERION_LIBS)
 # demangle.cc pulls in libstdc++
 tests_unit_test_symbolize_LINK = $(CXXLINK)
+
+check_PROGRAMS += tests/unit/test_kallsyms_cache
+TESTS += tests/unit/test_kallsyms_cache
+tests_unit_test_kallsyms_cache_SOURCES = tests/unit/test_kallsyms_cache.c
+tests_unit_test_kallsyms_cache_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS) \
+	-DSYMBOLIZE_FIXTURES_SRCDIR='"$(abs_top_srcdir)/tests/fixtures/symbolize"'
+tests_unit_test_kallsyms_cache_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_kallsyms_cache_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS) $(CRITERION_LIBS)
+tests_unit_test_kallsyms_cache_LINK = $(CXXLINK)
 
 check_PROGRAMS += tests/unit/test_inlines
 TESTS += tests/unit/test_inlines

@@ -26,7 +26,7 @@
 # Reproduce one input: tests/fuzz/build/fuzz_NAME FILE (or, with the
 # configured compiler, tests/fuzz/replay_NAME FILE).
 
-FUZZ_NAMES = record ring procmaps kallsyms perfmap conf dump elf unwind
+FUZZ_NAMES = record ring procmaps kallsyms perfmap conf dump elf unwind kallsyms_cache
 
 FUZZ_COMMON_SRCS = tests/fuzz/replay_main.c tests/fuzz/fuzz.h
 FUZZ_REPLAY_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORPUS_DIR='"$(abs_top_srcdir)/tests/fuzz/corpus"'
@@ -36,11 +36,13 @@ FUZZ_REPLAY_CFLAGS = $(AM_CFLAGS)
 check_PROGRAMS += \
 	tests/fuzz/replay_record tests/fuzz/replay_ring tests/fuzz/replay_procmaps \
 	tests/fuzz/replay_kallsyms tests/fuzz/replay_perfmap tests/fuzz/replay_conf \
-	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind
+	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind \
+	tests/fuzz/replay_kallsyms_cache
 TESTS += \
 	tests/fuzz/replay_record tests/fuzz/replay_ring tests/fuzz/replay_procmaps \
 	tests/fuzz/replay_kallsyms tests/fuzz/replay_perfmap tests/fuzz/replay_conf \
-	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind
+	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind \
+	tests/fuzz/replay_kallsyms_cache
 
 tests_fuzz_replay_record_SOURCES = tests/fuzz/fuzz_record.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_record_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/record"'
@@ -63,6 +65,12 @@ tests_fuzz_replay_kallsyms_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
 tests_fuzz_replay_kallsyms_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS)
 # symbolize/demangle.cc pulls in libstdc++
 tests_fuzz_replay_kallsyms_LINK = $(CXXLINK)
+
+tests_fuzz_replay_kallsyms_cache_SOURCES = tests/fuzz/fuzz_kallsyms_cache.c $(FUZZ_COMMON_SRCS)
+tests_fuzz_replay_kallsyms_cache_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/kallsyms_cache"'
+tests_fuzz_replay_kallsyms_cache_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_kallsyms_cache_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS)
+tests_fuzz_replay_kallsyms_cache_LINK = $(CXXLINK)
 
 tests_fuzz_replay_perfmap_SOURCES = tests/fuzz/fuzz_perfmap.c tests/fuzz/lookups.h $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_perfmap_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/perfmap"'
@@ -108,9 +116,10 @@ FUZZ_CFLAGS_ALL = -std=gnu99 -g -O1 -fno-omit-frame-pointer -fno-strict-aliasing
 	$(DW_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS)
 # The parsers under test and what they need; instrumented for coverage.
 FUZZ_LIB_SRCS = common/log.c common/timeutil.c common/parse.c common/u64map.c common/strtab.c \
+	common/privdir.c common/cachedir.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
 	symbolize/symbin.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c \
-	symbolize/frame_name.c \
+	symbolize/frame_name.c symbolize/kallsyms_cache.c \
 	collector/record.c collector/ring.c collector/procmaps.c collector/conf.c \
 	export/gzip.c export/dump_read.c
 FUZZ_LIB_CXX_SRCS = symbolize/demangle.cc
@@ -125,6 +134,7 @@ fuzz_max_len_conf = 16384
 fuzz_max_len_dump = 65536
 fuzz_max_len_elf = 65536
 fuzz_max_len_unwind = 8192
+fuzz_max_len_kallsyms_cache = 65536
 
 # fuzz-build only builds tests/fuzz/build/fuzz_NAME (to run them by hand).
 fuzz-build:
@@ -160,7 +170,8 @@ fuzz: fuzz-build
 		procmaps) ml=$(fuzz_max_len_procmaps);; kallsyms) ml=$(fuzz_max_len_kallsyms);; \
 		perfmap) ml=$(fuzz_max_len_perfmap);; conf) ml=$(fuzz_max_len_conf);; \
 		dump) ml=$(fuzz_max_len_dump);; elf) ml=$(fuzz_max_len_elf);; \
-		unwind) ml=$(fuzz_max_len_unwind);; *) ml=4096;; \
+		unwind) ml=$(fuzz_max_len_unwind);; \
+		kallsyms_cache) ml=$(fuzz_max_len_kallsyms_cache);; *) ml=4096;; \
 		esac; \
 		mkdir -p $$b/corpus/$$t; \
 		echo "  FUZZ     $$t for $(FUZZ_SECONDS)s (-max_len=$$ml)"; \
