@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include <curl/curl.h>
 
+#include "export/curl_loader.h"
 #include "export/http_sink.h"
 
 #ifndef SMOLDER_VERSION
@@ -26,6 +26,7 @@
 #define DEFAULT_MAX_ANSWER 4096u
 
 struct http_sink {
+	const struct curl_api *api; /* set with curl, at the first post */
 	CURL *curl;
 	char *url;
 	char *auth_header;        /* "Authorization: Bearer ..." or NULL; secret */
@@ -39,14 +40,6 @@ struct http_sink {
 	size_t answer_len, max_answer;
 	char errbuf[CURL_ERROR_SIZE];
 };
-
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static CURLcode global_rc = CURLE_FAILED_INIT;
-
-static void global_init(void)
-{
-	global_rc = curl_global_init(CURL_GLOBAL_ALL);
-}
 
 static char *dup_or_null(const char *s, int *err)
 {
@@ -100,7 +93,7 @@ void http_sink__delete(struct http_sink *h)
 	if (!h)
 		return;
 	if (h->curl)
-		curl_easy_cleanup(h->curl);
+		h->api->easy_cleanup(h->curl);
 	free(h->url);
 	wipe_free(h->auth_header);
 	wipe_free(h->basic_user);
@@ -122,10 +115,6 @@ int http_sink__new(const struct sink_opts *o, struct http_sink **out)
 		return -EINVAL;
 	if ((o->basic_user == NULL) != (o->basic_password == NULL))
 		return -EINVAL;
-
-	pthread_once(&global_once, global_init);
-	if (global_rc != CURLE_OK)
-		return -ENOMEM;
 
 	h = calloc(1, sizeof(*h));
 	if (!h)
@@ -368,7 +357,7 @@ static const char *curl_phase(CURLcode rc)
 static void curl_msg(struct http_sink *h, CURLcode rc, char *msg, size_t msglen)
 {
 	char text[CURL_ERROR_SIZE + 1];
-	const char *src = h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc);
+	const char *src = h->errbuf[0] ? h->errbuf : h->api->easy_strerror(rc);
 
 	if (!msg || !msglen)
 		return;
@@ -380,51 +369,104 @@ static void curl_msg(struct http_sink *h, CURLcode rc, char *msg, size_t msglen)
 	snprintf(msg, msglen, "%s: %s", curl_phase(rc), text);
 }
 
+/* curl_easy_setopt/getinfo are variadic and reached through the loaded
+ * pointers, where curl's compile-time checks (typecheck-gcc.h) no longer see
+ * the calls. These take their place: C checks the value's type against the
+ * parameter, and the option's type class, which curl encodes in its number
+ * (CURLOPTTYPE_*, CURLINFO_*), is checked against it here, so that a long
+ * can never be read as a pointer or the reverse. */
+static CURLcode set_long(struct http_sink *h, CURLoption opt, long v)
+{
+	if (opt >= CURLOPTTYPE_OBJECTPOINT)
+		return CURLE_BAD_FUNCTION_ARGUMENT;
+	return h->api->easy_setopt(h->curl, opt, v);
+}
+
+/* strings, lists and data pointers (CURLOPTTYPE_OBJECTPOINT and its aliases) */
+static CURLcode set_ptr(struct http_sink *h, CURLoption opt, const void *v)
+{
+	if (opt < CURLOPTTYPE_OBJECTPOINT || opt >= CURLOPTTYPE_FUNCTIONPOINT)
+		return CURLE_BAD_FUNCTION_ARGUMENT;
+	return h->api->easy_setopt(h->curl, opt, v);
+}
+
+static CURLcode set_off(struct http_sink *h, CURLoption opt, curl_off_t v)
+{
+	if (opt < CURLOPTTYPE_OFF_T || opt >= CURLOPTTYPE_OFF_T + 10000)
+		return CURLE_BAD_FUNCTION_ARGUMENT;
+	return h->api->easy_setopt(h->curl, opt, v);
+}
+
+static CURLcode get_long(struct http_sink *h, CURLINFO info, long *v)
+{
+	if ((info & CURLINFO_TYPEMASK) != CURLINFO_LONG)
+		return CURLE_BAD_FUNCTION_ARGUMENT;
+	return h->api->easy_getinfo(h->curl, info, v);
+}
+
+static CURLcode get_str(struct http_sink *h, CURLINFO info, char **v)
+{
+	if ((info & CURLINFO_TYPEMASK) != CURLINFO_STRING)
+		return CURLE_BAD_FUNCTION_ARGUMENT;
+	return h->api->easy_getinfo(h->curl, info, v);
+}
+
 /* Options that do not change between requests; set again on every request
  * because they are cheap and a reset handle must not lose them. */
 static int setup_handle(struct http_sink *h)
 {
-	CURL *c = h->curl;
+	/* typed variables: the compiler checks the callbacks' signatures */
+	curl_write_callback on_write = write_cb;
+#if LIBCURL_VERSION_NUM >= 0x072000
+	curl_xferinfo_callback on_progress = progress_cb;
+#else
+	curl_progress_callback on_progress = progress_cb;
+#endif
 	CURLcode rc = CURLE_OK;
 
-#define SET(opt, val) \
+#define SET(fn, opt, val) \
 	do { \
 		if (rc == CURLE_OK) \
-			rc = curl_easy_setopt(c, opt, val); \
+			rc = fn(h, opt, val); \
 	} while (0)
-	SET(CURLOPT_NOSIGNAL, 1L);
-	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	SET(set_long, CURLOPT_NOSIGNAL, 1L);
+	SET(set_long, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	SET(set_ptr, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-	SET(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	SET(set_long, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	SET(CURLOPT_USERAGENT, "smolder/" SMOLDER_VERSION);
-	SET(CURLOPT_CONNECTTIMEOUT_MS, h->connect_timeout_ms);
-	SET(CURLOPT_TIMEOUT_MS, h->timeout_ms);
-	SET(CURLOPT_SSL_VERIFYPEER, h->tls_verify ? 1L : 0L);
-	SET(CURLOPT_SSL_VERIFYHOST, h->tls_verify ? 2L : 0L);
+	SET(set_ptr, CURLOPT_USERAGENT, "smolder/" SMOLDER_VERSION);
+	SET(set_long, CURLOPT_CONNECTTIMEOUT_MS, h->connect_timeout_ms);
+	SET(set_long, CURLOPT_TIMEOUT_MS, h->timeout_ms);
+	SET(set_long, CURLOPT_SSL_VERIFYPEER, h->tls_verify ? 1L : 0L);
+	SET(set_long, CURLOPT_SSL_VERIFYHOST, h->tls_verify ? 2L : 0L);
 	if (h->tls_ca_file)
-		SET(CURLOPT_CAINFO, h->tls_ca_file);
+		SET(set_ptr, CURLOPT_CAINFO, h->tls_ca_file);
 	if (h->basic_user) {
-		SET(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		SET(CURLOPT_USERNAME, h->basic_user);
-		SET(CURLOPT_PASSWORD, h->basic_password);
+		SET(set_long, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		SET(set_ptr, CURLOPT_USERNAME, h->basic_user);
+		SET(set_ptr, CURLOPT_PASSWORD, h->basic_password);
 	}
-	SET(CURLOPT_WRITEFUNCTION, write_cb);
-	SET(CURLOPT_WRITEDATA, h);
-	SET(CURLOPT_ERRORBUFFER, h->errbuf);
+	/* callbacks are the only function pointers set: curl reads them back
+	 * with their own types, which on_write/on_progress have */
+	if (rc == CURLE_OK)
+		rc = h->api->easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_write);
+	SET(set_ptr, CURLOPT_WRITEDATA, h);
+	SET(set_ptr, CURLOPT_ERRORBUFFER, h->errbuf);
 	if (h->should_abort) {
-		SET(CURLOPT_NOPROGRESS, 0L);
+		SET(set_long, CURLOPT_NOPROGRESS, 0L);
 #if LIBCURL_VERSION_NUM >= 0x072000
-		SET(CURLOPT_XFERINFOFUNCTION, progress_cb);
-		SET(CURLOPT_XFERINFODATA, h);
+		if (rc == CURLE_OK)
+			rc = h->api->easy_setopt(h->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+		SET(set_ptr, CURLOPT_XFERINFODATA, h);
 #else
-		SET(CURLOPT_PROGRESSFUNCTION, progress_cb);
-		SET(CURLOPT_PROGRESSDATA, h);
+		if (rc == CURLE_OK)
+			rc = h->api->easy_setopt(h->curl, CURLOPT_PROGRESSFUNCTION, on_progress);
+		SET(set_ptr, CURLOPT_PROGRESSDATA, h);
 #endif
 	}
-	SET(CURLOPT_POST, 1L);
+	SET(set_long, CURLOPT_POST, 1L);
 #undef SET
 	return rc == CURLE_OK ? 0 : -EINVAL;
 }
@@ -436,7 +478,7 @@ static struct curl_slist *build_headers(const struct http_sink *h, const char *c
 
 #define ADD(line) \
 	do { \
-		n = curl_slist_append(list, line); \
+		n = h->api->slist_append(list, line); \
 		if (!n) \
 			goto out_free; \
 		list = n; \
@@ -452,7 +494,7 @@ static struct curl_slist *build_headers(const struct http_sink *h, const char *c
 	return list;
 
 out_free:
-	curl_slist_free_all(list);
+	h->api->slist_free_all(list);
 	return NULL;
 }
 
@@ -466,18 +508,18 @@ static CURLcode perform(struct http_sink *h, const char *url, struct curl_slist 
 	h->answer_len = 0;
 	h->answer[0] = '\0';
 	h->errbuf[0] = '\0';
-	rc = curl_easy_setopt(h->curl, CURLOPT_URL, url);
+	rc = set_ptr(h, CURLOPT_URL, url);
 	if (rc == CURLE_OK)
-		rc = curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, headers);
+		rc = set_ptr(h, CURLOPT_HTTPHEADER, headers);
 	if (rc == CURLE_OK)
-		rc = curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+		rc = set_off(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
 	if (rc == CURLE_OK)
-		rc = curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, r->len ? r->body : "");
+		rc = set_ptr(h, CURLOPT_POSTFIELDS, r->len ? r->body : "");
 	if (rc != CURLE_OK)
 		return rc;
-	rc = curl_easy_perform(h->curl);
+	rc = h->api->easy_perform(h->curl);
 	if (rc == CURLE_OK)
-		rc = curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, status);
+		rc = get_long(h, CURLINFO_RESPONSE_CODE, status);
 	return rc;
 }
 
@@ -511,7 +553,12 @@ enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, 
 		return SINK_RETRY;
 	}
 	if (!h->curl) {
-		h->curl = curl_easy_init();
+		/* The first transfer of this sink: libcurl is loaded now (once
+		 * per process), not at exec. Not remembered when it fails, so a
+		 * later send tries again. */
+		if (!h->api && curl_loader__get(&h->api, msg, msglen) < 0)
+			return SINK_RETRY;
+		h->curl = h->api->easy_init();
 		if (!h->curl) {
 			if (msg)
 				snprintf(msg, msglen, "curl: cannot create a handle (out of memory?)");
@@ -552,7 +599,7 @@ enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, 
 		/* 3xx: followed by hand, and only to the same origin, so that a
 		 * redirect cannot send the dump or the credentials elsewhere. */
 		loc = NULL;
-		if (curl_easy_getinfo(h->curl, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc) {
+		if (get_str(h, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc) {
 			res = SINK_REJECTED;
 			if (msg)
 				snprintf(msg, msglen, "HTTP %ld without a usable Location", st);
@@ -587,7 +634,7 @@ enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, 
 		*status = st;
 	free(cur);
 out_headers:
-	curl_slist_free_all(headers);
+	h->api->slist_free_all(headers);
 	return res;
 }
 

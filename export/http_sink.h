@@ -24,10 +24,8 @@ struct http_req {
  * o->kind and o->tenant_id are ignored here). Returns 0, -EINVAL (url not
  * http:// or https://, a credential with a control character that would
  * split a header, basic_user without basic_password or the reverse), or
- * -ENOMEM. Does no I/O.
- * The first call runs curl_global_init() (once, under pthread_once), which
- * is not thread-safe against other threads already using libcurl: create
- * the first sink before starting threads that use curl for anything else. */
+ * -ENOMEM. Does no I/O and does not need libcurl: that is loaded by the
+ * first http_sink__post() (export/curl_loader.h). */
 int http_sink__new(const struct sink_opts *o, struct http_sink **out);
 /* Wipes the credentials it holds. Accepts NULL. */
 void http_sink__delete(struct http_sink *h);
@@ -38,8 +36,11 @@ void http_sink__delete(struct http_sink *h);
  * gets a one-line summary ("HTTP 400: <answer excerpt>", "connect: ...",
  * "redirect to another host refused: LOCATION"), never a secret. The kept
  * part of the answer (at most max_answer bytes) is then readable with
- * http_sink__answer() until the next call. Not thread-safe: one thread at a
- * time per http_sink. */
+ * http_sink__answer() until the next call. The first call of a sink gets
+ * libcurl from curl_loader__get() (loading it and running curl_global_init()
+ * once per process); when that fails: SINK_RETRY, with the loader's message
+ * ("libcurl.so.4 not found: install libcurl ...") in msg, and the next call
+ * tries again. Not thread-safe: one thread at a time per http_sink. */
 enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, long *status,
 				 char *msg, size_t msglen);
 /* The kept bytes of the last answer, NUL-terminated; *len (when non-NULL)

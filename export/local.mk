@@ -11,6 +11,7 @@ export_libexport_a_SOURCES = \
 	export/gzip.c export/gzip.h \
 	export/dump_read.c export/dump_read.h \
 	export/sink.h export/sink.c \
+	export/curl_loader.c export/curl_loader.h \
 	export/http_sink.c export/http_sink.h \
 	export/pyroscope.c export/pyroscope.h \
 	export/spool.c export/spool.h \
@@ -20,13 +21,17 @@ export_libexport_a_SOURCES = \
 	export/pprof.c export/pprof.h \
 	export/flamegraph.c export/flamegraph.h
 
-EXPORT_LIBS = $(JANSSON_LIBS) $(CURL_LIBS) $(ZLIB_LIBS) -lpthread
+# No $(CURL_LIBS): libcurl is dlopen()ed by the first transfer (curl_loader.c),
+# so that record, report, probe and a spooling-only run never map it.
+EXPORT_LIBS = $(JANSSON_LIBS) $(ZLIB_LIBS) $(DL_LIBS) -lpthread
 
 dist_doc_DATA += doc/format.md doc/smolder.profile.v1.schema.json doc/flamegraph.md
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/unit/test_export tests/unit/test_sink tests/unit/test_spool
-TESTS += tests/unit/test_export tests/unit/test_sink tests/unit/test_spool
+check_PROGRAMS += tests/unit/test_export tests/unit/test_sink tests/unit/test_spool \
+	tests/unit/test_curl_loader
+TESTS += tests/unit/test_export tests/unit/test_sink tests/unit/test_spool \
+	tests/unit/test_curl_loader
 tests_unit_test_export_SOURCES = tests/unit/test_export.c
 # SRCDIR locates doc/smolder.profile.v1.schema.json for the schema check.
 tests_unit_test_export_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CRITERION_CFLAGS) \
@@ -41,6 +46,14 @@ tests_unit_test_sink_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) 
 	-DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_sink_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_sink_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
+	$(EXPORT_LIBS) $(CRITERION_LIBS)
+
+# loading libcurl at run time: works, is idempotent, a missing library's message
+tests_unit_test_curl_loader_SOURCES = tests/unit/test_curl_loader.c
+tests_unit_test_curl_loader_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) \
+	$(CRITERION_CFLAGS)
+tests_unit_test_curl_loader_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_curl_loader_LDADD = export/libexport.a collector/libcollector.a common/libcommon.a \
 	$(EXPORT_LIBS) $(CRITERION_LIBS)
 
 # report: merging dumps, pprof, top/diff

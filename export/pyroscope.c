@@ -3,15 +3,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-#include <curl/curl.h>
 
 #include "export/dump_read.h"
 #include "export/http_sink.h"
@@ -77,6 +74,28 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 static void sb_str(struct sbuf *b, const char *s)
 {
 	sb_add(b, s, strlen(s));
+}
+
+/* Percent-encodes all but RFC 3986's unreserved characters, with upper-case
+ * hex digits: what curl_easy_escape() does, without needing libcurl to build
+ * a query (it is loaded only when a request is sent). */
+static void sb_escape(struct sbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char pct[3] = { '%', 0, 0 };
+	unsigned char c;
+
+	for (; *s && !b->err; s++) {
+		c = (unsigned char)*s;
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '.' || c == '_' || c == '~') {
+			sb_add(b, s, 1);
+			continue;
+		}
+		pct[1] = hex[c >> 4];
+		pct[2] = hex[c & 15];
+		sb_add(b, pct, 3);
+	}
 }
 
 static void sb_u64(struct sbuf *b, uint64_t v)
@@ -271,24 +290,15 @@ char *pyroscope__query(const struct dump *d, size_t profile)
 {
 	struct sbuf b = { 0 };
 	uint64_t from, until;
-	char *name, *esc;
+	char *name;
 
 	name = pyroscope__name(d, profile);
 	if (!name)
 		return NULL;
-	if (strlen(name) > INT_MAX / 4) {
-		free(name);
-		return NULL;
-	}
-	/* A NULL handle is fine: it is only used for EBCDIC conversions. */
-	esc = curl_easy_escape(NULL, name, (int)strlen(name));
-	free(name);
-	if (!esc)
-		return NULL;
 	pyroscope__range(d->start_ns, d->end_ns, &from, &until);
 	sb_str(&b, "name=");
-	sb_str(&b, esc);
-	curl_free(esc);
+	sb_escape(&b, name);
+	free(name);
 	sb_str(&b, "&from=");
 	sb_u64(&b, from);
 	sb_str(&b, "&until=");

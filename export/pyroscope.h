@@ -18,8 +18,8 @@ struct pyroscope;
 
 /* Copies what it needs from o (url is the server's base URL; "/ingest" is
  * appended unless it already ends so). Returns 0, -EINVAL (bad url, tenant
- * id with control characters, ...), -ENOMEM. Does no I/O. Same curl global
- * init caveat as http_sink__new(). */
+ * id with control characters, ...), -ENOMEM. Does no I/O; libcurl is loaded
+ * by the first send, as for http_sink__new(). */
 int pyroscope__new(const struct sink_opts *o, struct pyroscope **out);
 void pyroscope__delete(struct pyroscope *p);
 

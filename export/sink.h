@@ -43,9 +43,8 @@ struct sink;
 /* Copies everything it needs from o (strings included). Returns 0, -EINVAL
  * (bad url scheme, kind, a credential or tenant id with control characters,
  * basic_user without basic_password or the reverse, a Pyroscope url with a
- * query), -ENOMEM. Does no I/O. The first call runs curl_global_init() once
- * (pthread_once), which is not thread-safe against other threads already
- * using libcurl: create the first sink before starting such threads. */
+ * query), -ENOMEM. Does no I/O and does not load libcurl: the first send
+ * does (see http_sink__post()). */
 int sink__new(const struct sink_opts *o, struct sink **out);
 void sink__delete(struct sink *s);
 

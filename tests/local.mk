@@ -124,7 +124,8 @@ INTEGRATION_TESTS = \
 	tests/integration/service_spool_limit.sh \
 	tests/integration/service_reload.sh \
 	tests/integration/upload_pyroscope.sh \
-	tests/integration/upload_files.sh
+	tests/integration/upload_files.sh \
+	tests/integration/lazy_curl.sh
 
 TESTS += $(INTEGRATION_TESTS)
 # An LD_PRELOAD allocation counter for steady_state.sh: a shared object
