@@ -502,6 +502,11 @@ class Bench:
             self.seconds, self.runs = 3.0, 1
         self.short = max(1.0, min(3.0, self.seconds / 3))
         self.warmup = 1.0
+        # The measured runs share one cache directory of their own (kernel
+        # symbols, plain copies of compressed debug files), as successive
+        # starts of the agent on one host do: the first run fills it.
+        self.cache = os.path.join(self.out, "cache")
+        shutil.rmtree(self.cache, ignore_errors=True)
 
     def _secs(self, x):
         return ("%g" % x)
@@ -544,8 +549,8 @@ class Bench:
                 marker = self._mark_later(wl, 3.0, mid)
         try:
             m = run_measured([self.smolder, "record", "-a", "-F", str(hz), "-d", self._secs(secs),
-                              "-q", "-o", dump], timeout=secs + 120, stderr_path=base + ".err",
-                             on_start=started)
+                              "-q", "--cache-dir", self.cache, "-o", dump], timeout=secs + 120,
+                             stderr_path=base + ".err", on_start=started)
         finally:
             poller.stop()
             if marker:
@@ -650,11 +655,46 @@ class Bench:
         res["load_after"] = os.getloadavg()[0]
         return res
 
+    def startup(self, specs):
+        """What one start costs: `record -a -F 99 -d 1` over the first
+        workload, with an empty cache directory (a first start), with the
+        one the previous start filled, and without a cache; CPU and peak
+        RSS, medians of 3."""
+        spec = specs[0]
+        wl = Workload(spec[0], spec[1], spec[2], spec[3])
+        wl.start(self.warmup)
+        res = {}
+        try:
+            for mode in ("cold", "warm", "none"):
+                cpu, hwm = [], []
+                for i in range(3):
+                    d = os.path.join(self.out, "startup-cache")
+                    if mode == "cold" or (mode == "warm" and i == 0):
+                        shutil.rmtree(d, ignore_errors=True)
+                    if mode == "warm" and i == 0:
+                        run_measured([self.smolder, "record", "-a", "-d", "1", "-q",
+                                      "--cache-dir", d, "-o", os.devnull], timeout=60)
+                    poller = ProcPoller()
+                    m = run_measured([self.smolder, "record", "-a", "-F", "99", "-d", "1", "-q"] +
+                                     (["--no-cache"] if mode == "none" else ["--cache-dir", d]) +
+                                     ["-o", os.path.join(self.out, "startup-%s.json" % mode)],
+                                     timeout=60, on_start=poller.start)
+                    poller.stop()
+                    cpu.append(m.cpu * 1e3)
+                    hwm.append(poller.hwm_kb / 1024)
+                res[mode] = {"cpu_ms": med(cpu), "rss_mb": med(hwm), "workload": spec[0]}
+        finally:
+            wl.stop()
+        log("start-up: " + ", ".join("%s %.0f ms %.1f MB" % (k, v["cpu_ms"], v["rss_mb"])
+                                     for k, v in res.items()))
+        return res
+
     def main(self):
         specs = self.workloads()
         results = {s[0]: [] for s in specs}
         t0 = time.time()
         info = machine(self.perf, self.smolder)
+        info["startup"] = self.startup(specs)
         for run in range(self.runs):
             for spec in specs:
                 results[spec[0]].append(self.one(spec, run))
@@ -910,6 +950,17 @@ class Report:
                      " ".join("%.2f" % x for x in info.get("load_end", ())),
                      fmt(min(loads) if loads else None), fmt(max(loads) if loads else None)))
         L.append("")
+        su = info.get("startup")
+        if su:
+            L.append("Start-up (`record -a -F 99 -d 1` over %s, whole-run CPU and peak RSS, "
+                     "medians of 3): first start (empty `--cache-dir`) %.0f ms, %.1f MB; a later "
+                     "start (the cache the previous one filled) %.0f ms, %.1f MB; `--no-cache` "
+                     "%.0f ms, %.1f MB. The measured runs below share one cache directory, "
+                     "filled by their first run." % (
+                         su["cold"]["workload"], su["cold"]["cpu_ms"], su["cold"]["rss_mb"],
+                         su["warm"]["cpu_ms"], su["warm"]["rss_mb"],
+                         su["none"]["cpu_ms"], su["none"]["rss_mb"]))
+            L.append("")
         L.append("Per workload and frequency: smolder `record -a -F HZ -d %g -q -o dump.json` and "
                  "`perf record -F HZ -a --call-graph dwarf -- sleep %g` + `perf script --inline`, "
                  "on the same running workload, the order of the phases reversed every other run."
