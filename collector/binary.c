@@ -16,6 +16,7 @@
 #include "collector/binary.h"
 #include "collector/procmaps.h"
 #include "common/hash.h"
+#include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "symbolize/symbin.h"
 #include "unwind/cfi.h"
@@ -477,6 +478,22 @@ void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
 			out->inline_evictions += ss.cu_evictions;
 		}
 	}
+}
+
+int binaries__remap_names(struct binaries *bs, struct strtab_remap *r)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < bs->n; i++)
+		if (bs->all[i]->sym)
+			err = symbin__remap_names(bs->all[i]->sym, r);
+	if (!err && r->commit) {
+		for (i = 0; i < bs->n; i++)
+			bs->all[i]->names = r->to;
+		bs->names = r->to;
+	}
+	return err;
 }
 
 void binaries__ref(struct binary *b)

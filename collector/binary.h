@@ -61,6 +61,13 @@ struct binaries_stats {
 };
 void binaries__stats(const struct binaries *bs, struct binaries_stats *out);
 
+/* One pass of a compaction of the names table (common/strtab_remap.h) over
+ * every binary's symbols (symbin__remap_names); in the commit pass the
+ * registry switches to r->to for binaries loaded later. Returns 0, or
+ * -ENOMEM in the collect pass. */
+struct strtab_remap;
+int binaries__remap_names(struct binaries *bs, struct strtab_remap *r);
+
 /* The vDSO ("[vdso]" in maps). It is no file, but the kernel maps the same
  * image into every 64-bit process, so ours stands for all of them: a copy is
  * kept in an unlinked private temporary file, giving the unwinder its CFI and

@@ -406,6 +406,14 @@ static void rotate(struct run_state *r, uint64_t end_ns)
 	free(json);
 	free(gz);
 	sampler__reset_window(r->s);
+	rc = sampler__compact_names(r->s, r->conf.names_max_size);
+	if (rc < 0)
+		log__warn("names: cannot compact them (%s); trying again after the next window",
+			  strerror(-rc));
+	else if (rc > 0)
+		log__info("names: compacted past names_max_size (%llu bytes) to %llu bytes",
+			  (unsigned long long)r->conf.names_max_size,
+			  (unsigned long long)sampler__names_bytes(r->s));
 	r->window_start = end_ns;
 	r->window_end = next_boundary(end_ns, r->conf.interval_ns);
 }

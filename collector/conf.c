@@ -241,7 +241,7 @@ enum kind {
 	K_STACK,    /* uint32_t size, [min, max], multiple of 8 */
 	K_BOOL,     /* int */
 	K_DURATION, /* uint64_t ns, [min, max], or 0 when zero_ok */
-	K_SIZE,     /* uint64_t bytes, any */
+	K_SIZE,     /* uint64_t bytes, [min, max], or 0 when zero_ok */
 	K_STRING,   /* char *, optional: empty unsets */
 	K_ABSPATH,  /* char *, required absolute path */
 	K_EVENT,    /* char *, one of the perf events we program */
@@ -269,6 +269,7 @@ static const struct key keys[] = {
 	{ "per_pid", K_BOOL, F(per_pid), 0, 0, 0 },
 	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
 	{ "nice", K_INT, F(nice), (uint64_t)-20, 19, 0 },
+	{ "names_max_size", K_SIZE, F(names_max_size), 64u << 10, UINT64_MAX, 0 },
 	{ "interval", K_DURATION, F(interval_ns), NS_PER_S, NS_PER_H, 0 },
 	/* Sub-second stats would flood the log; 0 switches them off. */
 	{ "stats_interval", K_DURATION, F(stats_interval_ns), NS_PER_S, UINT64_MAX, 1 },
@@ -491,6 +492,11 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 			set_err(msg, msglen, "'%." ECHO_MAX "s' is not a size " SIZE_HINT, v);
 			return -EINVAL;
 		}
+		if ((u < k->min || u > k->max) && !(u == 0 && k->zero_ok)) {
+			set_err(msg, msglen, "'%." ECHO_MAX "s' is out of range (%" PRIu64 "..%" PRIu64
+				" bytes)", v, k->min, k->max);
+			return -EINVAL;
+		}
 		*(uint64_t *)field = u;
 		return 0;
 	case K_STRING:
@@ -637,6 +643,7 @@ int conf__init(struct conf *c)
 	c->stack_size = 16384;
 	c->max_frames = 128;
 	c->nice = CONF_DEFAULT_NICE;
+	c->names_max_size = UINT64_C(8) << 20;
 	c->per_pid = 0;
 	c->interval_ns = 10 * NS_PER_S;
 	c->stats_interval_ns = 60 * NS_PER_S;

@@ -30,6 +30,9 @@ struct conf {
 	                            * the frequency, and restores it below */
 	int nice;                  /* nice = -10 (-20..19): the sampling thread's
 	                            * scheduling priority, see privileges.h */
+	uint64_t names_max_size;   /* names_max_size = 8MiB (64KiB..): interned
+	                            * names are compacted past it, see
+	                            * sampler__compact_names */
 	/* windows and logging */
 	uint64_t interval_ns;      /* interval = 10s (1s .. 1h) */
 	uint64_t stats_interval_ns;/* stats_interval = 60s (a stats line this often; 0 = never) */

@@ -16,6 +16,7 @@
 #include "collector/proctable.h"
 #include "common/parse.h"
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
 #include "common/timeutil.h"
 #include "common/u64map.h"
 #include "symbolize/perfmap.h"
@@ -91,6 +92,37 @@ void proctable__delete(struct proctable *pt)
 }
 
 size_t proctable__count(const struct proctable *pt) { return u64map__count(pt->by_pid); }
+
+static int remap_process(struct process *p, struct strtab_remap *r)
+{
+	size_t i;
+	int err;
+
+	err = strtab_remap__id(r, &p->comm);
+	if (!err)
+		err = strtab_remap__id(r, &p->exe);
+	if (!err)
+		err = strtab_remap__id(r, &p->service);
+	for (i = 0; !err && i < p->nmaps; i++)
+		err = strtab_remap__id(r, &p->maps[i].path);
+	if (!err && p->jit)
+		err = perfmap__remap_names(p->jit, r);
+	return err;
+}
+
+int proctable__remap_names(struct proctable *pt, struct strtab_remap *r)
+{
+	uint64_t pid, v;
+	size_t pos = 0;
+	int err;
+
+	err = strtab_remap__id(r, &pt->vdso_path);
+	while (!err && u64map__next(pt->by_pid, &pos, &pid, &v))
+		err = remap_process((struct process *)(uintptr_t)v, r);
+	if (!err && r->commit)
+		pt->names = r->to;
+	return err;
+}
 
 struct process *proctable__find(struct proctable *pt, int pid)
 {
@@ -186,7 +218,11 @@ static int add_mapping(struct proctable *pt, struct process *p, uint64_t start, 
 	m.dev = dev;
 	m.ino = ino;
 	/* "[vsyscall]", "[stack]"...: pseudo-files, treated like anonymous
-	 * memory; the vDSO is resolved to our own copy of it */
+	 * memory; the vDSO is resolved to our own copy of it. "//anon" is what
+	 * MMAP records call anonymous memory (JIT code): no file to open, and
+	 * /proc/PID/root//anon would be whatever file a process put at /anon. */
+	if (path_len == 6 && memcmp(path, "//anon", 6) == 0)
+		path_len = 0;
 	if (path_len && (path[0] == '/' || (path_len == 6 && memcmp(path, "[vdso]", 6) == 0)))
 		m.path = intern(pt, path, path_len);
 	return insert_map(pt, p, &m);

@@ -81,4 +81,11 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 
 size_t proctable__count(const struct proctable *pt);
 
+/* One pass of a compaction of the names table (common/strtab_remap.h): the
+ * ids of every process (comm, exe, service, its mappings' paths, its JIT
+ * symbols) go through strtab_remap__id(); in the commit pass the table
+ * switches to r->to. Returns 0, or -ENOMEM in the collect pass. */
+struct strtab_remap;
+int proctable__remap_names(struct proctable *pt, struct strtab_remap *r);
+
 #endif

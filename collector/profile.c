@@ -7,6 +7,7 @@
 
 #include "collector/profile.h"
 #include "common/hash.h"
+#include "common/strtab_remap.h"
 
 /* A window of 1M distinct stacks is ~100x what a busy 64-CPU host produces
  * at 99 Hz in 10 s; the cap only exists so a pathological workload (JIT
@@ -97,6 +98,15 @@ void profile__reset(struct profile *p)
 	p->nstacks = 0;
 	p->nframes = 0;
 	memset(&p->stats, 0, sizeof(p->stats));
+}
+
+int profile__remap_names(struct profile *p, struct strtab_remap *r)
+{
+	if (p->ngroups || p->nstacks)
+		return -EBUSY;
+	if (r->commit)
+		p->names = r->to;
+	return 0;
 }
 
 void profile__set_max_stacks(struct profile *p, size_t max_stacks)

@@ -48,6 +48,8 @@ struct profile_stats {
 	uint64_t sym_lookups, sym_hits, sym_evictions;
 	uint64_t inline_lookups, inline_hits, inline_evictions; /* units' inline trees */
 	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
+	uint64_t names, names_bytes; /* the interned frame names and paths */
+	uint64_t names_compactions;  /* since start (sampler__compact_names) */
 };
 
 /* Describes the window; strings are borrowed and must outlive the profile. */
@@ -75,6 +77,12 @@ void profile__delete(struct profile *p);
 /* Empties the window: groups, stacks and stats are cleared, meta is kept;
  * allocations are kept for reuse. */
 void profile__reset(struct profile *p);
+/* One pass of a compaction of the names table (common/strtab_remap.h), for
+ * an empty window only (just after profile__reset: stacks are hashed by
+ * their ids). Returns 0, or -EBUSY in the collect pass when the window holds
+ * samples; the commit pass switches the profile to r->to. */
+struct strtab_remap;
+int profile__remap_names(struct profile *p, struct strtab_remap *r);
 /* Bounds on distinct stacks (default 1,000,000) and on the total frames they
  * hold (default 16M ids = 64 MiB) per window. Past them new stacks are
  * dropped; stacks already in the window keep counting. */

@@ -21,6 +21,7 @@
 #include "collector/sampler.h"
 #include "common/parse.h"
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
 #include "common/timeutil.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
@@ -85,6 +86,8 @@ struct sampler {
 	struct process *cur;
 
 	uint32_t id_unknown, id_kernel;
+	size_t names_live_bytes;   /* strtab__bytes after the last compaction */
+	uint64_t names_compactions;
 	uint64_t last_trim_ns;
 	uint64_t window_cpu_start;
 };
@@ -125,20 +128,23 @@ static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
 	return id;
 }
 
+/* A pc outside every file mapping: JIT code, named from the process's perf
+ * map. On a miss the map is read again (at most once a second per process,
+ * and only when the file changed): JITs append to it as they compile. */
 static uint32_t jit_frame(struct sampler *s, struct process *p, uint64_t pc, uint64_t now)
 {
+	char path[128];
 	uint32_t id;
 
-	if (!p->jit && (!p->jit_tried || now - p->jit_loaded_ns > JIT_RELOAD_INTERVAL_NS)) {
-		char path[128];
-
-		p->jit_tried = 1;
-		p->jit_loaded_ns = now;
-		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
-		if (perfmap__load(path, p->uid, s->names, &p->jit) < 0)
-			p->jit = NULL;
-	}
 	if (p->jit && perfmap__lookup(p->jit, pc, &id) == 0)
+		return id;
+	if (p->jit_tried && now - p->jit_loaded_ns <= JIT_RELOAD_INTERVAL_NS)
+		return s->id_unknown;
+	p->jit_tried = 1;
+	p->jit_loaded_ns = now;
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
+	if (perfmap__refresh(path, p->uid, s->names, &p->jit) > 0 &&
+	    perfmap__lookup(p->jit, pc, &id) == 0)
 		return id;
 	return s->id_unknown;
 }
@@ -154,7 +160,7 @@ static int append_user(struct sampler *s, struct process *p, size_t nuf, size_t 
 		uint32_t ids[MAX_FRAMES_PER_PC];
 		size_t k = 0;
 
-		if (m && m->bin) {
+		if (m && m->bin && binary__is_elf(m->bin)) {
 			struct symbin *sb = binary__symbin(m->bin);
 
 			if (!sb || symbin__lookup(sb, f->vaddr, f->func_start, ids, MAX_FRAMES_PER_PC, &k) < 0 ||
@@ -163,7 +169,11 @@ static int append_user(struct sampler *s, struct process *p, size_t nuf, size_t 
 				k = 1;
 			}
 		} else {
+			/* anonymous memory, or a file that is no ELF (a memfd JITs
+			 * map twice): JIT code if the process's perf map names it */
 			ids[0] = jit_frame(s, p, f->pc, now);
+			if (ids[0] == s->id_unknown && m && m->path)
+				ids[0] = module_frame(s, m);
 			k = 1;
 		}
 		/* ids are innermost first: the function, then what was inlined into it */
@@ -600,6 +610,9 @@ void sampler__finish_window(struct sampler *s)
 		st->ksym_hits = ks.hits;
 		st->ksym_evictions = ks.evictions;
 	}
+	st->names = strtab__count(s->names);
+	st->names_bytes = strtab__bytes(s->names);
+	st->names_compactions = s->names_compactions;
 	st->frequency_configured_hz = s->opts.freq_hz;
 	st->agent_cpu_ns = time__self_cpu_ns() - s->window_cpu_start;
 	st->agent_rss_bytes = time__self_rss_bytes();
@@ -609,6 +622,70 @@ void sampler__reset_window(struct sampler *s)
 {
 	profile__reset(s->profile);
 	s->window_cpu_start = time__self_cpu_ns();
+}
+
+/* One pass over every holder of name ids. */
+static int remap_pass(struct sampler *s, struct strtab_remap *r)
+{
+	int err;
+
+	err = strtab_remap__id(r, &s->id_unknown);
+	if (!err)
+		err = strtab_remap__id(r, &s->id_kernel);
+	if (!err)
+		err = profile__remap_names(s->profile, r);
+	if (!err)
+		err = proctable__remap_names(s->procs, r);
+	if (!err)
+		err = binaries__remap_names(s->bins, r);
+	if (!err && s->ksyms)
+		err = kallsyms__remap_names(s->ksyms, r);
+	return err;
+}
+
+int sampler__compact_names(struct sampler *s, size_t min_bytes)
+{
+	struct strtab_remap r;
+	struct strtab *to;
+	size_t bytes = strtab__bytes(s->names), limit;
+	int err;
+
+	limit = s->names_live_bytes > SIZE_MAX / 2 ? SIZE_MAX : 2 * s->names_live_bytes;
+	if (limit < min_bytes)
+		limit = min_bytes;
+	if (bytes <= limit)
+		return 0;
+	to = strtab__new();
+	if (!to)
+		return -ENOMEM;
+	err = strtab_remap__init(&r, s->names, to);
+	if (err < 0)
+		goto out_delete;
+	err = remap_pass(s, &r);
+	if (err == -EBUSY) {
+		err = 0; /* samples in the window: next time */
+		goto out_fini;
+	}
+	if (err < 0)
+		goto out_fini;
+	strtab_remap__commit(&r);
+	(void)remap_pass(s, &r); /* lookups only: cannot fail */
+	strtab__delete(s->names);
+	s->names = to;
+	to = NULL;
+	s->names_live_bytes = strtab__bytes(s->names);
+	s->names_compactions++;
+	err = 1;
+out_fini:
+	strtab_remap__fini(&r);
+out_delete:
+	strtab__delete(to);
+	return err;
+}
+
+size_t sampler__names_bytes(const struct sampler *s)
+{
+	return strtab__bytes(s->names);
 }
 
 int sampler__set_frequency(struct sampler *s, unsigned hz)

@@ -64,6 +64,17 @@ void sampler__finish_window(struct sampler *s);
 /* Starts a new window: empties the profile (its meta stays) and restarts the
  * agent-CPU accounting. Sampling goes on meanwhile: the rings keep filling. */
 void sampler__reset_window(struct sampler *s);
+/* Bounds the interned names (frames, paths, process names), which would
+ * otherwise keep every string ever seen: when they take more than
+ * max(min_bytes, twice what was live after the previous compaction), the
+ * strings still referred to are copied into a new table, every holder is
+ * rewritten to it (no cache is emptied), and the old table is freed. Only
+ * between windows (just after sampler__reset_window). Returns 1 when it
+ * compacted, 0 when not needed (or the window is not empty), -ENOMEM (then
+ * nothing changed). */
+int sampler__compact_names(struct sampler *s, size_t min_bytes);
+/* Bytes the interned names take now. */
+size_t sampler__names_bytes(const struct sampler *s);
 /* Human-readable mode, e.g. "dwarf unwinding, user+kernel". */
 const char *sampler__mode(const struct sampler *s);
 

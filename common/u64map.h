@@ -25,7 +25,8 @@ void u64map__clear(struct u64map *m);
 size_t u64map__bytes(const struct u64map *m);
 
 /* Iteration: start with *pos = 0; returns false at the end. Do not insert
- * while iterating (deleting the current key is allowed). */
+ * while iterating (deleting the current key, and u64map__put of a key that
+ * is present, which only overwrites its value, are allowed). */
 bool u64map__next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *val);
 
 #endif

@@ -276,7 +276,10 @@ static json_t *build_stats(const struct profile_stats *s)
 	    set(o, "inline_evictions", jint(s->inline_evictions)) < 0 ||
 	    set(o, "ksym_lookups", jint(s->ksym_lookups)) < 0 ||
 	    set(o, "ksym_hits", jint(s->ksym_hits)) < 0 ||
-	    set(o, "ksym_evictions", jint(s->ksym_evictions)) < 0)
+	    set(o, "ksym_evictions", jint(s->ksym_evictions)) < 0 ||
+	    set(o, "names", jint(s->names)) < 0 ||
+	    set(o, "names_bytes", jint(s->names_bytes)) < 0 ||
+	    set(o, "names_compactions", jint(s->names_compactions)) < 0)
 		goto out_nomem;
 	return o;
 

@@ -9,6 +9,7 @@
 
 #include "common/parse.h"
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "symbolize/frame_name.h"
 #include "symbolize/kallsyms.h"
@@ -488,6 +489,35 @@ int kallsyms__lookup(struct kallsyms *k, uint64_t pc, uint32_t *id)
 	(void)u64map__put(k->cache, pc, res); /* the cache is best effort */
 	*id = res;
 	return 0;
+}
+
+int kallsyms__remap_names(struct kallsyms *k, struct strtab_remap *r)
+{
+	uint64_t pc, v;
+	uint32_t id;
+	size_t i, pos = 0;
+	int err;
+
+	err = strtab_remap__id(r, &k->kernel_id);
+	for (i = 0; !err && i < k->n; i++) {
+		if (!(k->syms[i].name & KSYM_INTERNED))
+			continue;
+		id = k->syms[i].name & KSYM_NAME_MASK;
+		err = strtab_remap__id(r, &id);
+		/* the new table holds fewer strings than the old, so its ids fit
+		 * wherever the old ones did */
+		if (!err && r->commit)
+			k->syms[i].name = KSYM_INTERNED | (id & KSYM_NAME_MASK);
+	}
+	while (!err && k->cache && u64map__next(k->cache, &pos, &pc, &v)) {
+		id = (uint32_t)v;
+		err = strtab_remap__id(r, &id);
+		if (!err && r->commit)
+			(void)u64map__put(k->cache, pc, id);
+	}
+	if (!err && r->commit)
+		k->names = r->to;
+	return err;
 }
 
 int kallsyms__first_text(const char *path, uint64_t *addr)

@@ -32,6 +32,13 @@ int kallsyms__lookup(struct kallsyms *k, uint64_t pc, uint32_t *id);
 size_t kallsyms__count(const struct kallsyms *k);
 void kallsyms__stats(const struct kallsyms *k, struct kallsyms_stats *st);
 
+/* One pass of a compaction of the names table (common/strtab_remap.h): the
+ * frame ids of the symbols looked up so far and of the pc cache go through
+ * strtab_remap__id(); in the commit pass the table switches to r->to.
+ * Returns 0, or -ENOMEM in the collect pass. */
+struct strtab_remap;
+int kallsyms__remap_names(struct kallsyms *k, struct strtab_remap *r);
+
 /* For symbolize/kallsyms_cache.c, which stores the parsed table as is. */
 
 /* Bytes per symbol in kallsyms_arrays.syms: the low 32 bits of its address,

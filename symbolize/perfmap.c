@@ -10,6 +10,7 @@
 
 #include "common/parse.h"
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
 #include "symbolize/frame_name.h"
 #include "symbolize/perfmap.h"
 
@@ -29,6 +30,9 @@ struct jsym {
 struct perfmap {
 	struct jsym *syms;
 	size_t n;
+	/* the file as it was read: a refresh reads it again only once changed */
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec;
 };
 
 static int cmp_jsym(const void *a, const void *b)
@@ -111,36 +115,57 @@ static int parse_line(char *line, size_t len, uint64_t *start, uint64_t *size, c
 	return 0;
 }
 
-int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out)
+/* Opens path as perfmap__load requires; 0 and *fd, *st, or -errno. */
+static int open_checked(const char *path, uid_t owner_uid, int *fd, struct stat *st)
+{
+	/* O_NONBLOCK: a FIFO planted at the path must not block us before the
+	 * S_ISREG check; O_NOFOLLOW: no symlink to someone else's file. */
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), err;
+
+	if (f < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	if (fstat(f, st) < 0) {
+		err = -errno;
+		close(f);
+		return err;
+	}
+	if (!S_ISREG(st->st_mode) || (st->st_uid != owner_uid && st->st_uid != 0)) {
+		close(f);
+		return -EPERM;
+	}
+	*fd = f;
+	return 0;
+}
+
+static int same_file(const struct perfmap *m, const struct stat *st)
+{
+	return m->dev == (uint64_t)st->st_dev && m->ino == (uint64_t)st->st_ino &&
+	       m->size == (uint64_t)st->st_size && m->mtime_sec == (int64_t)st->st_mtim.tv_sec &&
+	       m->mtime_nsec == (int64_t)st->st_mtim.tv_nsec;
+}
+
+/* Reads the open file fd (closed by the caller). */
+static int load_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap **out)
 {
 	struct perfmap *m;
-	struct stat st;
 	char *buf = NULL, *p, *end;
 	size_t len = 0, cap = 0, i, w;
 	uint32_t seq = 0;
-	int fd, err;
+	int err;
 
-	/* O_NONBLOCK: a FIFO planted at the path must not block us before the
-	 * S_ISREG check; O_NOFOLLOW: no symlink to someone else's file. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ELOOP ? -EPERM : -errno;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_uid != owner_uid && st.st_uid != 0)) {
-		err = -EPERM;
-		goto out_close;
-	}
 	err = read_all(fd, &buf, &len);
 	if (err < 0)
-		goto out_close;
+		return err;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		err = -ENOMEM;
 		goto out_buf;
 	}
+	m->dev = (uint64_t)st->st_dev;
+	m->ino = (uint64_t)st->st_ino;
+	m->size = (uint64_t)st->st_size;
+	m->mtime_sec = (int64_t)st->st_mtim.tv_sec;
+	m->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
 	for (p = buf, end = buf + len; p < end && m->n < PERFMAP_MAX_ENTRIES; ) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
 		size_t llen = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -182,7 +207,6 @@ int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struc
 	}
 	m->n = w;
 	free(buf);
-	close(fd);
 	*out = m;
 	return 0;
 
@@ -190,9 +214,42 @@ out_map:
 	perfmap__delete(m);
 out_buf:
 	free(buf);
-out_close:
+	return err;
+}
+
+int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out)
+{
+	struct stat st;
+	int fd, err;
+
+	err = open_checked(path, owner_uid, &fd, &st);
+	if (err < 0)
+		return err;
+	err = load_fd(fd, &st, names, out);
 	close(fd);
 	return err;
+}
+
+int perfmap__refresh(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **m)
+{
+	struct perfmap *fresh;
+	struct stat st;
+	int fd, err;
+
+	err = open_checked(path, owner_uid, &fd, &st);
+	if (err < 0)
+		return err;
+	if (*m && same_file(*m, &st)) {
+		close(fd);
+		return 0;
+	}
+	err = load_fd(fd, &st, names, &fresh);
+	close(fd);
+	if (err < 0)
+		return err;
+	perfmap__delete(*m);
+	*m = fresh;
+	return 1;
 }
 
 void perfmap__delete(struct perfmap *m)
@@ -206,6 +263,16 @@ void perfmap__delete(struct perfmap *m)
 size_t perfmap__count(const struct perfmap *m)
 {
 	return m->n;
+}
+
+int perfmap__remap_names(struct perfmap *m, struct strtab_remap *r)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < m->n; i++)
+		err = strtab_remap__id(r, &m->syms[i].id);
+	return err;
 }
 
 int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id)

@@ -16,8 +16,21 @@ struct perfmap;
  * Malformed lines are skipped; at most 16 MiB and 1,000,000 entries read. */
 int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out);
 void perfmap__delete(struct perfmap *m);
+/* Brings *m (NULL: none yet) up to date with `path`: when the file is not
+ * the one *m was read from (device, inode, size, modification time), it is
+ * loaded as by perfmap__load and replaces *m. JITs append to their map as
+ * they compile, so a pc the map misses may be in it now. Returns 1 when
+ * (re)loaded, 0 when the file is unchanged, or perfmap__load's -errno: then
+ * *m is kept (its code may still be mapped). One open and fstat when
+ * unchanged. */
+int perfmap__refresh(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **m);
 /* 0 and *id for a covered pc, -ENOENT otherwise. */
 int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id);
 size_t perfmap__count(const struct perfmap *m);
+/* One pass of a compaction of the names table (common/strtab_remap.h): every
+ * symbol's frame id goes through strtab_remap__id(). Returns 0, or -ENOMEM
+ * in the collect pass. */
+struct strtab_remap;
+int perfmap__remap_names(struct perfmap *m, struct strtab_remap *r);
 
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "symbolize/debugcache.h"
 #include "symbolize/demangle.h"
@@ -622,6 +623,39 @@ void symbin__delete(struct symbin *s)
 	free(s->funcs);
 	free(s->module);
 	free(s);
+}
+
+int symbin__remap_names(struct symbin *s, struct strtab_remap *r)
+{
+	uint64_t key, val;
+	uint32_t id;
+	size_t i, pos;
+	int err;
+
+	err = strtab_remap__id(r, &s->unknown_id);
+	for (i = 0; !err && i < s->nfuncs; i++)
+		err = strtab_remap__id(r, &s->funcs[i].id);
+	for (i = 0; !err && i < s->pool_len; i++)
+		err = strtab_remap__id(r, &s->pool[i]);
+	/* single-frame cache values hold their id in the low 32 bits; pool
+	 * values point into the pool, remapped above */
+	for (pos = 0; !err && s->cache && u64map__next(s->cache, &pos, &key, &val);) {
+		if (val >> VAL_TAG_SHIFT != VAL_ONE)
+			continue;
+		id = (uint32_t)val;
+		err = strtab_remap__id(r, &id);
+		if (!err && r->commit)
+			(void)u64map__put(s->cache, key, (val & ~(uint64_t)UINT32_MAX) | id);
+	}
+	for (pos = 0; !err && s->starts && u64map__next(s->starts, &pos, &key, &val);) {
+		id = (uint32_t)val;
+		err = strtab_remap__id(r, &id);
+		if (!err && r->commit)
+			(void)u64map__put(s->starts, key, id);
+	}
+	if (!err && r->commit)
+		s->names = r->to;
+	return err;
 }
 
 void symbin__set_inline_budget(struct symbin *s, size_t bytes)

@@ -43,6 +43,14 @@ void symbin__delete(struct symbin *s);
 int symbin__lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start,
 		   uint32_t *out, size_t max, size_t *n);
 
+/* One pass of a compaction of the names table (common/strtab_remap.h):
+ * every frame id the symbin holds (its function names, its pc cache, its
+ * "module+0x..." names, "[module]") goes through strtab_remap__id(), and in
+ * the commit pass the symbin switches to r->to. Nothing is dropped: cached
+ * pcs stay cached. Returns 0, or -ENOMEM in the collect pass. */
+struct strtab_remap;
+int symbin__remap_names(struct symbin *s, struct strtab_remap *r);
+
 /* Bytes of inlined-call trees kept (default 4 MB); beyond, the least
  * recently used unit's tree is dropped, and a unit whose tree alone is
  * larger is rebuilt whenever needed. Takes effect at the next tree built. */

@@ -33,7 +33,8 @@ check_PROGRAMS += \
 	tests/workloads/syscalls \
 	tests/workloads/vdso \
 	tests/workloads/spawner \
-	tests/workloads/remap
+	tests/workloads/remap \
+	tests/workloads/jit
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -83,6 +84,10 @@ tests_workloads_remap_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_remap_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_remap_LDADD = -ldl
 
+tests_workloads_jit_SOURCES = tests/workloads/jit.c tests/workloads/wl_time.h
+tests_workloads_jit_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_jit_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
 # --- Integration tests -------------------------------------------------------
 INTEGRATION_TESTS = \
 	tests/integration/probe.sh \
@@ -125,7 +130,8 @@ INTEGRATION_TESTS = \
 	tests/integration/service_reload.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_files.sh \
-	tests/integration/lazy_curl.sh
+	tests/integration/lazy_curl.sh \
+	tests/integration/names_compaction.sh
 
 TESTS += $(INTEGRATION_TESTS)
 # An LD_PRELOAD allocation counter for steady_state.sh: a shared object

@@ -206,7 +206,8 @@ Test(json, document_fields)
 						 "cfi_lookups", "cfi_hits", "cfi_evictions",
 						 "sym_lookups", "sym_hits", "sym_evictions",
 						 "inline_lookups", "inline_hits", "inline_evictions",
-						 "ksym_lookups", "ksym_hits", "ksym_evictions"};
+						 "ksym_lookups", "ksym_hits", "ksym_evictions",
+						 "names", "names_bytes", "names_compactions"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth"};
 	char *text = capture_json();

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
 #include "symbolize/demangle.h"
 #include "symbolize/frame_name.h"
 #include "symbolize/kallsyms.h"
@@ -929,4 +930,166 @@ Test(demangle, cxx_and_rust)
 	cr_assert_eq(demangle("_ZN3foo", buf, sizeof(buf)), 0);
 	cr_assert_eq(demangle("_RNvCs1234_7mycrate3foo", buf, sizeof(buf)), 0);
 	cr_assert_str_eq(buf, "keep");
+}
+
+/* A compaction of the names table (common/strtab_remap.h) through the
+ * symbolizers: after it, every cached answer reads the same from the new
+ * table, cached pcs are still hits, and the garbage is gone. */
+TestSuite(names_remap, .init = setup, .fini = teardown);
+
+static char *dup_str(const char *s)
+{
+	char *d = strdup(s);
+
+	cr_assert_not_null(d);
+	return d;
+}
+
+static void perfmap_write(const char *path, const char *text)
+{
+	char tmp[128];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	write_file(tmp, text, strlen(text));
+	cr_assert_eq(rename(tmp, path), 0);
+}
+
+Test(names_remap, symbolizers_answer_the_same_after_a_compaction)
+{
+	struct symbin *s = open_bin(built("fixture"), "fixture");
+	struct symbin *st_bin = open_bin(built("fixture.stripped"), "fixture");
+	struct kallsyms *k = NULL;
+	struct perfmap *m = NULL;
+	struct strtab *to;
+	struct strtab_remap r;
+	struct symbin_stats before, after;
+	char want_stripped[64], mpath[] = "/tmp/smolder-perfmap-XXXXXX";
+	char *w_leaf, *w_inl, *w_main, *w_unknown, *w_k1, *w_k2, *w_j;
+	uint64_t leaf, inl, mn, sz;
+	size_t old_count;
+	int fd, i;
+
+	cr_assert(elf_sym(built("fixture"), "fixture_leaf", &leaf, &sz));
+	cr_assert(elf_sym(built("fixture"), "main", &mn, &sz));
+	cr_assert(inline_addr(built("fixture"), "inner", &inl));
+	w_leaf = dup_str(lookup(s, leaf, 0));
+	w_inl = dup_str(lookup(s, inl, 0));
+	w_main = dup_str(lookup(s, mn, 0));
+	w_unknown = dup_str(lookup(st_bin, leaf + 1, 0));
+	snprintf(want_stripped, sizeof(want_stripped), "fixture+0x%" PRIx64, leaf);
+	cr_assert_str_eq(lookup(st_bin, leaf + 1, leaf), want_stripped);
+	cr_assert_str_eq(w_inl, "inner_[i];outer");
+
+	cr_assert_eq(kallsyms__load(source("kallsyms.txt"), names, &k), 0);
+	w_k1 = dup_str(klookup(k, 0xffffffff81001004ull));
+	w_k2 = dup_str(klookup(k, 0xffffffff80000000ull)); /* "[kernel]_[k]" */
+
+	fd = mkstemp(mpath);
+	cr_assert(fd >= 0);
+	close(fd);
+	perfmap_write(mpath, "7f0000001000 100 LazyCompile:*hot file.js:1\n");
+	cr_assert_eq(perfmap__load(mpath, getuid(), names, &m), 0);
+	w_j = dup_str(mlookup(m, 0x7f0000001010ull));
+
+	/* strings nothing holds any more */
+	for (i = 0; i < 3000; i++) {
+		char buf[48];
+		uint32_t id;
+
+		snprintf(buf, sizeof(buf), "gone_function_number_%d", i);
+		cr_assert_eq(strtab__intern_cstr(names, buf, &id), 0);
+	}
+	old_count = strtab__count(names);
+
+	to = strtab__new();
+	cr_assert_not_null(to);
+	cr_assert_eq(strtab_remap__init(&r, names, to), 0);
+	cr_assert_eq(symbin__remap_names(s, &r), 0);
+	cr_assert_eq(symbin__remap_names(st_bin, &r), 0);
+	cr_assert_eq(kallsyms__remap_names(k, &r), 0);
+	cr_assert_eq(perfmap__remap_names(m, &r), 0);
+	/* the collect pass changed nothing */
+	cr_assert_str_eq(lookup(s, leaf, 0), w_leaf);
+	symbin__stats(s, &before);
+	strtab_remap__commit(&r);
+	cr_assert_eq(symbin__remap_names(s, &r), 0);
+	cr_assert_eq(symbin__remap_names(st_bin, &r), 0);
+	cr_assert_eq(kallsyms__remap_names(k, &r), 0);
+	cr_assert_eq(perfmap__remap_names(m, &r), 0);
+	cr_assert_eq(r.missed, 0);
+	strtab_remap__fini(&r);
+	strtab__delete(names);
+	names = to; /* what lookup()/klookup()/mlookup() read from now on */
+
+	cr_assert_lt(strtab__count(names) + 3000, old_count + 1, "the garbage was dropped");
+	cr_assert_str_eq(lookup(s, leaf, 0), w_leaf);
+	cr_assert_str_eq(lookup(s, inl, 0), w_inl);
+	cr_assert_str_eq(lookup(s, mn, 0), w_main);
+	cr_assert_str_eq(lookup(st_bin, leaf + 1, leaf), want_stripped);
+	cr_assert_str_eq(lookup(st_bin, leaf + 1, 0), w_unknown);
+	symbin__stats(s, &after);
+	cr_assert_eq(after.hits - before.hits, 3, "cached pcs stay cached");
+	cr_assert_str_eq(klookup(k, 0xffffffff81001004ull), w_k1);
+	cr_assert_str_eq(klookup(k, 0xffffffff80000000ull), w_k2);
+	/* a kernel symbol first looked up after the compaction */
+	cr_assert_str_eq(klookup(k, 0xffffffffc0100010ull), "ext4_fill_super_[k]");
+	cr_assert_str_eq(mlookup(m, 0x7f0000001010ull), w_j);
+	/* and a new binary's names go to the new table */
+	{
+		struct symbin *s2 = open_bin(built("fixture"), "fixture");
+
+		cr_assert_str_eq(lookup(s2, leaf, 0), w_leaf);
+		symbin__delete(s2);
+	}
+
+	free(w_leaf);
+	free(w_inl);
+	free(w_main);
+	free(w_unknown);
+	free(w_k1);
+	free(w_k2);
+	free(w_j);
+	perfmap__delete(m);
+	unlink(mpath);
+	kallsyms__delete(k);
+	symbin__delete(st_bin);
+	symbin__delete(s);
+}
+
+Test(perfmap, refresh_reads_only_a_changed_file)
+{
+	char path[] = "/tmp/smolder-perfmap-XXXXXX";
+	struct perfmap *m = NULL, *kept;
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	close(fd);
+	perfmap_write(path, "7f0000001000 100 first\n");
+	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 1, "no map yet: loaded");
+	cr_assert_str_eq(mlookup(m, 0x7f0000001000ull), "first_[j]");
+	kept = m;
+	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 0, "unchanged: not read");
+	cr_assert_eq(m, kept);
+	cr_assert_null(mlookup(m, 0x7f0000002000ull));
+	/* the JIT compiled more (a new file, as JITs that rename do) */
+	perfmap_write(path, "7f0000001000 100 first\n7f0000002000 40 second\n");
+	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 1);
+	cr_assert_str_eq(mlookup(m, 0x7f0000002010ull), "second_[j]");
+	/* appended in place: same inode, new size */
+	{
+		FILE *f = fopen(path, "a");
+
+		cr_assert_not_null(f);
+		fputs("7f0000003000 40 third\n", f);
+		fclose(f);
+	}
+	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 1);
+	cr_assert_str_eq(mlookup(m, 0x7f0000003000ull), "third_[j]");
+	/* gone (the JIT exited): the map is kept for samples still in flight */
+	kept = m;
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), -ENOENT);
+	cr_assert_eq(m, kept);
+	cr_assert_str_eq(mlookup(m, 0x7f0000001000ull), "first_[j]");
+	perfmap__delete(m);
 }
