@@ -461,24 +461,28 @@ size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	enum perf_unwind_mode m = PERF_MODE_FRAME_POINTER;
 	int with_kernel;
-	uint64_t bytes, want, span_ms;
+	uint64_t bytes, want;
 	size_t pages = 1;
 
 	if (perf_events__resolve_mode(f, o, &m, &with_kernel))
 		m = PERF_MODE_FRAME_POINTER;
-	/* Hold PERF_RING_SECONDS of samples, not just one poll interval: the
+	/* About PERF_RING_SECONDS of samples, not just one poll interval: the
 	 * reader stalls for longer than a poll when it loads a binary's symbols
-	 * and CFI for the first time (hundreds of ms for a large DWARF file),
-	 * and whatever does not fit then is lost. Every factor is bounded
-	 * (stack <= 65528 + 600, freq <= 1e5, interval <= 6e4 ms): the product
-	 * fits in 64 bits. */
-	span_ms = (uint64_t)o->poll_interval_ms * 2;
-	if (span_ms < PERF_RING_SECONDS * 1000)
-		span_ms = PERF_RING_SECONDS * 1000;
-	bytes = sample_bytes(o, m) * (uint64_t)o->freq_hz * span_ms / 1000;
+	 * and CFI for the first time, and whatever does not fit then is lost.
+	 * The power of two nearest to that second (0.7 to 1.4 s), so that a
+	 * rate just above a power of two does not double the pinned memory
+	 * that the kernel clears at every start (999 Hz: 16 MiB per CPU, not
+	 * 32). The wakeup watermark (perf_events__build_attr) is at most half
+	 * the ring, so the reader is woken with at least a third of a second
+	 * of room left. Every factor is bounded (stack <= 65528 + 600,
+	 * freq <= 1e5): the product fits in 64 bits. */
+	bytes = sample_bytes(o, m) * (uint64_t)o->freq_hz * PERF_RING_SECONDS;
 	want = (bytes + page - 1) / page;
 	while (pages < want && pages < PERF_MAX_RING_PAGES)
 		pages *= 2;
+	/* nearer the power of two below? (pages / 2 < want <= pages) */
+	if (pages > 1 && pages >= want && want - pages / 2 < pages - want)
+		pages /= 2;
 	/* ...but pinned kernel memory for all CPUs together stays bounded */
 	if (f->ncpus > 0) {
 		uint64_t cap = PERF_MAX_RING_TOTAL / page / (uint64_t)f->ncpus;

@@ -90,12 +90,12 @@ enum perf_event_kind {
 #define PERF_DEFAULT_STACK 16384u
 #define PERF_MAX_STACK 65528u
 /* How long the reader sleeps between drains when the rings do not wake it
- * first (each ring wakes it once it holds about this much). Every wakeup
- * costs the agent ~40 us of CPU (two context switches and the poll) whatever
- * it carries: at 99 Hz, 250 ms rather than 100 ms takes a third of the
- * agent's steady CPU off, and stacks are only ever used in windows of
- * seconds. */
-#define PERF_DEFAULT_POLL_MS 250
+ * first (each ring wakes it once it holds about this much, at most half of
+ * it). Every wakeup costs the agent ~40 us of CPU (two context switches and
+ * the poll) whatever it carries, and stacks are only ever used in windows
+ * of seconds: 100 -> 250 ms took a third of the agent's steady CPU at 99 Hz
+ * off, 250 -> 500 ms a fifth of what was left. */
+#define PERF_DEFAULT_POLL_MS 500
 #define PERF_MIN_RING_PAGES 8u
 #define PERF_MAX_RING_PAGES 8192u
 /* Seconds of samples a ring holds, and the cap on all rings' bytes together. */
@@ -119,8 +119,8 @@ void perf_sampling_opts__init(struct perf_sampling_opts *o);
 int perf_events__resolve_mode(const struct perf_features *f, const struct perf_sampling_opts *o,
 			      enum perf_unwind_mode *mode, int *with_kernel);
 
-/* Data pages per CPU ring: a power of two holding PERF_RING_SECONDS of
- * samples (or two poll intervals, if longer), at least PERF_MIN_RING_PAGES,
+/* Data pages per CPU ring: the power of two nearest to PERF_RING_SECONDS of
+ * samples, at least PERF_MIN_RING_PAGES,
  * at most PERF_MAX_RING_PAGES and PERF_MAX_RING_TOTAL over all CPUs, and
  * when mlock limits apply at most what
  * perf_event_mlock_kb allows per CPU (the kernel scales that sysctl by the

@@ -391,9 +391,13 @@ Test(perf_events, ring_pages)
 	f.cap_eff = 1ull << PERF_CAP_IPC_LOCK;
 	p = perf_events__ring_pages(&f, &o);
 	cr_assert(is_pow2(p));
-	/* one second of samples: (16384 + 600) * 99 Hz * 1 s = ~1.68 MB */
-	cr_assert_geq((long)p * page, 1680000);
-	cr_assert_leq((long)p * page, 2 * 1680000 + page);
+	/* the power of two nearest to a second of samples, (16384 + 600) *
+	 * 99 Hz * 1 s = ~1.68 MB: 2 MiB */
+	cr_assert_eq((long)p * page, 2L << 20);
+	/* 999 Hz: 16.96 MB a second, 16 MiB, not 32 */
+	o.freq_hz = 999;
+	cr_assert_eq((long)perf_events__ring_pages(&f, &o) * page, 16L << 20);
+	o.freq_hz = 99;
 	o.freq_hz = 1;
 	o.stack_size = 8;
 	cr_assert_eq(perf_events__ring_pages(&f, &o), PERF_MIN_RING_PAGES);
