@@ -390,13 +390,11 @@ int proctable__mmap(struct proctable *pt, int pid, uint64_t start, uint64_t len,
 
 	if (!exec || len == 0 || start + len < start)
 		return 0;
-	p = proctable__find(pt, pid);
-	if (!p) {
-		/* a process we have not seen: create it empty, the record fills it */
-		p = new_process(pt, pid);
-		if (!p)
-			return -ENOMEM;
-	}
+	/* a process we have not seen predates us (every later one comes with
+	 * its FORK): it is read from /proc now, then the record applies */
+	p = proctable__get(pt, pid);
+	if (!p)
+		return -ENOMEM;
 	plen = strlen(path);
 	if (p->exe_pending && plen && path[0] == '/') {
 		p->exe = intern(pt, path, plen);
@@ -443,7 +441,10 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 	/* thread names do not rename the process */
 	if (pid != tid && is_exec <= 0)
 		return 0;
-	p = proctable__find(pt, pid);
+	/* A process not seen yet predates us: a rename reads it from /proc;
+	 * an exec (or what may be one) starts it empty, the new image's
+	 * mappings follow. */
+	p = is_exec == 0 ? proctable__get(pt, pid) : proctable__find(pt, pid);
 	if (!p) {
 		p = new_process(pt, pid);
 		if (!p)
@@ -496,7 +497,8 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 	child = new_process(pt, pid);
 	if (!child)
 		return -ENOMEM;
-	parent = proctable__find(pt, ppid);
+	/* a parent we have not seen predates us: read it from /proc now */
+	parent = ppid > 0 ? proctable__get(pt, ppid) : NULL;
 	if (!parent)
 		return 0;
 	child->comm = parent->comm;

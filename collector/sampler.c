@@ -891,9 +891,14 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	/* from the cache file while the boot and the modules are the same */
 	if (with_kernel && kallsyms_cache__load(NULL, o->cache, s->names, &s->ksyms, NULL) < 0)
 		s->ksyms = NULL;
-	if (o->system_wide)
-		proctable__seed(s->procs, 0);
-	else {
+	/* System-wide, a process is read from /proc when it first shows up (a
+	 * sample, a mapping, a fork), not all of them at start: that was a
+	 * third of the start-up (5 reads of /proc per process), for processes
+	 * most of which are never sampled. The price: a process that predates
+	 * us, is first sampled in its last moments and is gone before the
+	 * batch is read (within a poll interval) has no maps left to read, and
+	 * those samples lose their user frames. */
+	if (!o->system_wide) {
 		size_t i;
 
 		for (i = 0; i < o->npids; i++)
