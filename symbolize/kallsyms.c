@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/parse.h"
@@ -74,6 +75,9 @@ struct kallsyms {
 	struct u64map *cache; /* pc -> frame id */
 	uint64_t lookups, hits, evictions;
 	size_t stop_at; /* nonzero: stop reading once this many symbols are in */
+	void *map;      /* non-NULL: syms, hi and blob point into this private
+			 * mapping of a cache file, unmapped at delete */
+	size_t map_len;
 };
 
 /* Sort keys: address, then global before local, then file order (names are
@@ -409,9 +413,13 @@ void kallsyms__delete(struct kallsyms *k)
 	if (!k)
 		return;
 	u64map__delete(k->cache);
-	free(k->syms);
-	free(k->hi);
-	free(k->blob);
+	if (k->map) {
+		munmap(k->map, k->map_len);
+	} else {
+		free(k->syms);
+		free(k->hi);
+		free(k->blob);
+	}
 	free(k);
 }
 
@@ -628,4 +636,16 @@ int kallsyms__from_arrays(struct strtab *names, const struct kallsyms_arrays *a,
 out_free:
 	kallsyms__delete(k);
 	return err;
+}
+
+int kallsyms__from_mapping(struct strtab *names, const struct kallsyms_arrays *a, void *map,
+			   size_t map_len, struct kallsyms **out)
+{
+	int err = kallsyms__from_arrays(names, a, out);
+
+	if (err)
+		return err;
+	(*out)->map = map;
+	(*out)->map_len = map_len;
+	return 0;
 }

@@ -71,5 +71,11 @@ int kallsyms__arrays(const struct kallsyms *k, struct kallsyms_arrays *a);
  * -ENOMEM. */
 int kallsyms__from_arrays(struct strtab *names, const struct kallsyms_arrays *a,
 			  struct kallsyms **out);
+/* The same for arrays that point into [map, map + map_len), a private
+ * writable mapping (MAP_PRIVATE) of a cache file: no copy, and only the
+ * pages touched count. On success the table owns the mapping and unmaps it
+ * when deleted; on failure it stays the caller's. */
+int kallsyms__from_mapping(struct strtab *names, const struct kallsyms_arrays *a, void *map,
+			   size_t map_len, struct kallsyms **out);
 
 #endif
