@@ -28,7 +28,9 @@ smolder_SOURCES = \
 smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)
 smolder_LDADD = export/libexport.a collector/libcollector.a symbolize/libsymbolize.a \
 	unwind/libunwind.a common/libcommon.a $(EXPORT_LIBS) $(DW_LIBS)
-smolder_LINK = $(CXXLINK)
+# the C++ driver (demangle.cc), with libstdc++ static where configure found it possible
+smolder_LDFLAGS = $(AM_LDFLAGS) $(STATIC_CXX_LDFLAGS)
+smolder_LINK = $(CXXLD) $(AM_CXXFLAGS) $(CXXFLAGS) $(smolder_LDFLAGS) $(LDFLAGS) -o $@
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_collector tests/unit/test_common
