@@ -75,6 +75,7 @@ struct sampler {
 	struct profile *profile;
 
 	struct batch_rec *batch;
+	struct batch_rec *batch_tmp; /* merge scratch, batch_cap entries */
 	size_t nbatch, batch_cap;
 	size_t batch_pos; /* the record being handled */
 	uint64_t last_time;
@@ -479,24 +480,64 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 	}
 }
 
-static int cmp_batch(const void *a, const void *b)
+/* Merges the sorted runs a[lo, mid) and a[mid, hi) through tmp. Ties go
+ * to the left run, which holds the earlier seq: the result is ordered by
+ * (time, seq). */
+static void merge_runs(struct batch_rec *a, struct batch_rec *tmp, size_t lo, size_t mid,
+		       size_t hi)
 {
-	const struct batch_rec *x = a, *y = b;
+	size_t i = lo, j = mid, k = lo;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	while (i < mid && j < hi)
+		tmp[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
+	while (i < mid)
+		tmp[k++] = a[i++];
+	while (j < hi)
+		tmp[k++] = a[j++];
+	memcpy(a + lo, tmp + lo, (hi - lo) * sizeof(*a));
+}
+
+/* Orders the batch by (time, seq). It is the rings' records one ring after
+ * the other, each ring already in time order: a natural merge sort merges
+ * those runs pairwise, O(n log rings), in scratch space kept from batch to
+ * batch. (qsort was O(n log n) and allocated, and for a large batch mapped
+ * and unmapped, its own scratch at every poll.) */
+static void sort_batch(struct sampler *s)
+{
+	struct batch_rec *a = s->batch, *tmp = s->batch_tmp;
+	size_t n = s->nbatch, lo, mid, hi;
+	int merged;
+
+	do {
+		merged = 0;
+		for (lo = 0; lo < n; lo = hi) {
+			for (mid = lo + 1; mid < n && a[mid - 1].time <= a[mid].time; mid++)
+				;
+			if (mid == n) {
+				hi = n;
+				break;
+			}
+			for (hi = mid + 1; hi < n && a[hi - 1].time <= a[hi].time; hi++)
+				;
+			merge_runs(a, tmp, lo, mid, hi);
+			merged = 1;
+		}
+	} while (merged);
 }
 
 static int batch_push(struct sampler *s, uint64_t time, const struct perf_event_header *h)
 {
 	if (s->nbatch == s->batch_cap) {
 		size_t nc = s->batch_cap ? s->batch_cap * 2 : 4096;
-		struct batch_rec *nb = realloc(s->batch, nc * sizeof(*nb));
+		struct batch_rec *nb = realloc(s->batch, nc * sizeof(*nb)), *nt;
 
 		if (!nb)
 			return -ENOMEM;
 		s->batch = nb;
+		nt = realloc(s->batch_tmp, nc * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM; /* batch_cap unchanged: the larger batch is kept */
+		s->batch_tmp = nt;
 		s->batch_cap = nc;
 	}
 	s->batch[s->nbatch].time = time;
@@ -538,7 +579,7 @@ static void process_available(struct sampler *s)
 		}
 	}
 	if (s->nbatch > 1)
-		qsort(s->batch, s->nbatch, sizeof(*s->batch), cmp_batch);
+		sort_batch(s);
 	for (i = 0; i < s->nbatch; i++) {
 		if (s->batch[i].time > s->last_time)
 			s->last_time = s->batch[i].time;
@@ -932,6 +973,7 @@ void sampler__delete(struct sampler *s)
 	binaries__delete(s->bins);
 	strtab__delete(s->names);
 	free(s->batch);
+	free(s->batch_tmp);
 	free(s->stack);
 	free(s->uframes);
 	free(s->tids);
