@@ -18,6 +18,7 @@
 #include "common/hash.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
+#include "symbolize/frame_name.h"
 #include "symbolize/symbin.h"
 #include "unwind/cfi.h"
 
@@ -47,6 +48,7 @@ struct binary {
 	int cfi_tried;
 	struct symbin *sym;
 	int sym_tried;
+	uint32_t unknown_frame; /* "[module]", interned on first use */
 };
 
 struct binaries {
@@ -339,6 +341,18 @@ struct symbin *binary__symbin(struct binary *b)
 	return b->sym;
 }
 
+uint32_t binary__unknown_frame(struct binary *b)
+{
+	char buf[512];
+
+	if (!b->unknown_frame) {
+		snprintf(buf, sizeof(buf), "[%s]", b->module ? b->module : "unknown");
+		if (frame_name__intern(b->names, buf, "", &b->unknown_frame) < 0)
+			b->unknown_frame = 0;
+	}
+	return b->unknown_frame;
+}
+
 const char *binary__module(const struct binary *b) { return b->module; }
 uint64_t binary__entry(const struct binary *b) { return b->entry; }
 const char *binary__path(const struct binary *b) { return b->path; }
@@ -485,9 +499,11 @@ int binaries__remap_names(struct binaries *bs, struct strtab_remap *r)
 	size_t i;
 	int err = 0;
 
-	for (i = 0; !err && i < bs->n; i++)
-		if (bs->all[i]->sym)
+	for (i = 0; !err && i < bs->n; i++) {
+		err = strtab_remap__id(r, &bs->all[i]->unknown_frame);
+		if (!err && bs->all[i]->sym)
 			err = symbin__remap_names(bs->all[i]->sym, r);
+	}
 	if (!err && r->commit) {
 		for (i = 0; i < bs->n; i++)
 			bs->all[i]->names = r->to;

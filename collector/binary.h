@@ -82,6 +82,9 @@ uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t pgoff
 struct cfi *binary__cfi(struct binary *b);
 /* The symbol index (built on first call), or NULL on allocation failure. */
 struct symbin *binary__symbin(struct binary *b);
+/* The frame "[module]" for a pc of this binary that nothing names, interned
+ * once (no string is built per sample); 0 on ENOMEM. */
+uint32_t binary__unknown_frame(struct binary *b);
 /* The short module name used in frames ("libc.so.6"). */
 const char *binary__module(const struct binary *b);
 /* The ELF entry point (e_entry, an ELF vaddr), 0 when the file has none. */

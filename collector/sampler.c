@@ -119,10 +119,16 @@ static int push_frame(struct sampler *s, size_t *n, uint32_t id)
 static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
 {
 	char buf[512];
-	const char *path = m->path ? strtab__str(s->names, m->path) : NULL;
-	const char *base = path ? strrchr(path, '/') : NULL;
+	const char *path, *base;
 	uint32_t id;
 
+	if (m->bin) {
+		id = binary__unknown_frame(m->bin);
+		return id ? id : s->id_unknown;
+	}
+	/* no binary object at all (out of memory when it was made): rare */
+	path = m->path ? strtab__str(s->names, m->path) : NULL;
+	base = path ? strrchr(path, '/') : NULL;
 	snprintf(buf, sizeof(buf), "[%s]", base ? base + 1 : (path ? path : "unknown"));
 	if (strtab__intern_cstr(s->names, buf, &id) < 0)
 		return s->id_unknown;
