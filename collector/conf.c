@@ -493,8 +493,12 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 			return -EINVAL;
 		}
 		if ((u < k->min || u > k->max) && !(u == 0 && k->zero_ok)) {
-			set_err(msg, msglen, "'%." ECHO_MAX "s' is out of range (%" PRIu64 "..%" PRIu64
-				" bytes)", v, k->min, k->max);
+			if (k->max == UINT64_MAX)
+				set_err(msg, msglen, "'%." ECHO_MAX "s' is below the minimum of %" PRIu64
+					" bytes", v, k->min);
+			else
+				set_err(msg, msglen, "'%." ECHO_MAX "s' is out of range (%" PRIu64 "..%" PRIu64
+					" bytes)", v, k->min, k->max);
 			return -EINVAL;
 		}
 		*(uint64_t *)field = u;

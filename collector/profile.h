@@ -40,6 +40,7 @@ struct profile_stats {
 	uint64_t binaries;         /* distinct binaries loaded */
 	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
 	uint64_t agent_rss_bytes;
+	uint64_t agent_peak_rss_bytes; /* VmHWM: the most the agent has held since start */
 	uint64_t spool_dropped;    /* dumps the spool's bounds dropped since the last window */
 	uint64_t frequency_configured_hz; /* the configured frequency; event.frequency_hz is
 	                            * the one in effect (lower when over cpu_budget) */

@@ -663,6 +663,7 @@ void sampler__finish_window(struct sampler *s)
 	st->frequency_configured_hz = s->opts.freq_hz;
 	st->agent_cpu_ns = time__self_cpu_ns() - s->window_cpu_start;
 	st->agent_rss_bytes = time__self_rss_bytes();
+	st->agent_peak_rss_bytes = time__self_peak_rss_bytes();
 }
 
 void sampler__reset_window(struct sampler *s)

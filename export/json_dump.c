@@ -263,6 +263,7 @@ static json_t *build_stats(const struct profile_stats *s)
 	    set(o, "binaries", jint(s->binaries)) < 0 ||
 	    set(o, "agent_cpu_ns", jint(s->agent_cpu_ns)) < 0 ||
 	    set(o, "agent_rss_bytes", jint(s->agent_rss_bytes)) < 0 ||
+	    set(o, "agent_peak_rss_bytes", jint(s->agent_peak_rss_bytes)) < 0 ||
 	    set(o, "spool_dropped", jint(s->spool_dropped)) < 0 ||
 	    set(o, "frequency_configured_hz", jint(s->frequency_configured_hz)) < 0 ||
 	    set(o, "cfi_lookups", jint(s->cfi_lookups)) < 0 ||

@@ -122,6 +122,7 @@ static void assert_conf_eq(const struct conf *a, const struct conf *b)
 	cr_assert(streq_null(a->spool_dir, b->spool_dir));
 	cr_assert_eq(a->spool_max_size, b->spool_max_size);
 	cr_assert_eq(a->spool_max_age_ns, b->spool_max_age_ns);
+	cr_assert_eq(a->names_max_size, b->names_max_size);
 	cr_assert_eq(a->nlabels, b->nlabels);
 	for (i = 0; i < a->nlabels; i++) {
 		cr_assert_str_eq(a->labels[i].name, b->labels[i].name);
@@ -157,6 +158,7 @@ Test(conf, defaults)
 	cr_assert_str_eq(c.spool_dir, "/var/lib/smolder/spool");
 	cr_assert_eq(c.spool_max_size, UINT64_C(512) * 1024 * 1024);
 	cr_assert_eq(c.spool_max_age_ns, 7 * 86400 * S);
+	cr_assert_eq(c.names_max_size, UINT64_C(8) << 20);
 	cr_assert_eq(c.nlabels, 0);
 	cr_assert_eq(conf__validate(&c, NULL, 0), 0);
 	conf__free(&c);
@@ -400,6 +402,8 @@ Test(conf, error_messages)
 	expect_load_error("spool_max_size = 5 GiB\n",
 			  "1: spool_max_size: '5 GiB' is not a size (use e.g. 4096, 64KiB, 512MiB)");
 	expect_load_error("spool_max_age = 999999999999d\n", "1: spool_max_age: '999999999999d' is too large");
+	expect_load_error("names_max_size = 4KiB\n",
+			  "1: names_max_size: '4KiB' is below the minimum of 65536 bytes");
 	expect_load_error("interval = 10s # ten seconds\n",
 			  "1: interval: '10s # ten seconds' is not a duration (use e.g. 10s, 500ms, 5m)"
 			  " ('#' starts a comment only at the start of a line)");
@@ -626,7 +630,7 @@ Test(conf, shipped_config)
 		"stats_interval", "log", "log_level", "export", "url", "auth_token_file",
 		"basic_auth_file", "tenant_id", "tls_ca_file", "tls_verify", "connect_timeout",
 		"timeout", "retry_backoff_min", "retry_backoff_max", "spool_dir",
-		"spool_max_size", "spool_max_age",
+		"spool_max_size", "spool_max_age", "names_max_size",
 	};
 	struct conf def, c;
 	char err[512], line[4200], *out = NULL;
