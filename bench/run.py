@@ -202,20 +202,20 @@ def run_measured(argv, timeout, stdout=subprocess.DEVNULL, on_stdout=None,
 
 
 class ProcPoller:
-    """Samples a running process every `interval` s: its CPU time in ns (the
-    sum over its threads of /proc/PID/task/TID/schedstat's first field, exact
-    where rusage has clock-tick resolution) and its peak RSS (VmHWM).
+    """Reads a running process's CPU time (the sum over its threads of
+    /proc/PID/task/TID/schedstat's first field, in ns, exact where rusage
+    has clock-tick resolution) at a few given moments after its start.
 
-    wait4's ru_maxrss is not the program's peak: Linux carries the
-    high-water mark of the exec'ing process over exec, and this driver holds
-    a 64 MiB buffer, so every child measured that way reported 80+ MB. VmHWM
-    belongs to the program's own address space. Read until the process
-    exits; only the encoding of the dump in its last moments can be missed."""
+    Only at those moments, not every tenth of a second: each read wakes this
+    driver, and smolder, which samples the whole machine, then samples and
+    symbolizes the driver's Python too -- where that Python's libpython has
+    full DWARF (a pyenv build), polling at 10 Hz doubled the agent's CPU.
+    Peak RSS comes from the dump (stats.agent_peak_rss_bytes, the agent's
+    own VmHWM), not from here."""
 
-    def __init__(self, interval=0.1):
-        self.interval = interval
+    def __init__(self, at=()):
+        self.at = sorted(at)
         self.points = []  # (seconds since start, cpu ns)
-        self.hwm_kb = 0
         self._stop = threading.Event()
         self._t = None
 
@@ -226,24 +226,19 @@ class ProcPoller:
                 tot += int(f.read().split()[0])
         return tot
 
-    def _hwm(self, pid):
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-        return 0
-
     def _run(self, pid, t0):
-        while not self._stop.is_set():
+        for t in self.at:
+            if self._stop.wait(max(0.0, t0 + t - time.monotonic())):
+                return
             try:
-                cpu, hwm = self._cpu_ns(pid), self._hwm(pid)
+                cpu = self._cpu_ns(pid)
             except (OSError, ValueError, IndexError):
                 return  # gone (or a zombie)
             self.points.append((time.monotonic() - t0, cpu))
-            self.hwm_kb = max(self.hwm_kb, hwm)
-            self._stop.wait(self.interval)
 
     def start(self, p):
+        if not self.at:
+            return
         self._t = threading.Thread(target=self._run, args=(p.pid, time.monotonic()), daemon=True)
         self._t.start()
 
@@ -394,6 +389,7 @@ def parse_dump(path, comms, entry_names=()):
         "idle": st.get("idle", 0), "processes": st.get("processes"),
         "binaries": st.get("binaries"),
         "agent_cpu_ns": st.get("agent_cpu_ns"), "agent_rss": st.get("agent_rss_bytes"),
+        "agent_peak_rss": st.get("agent_peak_rss_bytes"),
         "unwind": uw, "sys_user": sum(uw.values()), "sys_complete": uw.get("complete", 0),
         "duration_s": (w["end_ns"] - w["start_ns"]) / 1e9 if "end_ns" in w and "start_ns" in w else None,
         "wl_samples": 0, "wl_user": 0, "wl_complete": 0, "wl_roots": {}, "self": {},
@@ -547,7 +543,7 @@ class Bench:
         base = os.path.join(self.out, "%s-%s" % (wl.name, tag))
         dump = base + ".json"
         a = wl.progress()
-        poller = ProcPoller()
+        poller = ProcPoller(at=(3.0, secs - 0.5) if secs >= 5 else ())
         mid = {}
         marker = None
 
@@ -566,7 +562,8 @@ class Bench:
                 marker.join()
         b = wl.progress()
         r = parse_dump(dump, wl.comms, wl.entry_names)
-        r.update({"cpu_s": m.cpu, "maxrss_kb": poller.hwm_kb, "exec_maxrss_kb": m.maxrss_kb,
+        r.update({"cpu_s": m.cpu, "maxrss_kb": (r["agent_peak_rss"] or 0) / 1024,
+                  "exec_maxrss_kb": m.maxrss_kb,
                   "wall": m.wall, "rate": rate(a, b),
                   "rate_steady": rate(mid["mid"], b) if "mid" in mid else None})
         # Steady cost within this run: CPU between 3 s in (start-up done)
@@ -638,7 +635,15 @@ class Bench:
         # of this function: Workload.start).
         self.warm_bytes = {"xz": 72 << 20}
         only = [w for w in (os.environ.get("BENCH_ONLY") or "").split(",") if w]
-        return [w for w in ws if not only or w[0] in only]
+        ws = [w for w in ws if not only or w[0] in only]
+        have = []
+        for w in ws:
+            if os.path.isabs(w[1][0]) and os.access(w[1][0], os.X_OK) or shutil.which(w[1][0]):
+                have.append(w)
+            else:
+                log("%s: %s not found, workload skipped (Debian: apt-get install %s)" % (
+                    w[0], w[1][0], {"xz": "xz-utils"}.get(w[1][0], w[1][0])))
+        return have
 
     def one(self, spec, run):
         name, argv, comms, feed, kind = spec
@@ -701,14 +706,13 @@ class Bench:
                     if mode == "warm" and i == 0:
                         run_measured([self.smolder, "record", "-a", "-d", "1", "-q",
                                       "--cache-dir", d, "-o", os.devnull], timeout=60)
-                    poller = ProcPoller()
+                    dump = os.path.join(self.out, "startup-%s.json" % mode)
                     m = run_measured([self.smolder, "record", "-a", "-F", "99", "-d", "1", "-q"] +
                                      (["--no-cache"] if mode == "none" else ["--cache-dir", d]) +
-                                     ["-o", os.path.join(self.out, "startup-%s.json" % mode)],
-                                     timeout=60, on_start=poller.start)
-                    poller.stop()
+                                     ["-o", dump], timeout=60)
                     cpu.append(m.cpu * 1e3)
-                    hwm.append(poller.hwm_kb / 1024)
+                    with open(dump) as f:
+                        hwm.append(json.load(f)["stats"].get("agent_peak_rss_bytes", 0) / 2**20)
                 res[mode] = {"cpu_ms": med(cpu), "rss_mb": med(hwm), "workload": spec[0]}
         finally:
             wl.stop()
@@ -716,7 +720,16 @@ class Bench:
                                      for k, v in res.items()))
         return res
 
+    def preflight(self):
+        if not (os.access(self.perf, os.X_OK) or shutil.which(self.perf)):
+            raise RuntimeError("perf not found at %s (Debian: apt-get install linux-perf; "
+                               "or set PERF=...)" % self.perf)
+        if os.geteuid() != 0:
+            log("not root: system-wide sampling needs root, CAP_PERFMON or "
+                "perf_event_paranoid <= 0 (run `sudo make bench`)")
+
     def main(self):
+        self.preflight()
         specs = self.workloads()
         results = {s[0]: [] for s in specs}
         t0 = time.time()
@@ -752,8 +765,9 @@ class Bench:
 
     def churn(self):
         """The always-on daemon (`smolder run`, 10 s windows, dumps kept in
-        a spool) over the churn workload for BENCH_CHURN_MINUTES: its VmRSS
-        polled every second, RSS at 1/5 of the run against RSS at the end."""
+        a spool) over the churn workload for BENCH_CHURN_MINUTES: its RSS at
+        the end of each window (stats.agent_rss_bytes of the dumps: nothing
+        polls the agent), RSS at 1/5 of the run against RSS at the end."""
         import gzip
         minutes = float(os.environ.get("BENCH_CHURN_MINUTES") or 5)
         if self.quick:
@@ -770,24 +784,19 @@ class Bench:
             f.write("# make bench-churn\n")
         wl = Workload("churn", [wd + "/churn", "200", wd + "/churn_child"], {"churn", "churn_child"})
         wl.start(self.warmup)
-        rss = []  # (seconds since start, VmRSS kB)
+        rss = []  # (seconds since start, RSS kB at the end of a window)
+        started = []
 
-        def poll(p):
-            t0 = time.monotonic()
-            stop_at = t0 + secs
-            while p.poll() is None:
-                now = time.monotonic()
-                if now >= stop_at:
+        def stop_later(p):
+            started.append(time.time_ns())
+
+            def stop():
+                deadline = time.monotonic() + secs
+                while p.poll() is None and time.monotonic() < deadline:
+                    time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+                if p.poll() is None:
                     _kill_group(p, signal.SIGTERM)  # flush the last window, exit
-                    break
-                try:
-                    with open("/proc/%d/status" % p.pid) as f:
-                        for line in f:
-                            if line.startswith("VmRSS:"):
-                                rss.append((now - t0, int(line.split()[1])))
-                except OSError:
-                    break
-                time.sleep(max(0.0, min(1.0, stop_at - time.monotonic())))
+            threading.Thread(target=stop, daemon=True).start()
 
         argv = [self.smolder, "run", "-c", conf, "-F", "99", "--interval", "10s",
                 "--export", "none", "--spool-dir", spool]
@@ -795,18 +804,22 @@ class Bench:
             a = wl.progress()
             m = run_measured(argv, timeout=secs + 120,
                              stderr_path=os.path.join(self.out, "churn-run.err"),
-                             on_start=lambda p: threading.Thread(target=poll, args=(p,),
-                                                                 daemon=True).start())
+                             on_start=stop_later)
             b = wl.progress()
         finally:
             wl.stop()
         tot = {"samples": 0, "lost": 0, "windows": 0}
         procs = bins = None
+        peak = 0
         for name in sorted(os.listdir(spool)):
             if not name.endswith(".json.gz"):
                 continue
             with gzip.open(os.path.join(spool, name), "rt") as f:
-                st = json.load(f)["stats"]
+                dump = json.load(f)
+            st = dump["stats"]
+            if started and st.get("agent_rss_bytes"):
+                rss.append(((dump["window"]["end_ns"] - started[0]) / 1e9, st["agent_rss_bytes"] / 1024))
+            peak = max(peak, st.get("agent_peak_rss_bytes", 0) / 1024)
             tot["samples"] += st["samples"]
             tot["lost"] += st["lost"]
             tot["windows"] += 1
@@ -827,7 +840,8 @@ class Bench:
             "daemon, `smolder run -F 99 --interval 10s --export none --spool-dir DIR`, "
             "for %g s over the churn workload (200 fork+exec per second of a small "
             "dynamically linked program, on top of whatever else runs on the host), "
-            "its VmRSS polled every second." % (
+            "its RSS at the end of each window read from the dumps (nothing polls the "
+            "agent)." % (
                 minutes, " BENCH_QUICK=1" if self.quick else "", secs),
             "",
             machine_line(info) + " Load average at the end: %s." % (
@@ -839,12 +853,12 @@ class Bench:
                 fmt(kb / 1024 if kb else None, 1) for _, kb in marks) + " |",
             "",
             "RSS after %g s: %s MB, at the end: %s MB, ratio **%s** (target ≤ 1.2: %s); "
-            "highest RSS polled %s MB; %d windows, %d samples, %d lost; at the end %s processes and "
+            "peak RSS (VmHWM) %s MB; %d windows, %d samples, %d lost; at the end %s processes and "
             "%s binaries known; agent CPU %.2f s = %s µs/sample; workload %.1f processes/s." % (
                 early, fmt(r_early / 1024 if r_early else None, 1),
                 fmt(r_end / 1024 if r_end else None, 1), fmt(ratio, 2),
                 "met" if ratio and ratio <= 1.2 else "MISSED",
-                fmt(max(kb for _, kb in rss) / 1024 if rss else None, 1), tot["windows"], tot["samples"], tot["lost"],
+                fmt(peak / 1024 if peak else None, 1), tot["windows"], tot["samples"], tot["lost"],
                 procs, bins, m.cpu,
                 fmt(m.cpu / tot["samples"] * 1e6 if tot["samples"] else None, 1),
                 rate(a, b) or 0),
