@@ -7,6 +7,7 @@
 
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
+#include "common/u64map.h"
 
 int strtab_remap__init(struct strtab_remap *r, const struct strtab *from, struct strtab *to)
 {
@@ -65,4 +66,20 @@ int strtab_remap__id(struct strtab_remap *r, uint32_t *id)
 		return 0;
 	err = strtab__intern(r->to, s, strtab__len(r->from, old), &r->map[old]);
 	return err < 0 ? err : 0;
+}
+
+int strtab_remap__map_values(struct strtab_remap *r, struct u64map *m)
+{
+	uint64_t key, val;
+	uint32_t id;
+	size_t pos = 0;
+	int err = 0;
+
+	while (!err && m && u64map__next(m, &pos, &key, &val)) {
+		id = (uint32_t)val;
+		err = strtab_remap__id(r, &id);
+		if (!err && r->commit)
+			(void)u64map__put(m, key, id); /* overwrites: no insert */
+	}
+	return err;
 }

@@ -44,4 +44,9 @@ void strtab_remap__commit(struct strtab_remap *r);
  * have is left alone in the collect pass and becomes 0 in the commit pass. */
 int strtab_remap__id(struct strtab_remap *r, uint32_t *id);
 
+/* strtab_remap__id() on every value of a map whose values are ids (in the
+ * commit pass the values are rewritten in place). m may be NULL. */
+struct u64map;
+int strtab_remap__map_values(struct strtab_remap *r, struct u64map *m);
+
 #endif

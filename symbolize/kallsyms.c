@@ -501,9 +501,8 @@ int kallsyms__lookup(struct kallsyms *k, uint64_t pc, uint32_t *id)
 
 int kallsyms__remap_names(struct kallsyms *k, struct strtab_remap *r)
 {
-	uint64_t pc, v;
 	uint32_t id;
-	size_t i, pos = 0;
+	size_t i;
 	int err;
 
 	err = strtab_remap__id(r, &k->kernel_id);
@@ -517,12 +516,8 @@ int kallsyms__remap_names(struct kallsyms *k, struct strtab_remap *r)
 		if (!err && r->commit)
 			k->syms[i].name = KSYM_INTERNED | (id & KSYM_NAME_MASK);
 	}
-	while (!err && k->cache && u64map__next(k->cache, &pos, &pc, &v)) {
-		id = (uint32_t)v;
-		err = strtab_remap__id(r, &id);
-		if (!err && r->commit)
-			(void)u64map__put(k->cache, pc, id);
-	}
+	if (!err)
+		err = strtab_remap__map_values(r, k->cache);
 	if (!err && r->commit)
 		k->names = r->to;
 	return err;

@@ -647,12 +647,8 @@ int symbin__remap_names(struct symbin *s, struct strtab_remap *r)
 		if (!err && r->commit)
 			(void)u64map__put(s->cache, key, (val & ~(uint64_t)UINT32_MAX) | id);
 	}
-	for (pos = 0; !err && s->starts && u64map__next(s->starts, &pos, &key, &val);) {
-		id = (uint32_t)val;
-		err = strtab_remap__id(r, &id);
-		if (!err && r->commit)
-			(void)u64map__put(s->starts, key, id);
-	}
+	if (!err)
+		err = strtab_remap__map_values(r, s->starts);
 	if (!err && r->commit)
 		s->names = r->to;
 	return err;
