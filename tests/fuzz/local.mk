@@ -115,7 +115,7 @@ FUZZ_CFLAGS_ALL = -std=gnu99 -g -O1 -fno-omit-frame-pointer -fno-strict-aliasing
 	-I$(top_srcdir) -I$(top_builddir) -DSMOLDER_VERSION='"$(PACKAGE_VERSION)"' \
 	$(DW_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS)
 # The parsers under test and what they need; instrumented for coverage.
-FUZZ_LIB_SRCS = common/log.c common/timeutil.c common/parse.c common/u64map.c common/strtab.c \
+FUZZ_LIB_SRCS = common/log.c common/timeutil.c common/parse.c common/u64map.c common/strtab.c common/strtab_remap.c \
 	common/privdir.c common/cachedir.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
 	symbolize/symbin.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c \
