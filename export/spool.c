@@ -381,25 +381,32 @@ static int write_tmp(struct spool *s, int dirfd, const char *name, const void *b
 	return err;
 }
 
-/* Drops dumps beyond the bounds, oldest first, sparing `keep`. Lock held. */
-static void enforce(struct spool *s, const char *keep)
+/* Makes room for a dump of `len` bytes about to be renamed to `name`: drops
+ * dumps past spool_max_age and, oldest first, as many as it takes for the
+ * spool plus the newcomer to fit spool_max_size. Runs before the rename, so
+ * the spool never holds more than the bound, not even for an instant (a
+ * watcher sampling its size, or a disk quota, never sees it over). A file
+ * already called `name` is being replaced: it neither counts nor is dropped.
+ * Then refreshes the cached depth as if the rename had happened. Lock held. */
+static void make_room(struct spool *s, const char *name, uint64_t len)
 {
 	struct entry *e;
 	size_t n, i;
-	uint64_t total = 0, now = time__real_ns();
+	uint64_t total = len, now = time__real_ns();
 
 	/* The scan also corrects the cached depth after outside changes. */
 	if (scan(s, &e, &n, 0) != 0)
 		return;
 	for (i = 0; i < n; i++)
-		total += e[i].size;
+		if (strcmp(e[i].name, name) != 0)
+			total += e[i].size;
 	for (i = 0; i < n; i++) {
 		int old = s->max_age_ns && e[i].start_ns < now && now - e[i].start_ns > s->max_age_ns;
 		int big = s->max_bytes && total > s->max_bytes;
 
 		if (!old && !big)
 			continue;
-		if (keep && strcmp(e[i].name, keep) == 0)
+		if (strcmp(e[i].name, name) == 0)
 			continue;
 		if (unlinkat(s->dirfd, e[i].name, 0) < 0)
 			continue;
@@ -408,10 +415,10 @@ static void enforce(struct spool *s, const char *keep)
 		s->dropped_bytes += e[i].size;
 		e[i].gone = 1;
 	}
-	s->files = 0;
-	s->bytes = 0;
+	s->files = 1;
+	s->bytes = len;
 	for (i = 0; i < n; i++) {
-		if (e[i].gone)
+		if (e[i].gone || strcmp(e[i].name, name) == 0)
 			continue;
 		s->files++;
 		s->bytes += e[i].size;
@@ -478,7 +485,6 @@ out:
 int spool__write(struct spool *s, const char *name, const void *buf, size_t len)
 {
 	char tmp[NAME_MAX + 1];
-	struct stat st;
 	int err;
 
 	if (!valid_name(name) || (!buf && len))
@@ -510,22 +516,22 @@ int spool__write(struct spool *s, const char *name, const void *buf, size_t len)
 	if (err)
 		return err;
 	pthread_mutex_lock(&s->lock);
-	if (fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-		account_gone(s, (uint64_t)st.st_size); /* replaced by the rename */
+	/* Room is made before the rename: if the rename then failed, older
+	 * dumps were dropped for nothing, but the written and fsynced temp file
+	 * makes that all but impossible, and the bound is the operator's. */
+	make_room(s, name, len);
 	if (renameat(s->dirfd, tmp, s->dirfd, name) < 0) {
 		err = -errno;
+		account_gone(s, len);
 		pthread_mutex_unlock(&s->lock);
 		unlinkat(s->dirfd, tmp, 0);
 		return err;
 	}
-	s->files++;
-	s->bytes += len;
 	/* A failed directory fsync leaves the dump complete and visible (only
 	 * the rename's durability across a power loss is in doubt): reporting
 	 * it as a lost window would be wrong, and the next write's fsync will
 	 * fail loudly if the disk is really going. */
 	fsync_dirfd(s->dirfd);
-	enforce(s, name);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }

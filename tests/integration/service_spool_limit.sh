@@ -1,6 +1,6 @@
 #!/bin/sh
-# spool_max_size = 64KiB with the collector down: the dumps in the spool never
-# total more than 64 KiB (sampled every 200 ms), the oldest are dropped first,
+# spool_max_size = 16KiB with the collector down: the dumps in the spool never
+# total more than 16 KiB (sampled every 200 ms), the oldest are dropped first,
 # the drop is logged and counted in a later dump's stats.spool_dropped (seen
 # once the collector is back).
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -8,10 +8,10 @@
 need_workload chain threads recurse
 need_perf system
 
-LIMIT=65536
+LIMIT=16384
 start_receiver refuse
 base_conf "$TMP/smolder.conf" "interval = 1s" "frequency = 499" "export = json" "url = $RCV_URL/v1/profiles" \
-	"spool_max_size = 64KiB" "timeout = 2s" "connect_timeout = 1s" \
+	"spool_max_size = 16KiB" "timeout = 2s" "connect_timeout = 1s" \
 	"retry_backoff_min = 200ms" "retry_backoff_max = 1s"
 # Varied stacks make bigger dumps, so the limit is reached within seconds.
 start_load 60
