@@ -143,7 +143,8 @@ tests_integration_alloc_count_so_CFLAGS = -std=gnu99 $(WARN_CFLAGS) -O2 -fPIC
 tests_integration_alloc_count_so_LDFLAGS = -shared -fPIC
 tests_integration_alloc_count_so_LDADD = -ldl
 # Dumps the tests keep next to their logs for post-mortems.
-CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded
+CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
+	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
