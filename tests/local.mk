@@ -144,7 +144,7 @@ tests_integration_alloc_count_so_LDFLAGS = -shared -fPIC
 tests_integration_alloc_count_so_LDADD = -ldl
 # Dumps the tests keep next to their logs for post-mortems.
 CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
-	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*
+	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*.svg tests/integration/flamegraph_*.png
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
