@@ -932,10 +932,6 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
-def div(a, b):
-    return a / b if a is not None and b else None
-
-
 class Report:
     def __init__(self, info, results, bench):
         self.info = info

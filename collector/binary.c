@@ -343,13 +343,8 @@ struct symbin *binary__symbin(struct binary *b)
 
 uint32_t binary__unknown_frame(struct binary *b)
 {
-	char buf[512];
-
-	if (!b->unknown_frame) {
-		snprintf(buf, sizeof(buf), "[%s]", b->module ? b->module : "unknown");
-		if (frame_name__intern(b->names, buf, "", &b->unknown_frame) < 0)
-			b->unknown_frame = 0;
-	}
+	if (!b->unknown_frame && frame_name__module(b->names, b->module, &b->unknown_frame) < 0)
+		b->unknown_frame = 0;
 	return b->unknown_frame;
 }
 

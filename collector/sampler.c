@@ -23,6 +23,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/timeutil.h"
+#include "symbolize/frame_name.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
 #include "symbolize/perfmap.h"
@@ -118,7 +119,6 @@ static int push_frame(struct sampler *s, size_t *n, uint32_t id)
 /* "[module]" for a pc in a file we could not read symbols from. */
 static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
 {
-	char buf[512];
 	const char *path, *base;
 	uint32_t id;
 
@@ -129,8 +129,7 @@ static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
 	/* no binary object at all (out of memory when it was made): rare */
 	path = m->path ? strtab__str(s->names, m->path) : NULL;
 	base = path ? strrchr(path, '/') : NULL;
-	snprintf(buf, sizeof(buf), "[%s]", base ? base + 1 : (path ? path : "unknown"));
-	if (strtab__intern_cstr(s->names, buf, &id) < 0)
+	if (frame_name__module(s->names, base ? base + 1 : path, &id) < 0)
 		return s->id_unknown;
 	return id;
 }

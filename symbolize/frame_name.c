@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/strtab.h"
@@ -81,4 +82,12 @@ int frame_name__intern(struct strtab *names, const char *name, const char *suffi
 		n += slen;
 	}
 	return strtab__intern(names, buf, n, id);
+}
+
+int frame_name__module(struct strtab *names, const char *module, uint32_t *id)
+{
+	char buf[FRAME_NAME_MAX];
+
+	snprintf(buf, sizeof(buf), "[%s]", module && *module ? module : "unknown");
+	return frame_name__intern(names, buf, "", id);
 }

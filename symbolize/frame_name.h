@@ -12,5 +12,8 @@ struct strtab;
 
 /* Interns sanitize(name) + suffix (suffix may be "" or e.g. "_[k]"). */
 int frame_name__intern(struct strtab *names, const char *name, const char *suffix, uint32_t *id);
+/* Interns "[module]" (module NULL or empty: "[unknown]"), the frame for a pc
+ * of a module that nothing names. */
+int frame_name__module(struct strtab *names, const char *module, uint32_t *id);
 
 #endif

@@ -569,14 +569,9 @@ int symbin__new_cached(const char *path, const char *module, struct strtab *name
 		err = -ENOMEM;
 		goto out_free;
 	}
-	{
-		char buf[FRAME_NAME_MAX];
-
-		snprintf(buf, sizeof(buf), "[%s]", s->module);
-		err = frame_name__intern(names, buf, "", &s->unknown_id);
-		if (err < 0)
-			goto out_free;
-	}
+	err = frame_name__module(names, s->module, &s->unknown_id);
+	if (err < 0)
+		goto out_free;
 	/* O_NONBLOCK: the path may have been replaced by a FIFO since it was
 	 * mapped; only a regular file is read. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
