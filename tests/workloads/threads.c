@@ -1,12 +1,25 @@
 /* Workload: 4 threads, two running worker_a -> spin_a and two worker_b -> spin_b,
- * for argv[1] seconds; main only waits. */
+ * for at least argv[1] seconds; main only waits.
+ *
+ * The threads end with equal CPU time, not at one wall-clock instant: on a
+ * loaded machine the scheduler gives four spinning threads unequal shares of
+ * the CPUs, and the tests that compare spin_a's share of the samples with
+ * spin_b's (against perf, in a separate run) must see the same ~50/50 split
+ * every time. So at the deadline main reads every worker's CPU clock and
+ * publishes the largest as a target, and each worker spins on until its own
+ * CPU time reaches it. */
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "wl_time.h"
 
+#define NTHREADS 4
+
 volatile unsigned long sink;
 static double end_time;
+/* CPU nanoseconds every worker must reach before it returns; 0 until main sets it. */
+static unsigned long long cpu_target_ns;
 
 unsigned long spin_a(unsigned long n);
 unsigned long spin_b(unsigned long n);
@@ -31,33 +44,79 @@ WL_NOINLINE unsigned long spin_b(unsigned long n)
 	return x;
 }
 
+static unsigned long long thread_cpu_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) != 0)
+		return 0;
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+/* True once the deadline has passed and this thread has had its share of CPU. */
+static int worker_done(void)
+{
+	unsigned long long target;
+
+	if (wl_now() < end_time)
+		return 0;
+	target = __atomic_load_n(&cpu_target_ns, __ATOMIC_ACQUIRE);
+	return target > 0 && thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID) >= target;
+}
+
 WL_NOINLINE void *worker_a(void *arg)
 {
-	while (wl_now() < end_time)
+	while (!worker_done())
 		sink += spin_a(500000);
 	return arg;
 }
 
 WL_NOINLINE void *worker_b(void *arg)
 {
-	while (wl_now() < end_time)
+	while (!worker_done())
 		sink += spin_b(500000);
 	return arg;
 }
 
+static void sleep_until(double when)
+{
+	double left;
+	struct timespec ts;
+
+	while ((left = when - wl_now()) > 0) {
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	pthread_t t[4];
+	pthread_t t[NTHREADS];
+	unsigned long long most = 0;
 	int i;
 
 	end_time = wl_now() + wl_seconds(argc, argv, 3.0);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < NTHREADS; i++) {
 		if (pthread_create(&t[i], NULL, (i & 1) ? worker_b : worker_a, NULL) != 0) {
 			fprintf(stderr, "threads: pthread_create failed\n");
 			return 1;
 		}
 	}
-	for (i = 0; i < 4; i++)
+	sleep_until(end_time);
+	for (i = 0; i < NTHREADS; i++) {
+		clockid_t clock;
+		unsigned long long used;
+
+		if (pthread_getcpuclockid(t[i], &clock) != 0)
+			continue;
+		used = thread_cpu_ns(clock);
+		if (used > most)
+			most = used;
+	}
+	/* If no clock could be read, a target of 1 ns: the workers just stop. */
+	__atomic_store_n(&cpu_target_ns, most > 0 ? most : 1, __ATOMIC_RELEASE);
+	for (i = 0; i < NTHREADS; i++)
 		pthread_join(t[i], NULL);
 	return 0;
 }
