@@ -119,7 +119,6 @@ static int push_frame(struct sampler *s, size_t *n, uint32_t id)
 /* "[module]" for a pc in a file we could not read symbols from. */
 static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
 {
-	const char *path, *base;
 	uint32_t id;
 
 	if (m->bin) {
@@ -127,9 +126,7 @@ static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
 		return id ? id : s->id_unknown;
 	}
 	/* no binary object at all (out of memory when it was made): rare */
-	path = m->path ? strtab__str(s->names, m->path) : NULL;
-	base = path ? strrchr(path, '/') : NULL;
-	if (frame_name__module(s->names, base ? base + 1 : path, &id) < 0)
+	if (frame_name__module(s->names, m->path ? strtab__str(s->names, m->path) : NULL, &id) < 0)
 		return s->id_unknown;
 	return id;
 }

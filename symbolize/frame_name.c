@@ -87,7 +87,10 @@ int frame_name__intern(struct strtab *names, const char *name, const char *suffi
 int frame_name__module(struct strtab *names, const char *module, uint32_t *id)
 {
 	char buf[FRAME_NAME_MAX];
+	const char *slash = module ? strrchr(module, '/') : NULL;
 
+	if (slash)
+		module = slash + 1;
 	snprintf(buf, sizeof(buf), "[%s]", module && *module ? module : "unknown");
 	return frame_name__intern(names, buf, "", id);
 }

@@ -12,8 +12,9 @@ struct strtab;
 
 /* Interns sanitize(name) + suffix (suffix may be "" or e.g. "_[k]"). */
 int frame_name__intern(struct strtab *names, const char *name, const char *suffix, uint32_t *id);
-/* Interns "[module]" (module NULL or empty: "[unknown]"), the frame for a pc
- * of a module that nothing names. */
+/* Interns "[module]", the frame for a pc of a module that nothing names.
+ * module may be a path (its last component is used); NULL or empty gives
+ * "[unknown]". */
 int frame_name__module(struct strtab *names, const char *module, uint32_t *id);
 
 #endif

@@ -906,6 +906,25 @@ Test(frame_name, sanitizes)
 	cr_assert_eq((unsigned char)r[strlen(r) - 5], 0xa9);
 }
 
+static const char *module_name(const char *module)
+{
+	uint32_t id = 0;
+
+	cr_assert_eq(frame_name__module(names, module, &id), 0);
+	return strtab__str(names, id);
+}
+
+Test(frame_name, module)
+{
+	cr_assert_str_eq(module_name("libc.so.6"), "[libc.so.6]");
+	cr_assert_str_eq(module_name("/usr/lib/x86_64-linux-gnu/libc.so.6"), "[libc.so.6]");
+	cr_assert_str_eq(module_name("[vdso]"), "[[vdso]]");
+	cr_assert_str_eq(module_name("/opt/a;b\tc"), "[a:bc]");
+	cr_assert_str_eq(module_name(NULL), "[unknown]");
+	cr_assert_str_eq(module_name(""), "[unknown]");
+	cr_assert_str_eq(module_name("/tmp/"), "[unknown]");
+}
+
 Test(demangle, cxx_and_rust)
 {
 	char buf[256];
