@@ -1187,7 +1187,7 @@ class Report:
         if not n:
             return []
         top = sorted(tot.items(), key=lambda kv: -kv[1])
-        skip = {"_start", "__libc_start_main", "__libc_start_call_main", "main", "cmd_record"}
+        skip = {"_start", "__libc_start_main", "__libc_start_call_main", "main", "record_cmd__main"}
         top = [kv for kv in top if kv[0] not in skip][:15]
         return ["smolder's own samples in its system-wide dumps (self-profile, all runs, %d "
                 "samples), inclusive share per function: " % n + ", ".join(

@@ -18,8 +18,8 @@
 #include "common/hash.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
-#include "symbolize/frame_name.h"
-#include "symbolize/symbin.h"
+#include "profile/frame_name.h"
+#include "symbolize/symindex.h"
 #include "unwind/cfi.h"
 
 #define MAX_LOADS 16
@@ -37,7 +37,7 @@ struct binary {
 	char *open_path; /* the path that opened it */
 	const char *module;
 	struct strtab *names;
-	struct cachedir *cache; /* the registry's, for symbin */
+	struct cachedir *cache; /* the registry's, for symindex */
 	int fd;
 	Elf *elf;
 	int is_elf;
@@ -46,7 +46,7 @@ struct binary {
 	uint64_t entry; /* e_entry, ELF vaddr; 0 when none */
 	struct cfi *cfi;
 	int cfi_tried;
-	struct symbin *sym;
+	struct symindex *sym;
 	int sym_tried;
 	uint32_t unknown_frame; /* "[module]", interned on first use */
 };
@@ -91,7 +91,7 @@ static void binary_delete(struct binary *b)
 {
 	if (!b)
 		return;
-	symbin__delete(b->sym);
+	symindex__delete(b->sym);
 	cfi__delete(b->cfi);
 	if (b->elf)
 		elf_end(b->elf);
@@ -318,7 +318,7 @@ struct cfi *binary__cfi(struct binary *b)
 	return b->cfi;
 }
 
-struct symbin *binary__symbin(struct binary *b)
+struct symindex *binary__symindex(struct binary *b)
 {
 	if (!b->sym_tried) {
 		struct stat st;
@@ -335,7 +335,7 @@ struct symbin *binary__symbin(struct binary *b)
 			snprintf(self_fd, sizeof(self_fd), "/proc/self/fd/%d", b->fd);
 			p = self_fd;
 		}
-		if (symbin__new_cached(p, b->module, b->names, b->cache, &b->sym) < 0)
+		if (symindex__new_cached(p, b->module, b->names, b->cache, &b->sym) < 0)
 			b->sym = NULL;
 	}
 	return b->sym;
@@ -476,9 +476,9 @@ void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
 			out->cfi_evictions += cs.evictions;
 		}
 		if (b->sym) {
-			struct symbin_stats ss;
+			struct symindex_stats ss;
 
-			symbin__stats(b->sym, &ss);
+			symindex__stats(b->sym, &ss);
 			out->sym_lookups += ss.lookups;
 			out->sym_hits += ss.hits;
 			out->sym_evictions += ss.evictions;
@@ -497,7 +497,7 @@ int binaries__remap_names(struct binaries *bs, struct strtab_remap *r)
 	for (i = 0; !err && i < bs->n; i++) {
 		err = strtab_remap__id(r, &bs->all[i]->unknown_frame);
 		if (!err && bs->all[i]->sym)
-			err = symbin__remap_names(bs->all[i]->sym, r);
+			err = symindex__remap_names(bs->all[i]->sym, r);
 	}
 	if (!err && r->commit) {
 		for (i = 0; i < bs->n; i++)

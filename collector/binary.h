@@ -13,7 +13,7 @@ struct binaries;
 struct binary;
 struct cfi;
 struct cachedir;
-struct symbin;
+struct symindex;
 struct strtab;
 
 /* names is borrowed (frame strings go there). NULL on ENOMEM. */
@@ -62,7 +62,7 @@ struct binaries_stats {
 void binaries__stats(const struct binaries *bs, struct binaries_stats *out);
 
 /* One pass of a compaction of the names table (common/strtab_remap.h) over
- * every binary's symbols (symbin__remap_names); in the commit pass the
+ * every binary's symbols (symindex__remap_names); in the commit pass the
  * registry switches to r->to for binaries loaded later. Returns 0, or
  * -ENOMEM in the collect pass. */
 struct strtab_remap;
@@ -81,7 +81,7 @@ uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t pgoff
 /* The CFI (loaded on first call) or NULL when the file has none. */
 struct cfi *binary__cfi(struct binary *b);
 /* The symbol index (built on first call), or NULL on allocation failure. */
-struct symbin *binary__symbin(struct binary *b);
+struct symindex *binary__symindex(struct binary *b);
 /* The frame "[module]" for a pc of this binary that nothing names, interned
  * once (no string is built per sample); 0 on ENOMEM. */
 uint32_t binary__unknown_frame(struct binary *b);

@@ -17,7 +17,7 @@
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
-#include "common/timeutil.h"
+#include "common/clock.h"
 #include "common/u64map.h"
 #include "symbolize/perfmap.h"
 
@@ -54,7 +54,7 @@ struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
 static void map_release(struct proctable *pt, struct proc_map *m)
 {
 	if (m->bin)
-		binaries__put(pt->bs, m->bin, time__mono_ns());
+		binaries__put(pt->bs, m->bin, clock__mono_ns());
 	m->bin = NULL;
 	m->resolved = 0;
 }
@@ -601,7 +601,7 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 					if (binaries__get_vdso(pt->bs, &m->bin) == 0 && binary__is_elf(m->bin)) {
 						m->bias = binary__bias(m->bin, m->start, m->pgoff);
 					} else if (m->bin) {
-						binaries__put(pt->bs, m->bin, time__mono_ns());
+						binaries__put(pt->bs, m->bin, clock__mono_ns());
 						m->bin = NULL;
 					}
 				} else if (m->path &&

@@ -14,7 +14,7 @@
 
 #include "collector/binary.h"
 #include "collector/perf_events.h"
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "collector/proctable.h"
 #include "collector/record.h"
 #include "collector/ring.h"
@@ -22,12 +22,13 @@
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
-#include "common/timeutil.h"
-#include "symbolize/frame_name.h"
+#include "common/clock.h"
+#include "common/selfusage.h"
+#include "profile/frame_name.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
 #include "symbolize/perfmap.h"
-#include "symbolize/symbin.h"
+#include "symbolize/symindex.h"
 #include "unwind/unwind.h"
 
 #define DEFAULT_MAX_FRAMES 128
@@ -164,9 +165,9 @@ static int append_user(struct sampler *s, struct process *p, size_t nuf, size_t 
 		size_t k = 0;
 
 		if (m && m->bin && binary__is_elf(m->bin)) {
-			struct symbin *sb = binary__symbin(m->bin);
+			struct symindex *sb = binary__symindex(m->bin);
 
-			if (!sb || symbin__lookup(sb, f->vaddr, f->func_start, ids, MAX_FRAMES_PER_PC, &k) < 0 ||
+			if (!sb || symindex__lookup(sb, f->vaddr, f->func_start, ids, MAX_FRAMES_PER_PC, &k) < 0 ||
 			    k == 0) {
 				ids[0] = module_frame(s, m);
 				k = 1;
@@ -368,13 +369,13 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 			/* the ip in no mapping we know: the MMAP may not have been read
 			 * yet, or the process predates us: look at /proc once */
 			if (nuf > 0 && !s->uframes[0].owner && why == UNWIND_NO_MAP &&
-			    proctable__reread_maps(s->procs, p, time__mono_ns(), MAPS_REREAD_INTERVAL_NS))
+			    proctable__reread_maps(s->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
 				nuf = unwind_user(s, &smp, &why);
 		} else {
 			nuf = user_from_callchain(s, &cc, &why);
 			/* as above: a pc in no known mapping, look at /proc once */
 			if (why == UNWIND_NO_MAP &&
-			    proctable__reread_maps(s->procs, p, time__mono_ns(), MAPS_REREAD_INTERVAL_NS))
+			    proctable__reread_maps(s->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
 				nuf = user_from_callchain(s, &cc, &why);
 		}
 		count_stop(st, why);
@@ -593,7 +594,7 @@ static void process_available(struct sampler *s)
 	s->nbatch = 0;
 	proctable__reap(s->procs, s->last_time, EXIT_GRACE_NS);
 	{
-		uint64_t now = time__mono_ns();
+		uint64_t now = clock__mono_ns();
 
 		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
 			s->last_trim_ns = now;
@@ -657,15 +658,15 @@ void sampler__finish_window(struct sampler *s)
 	st->names_bytes = strtab__bytes(s->names);
 	st->names_compactions = s->names_compactions;
 	st->frequency_configured_hz = s->opts.freq_hz;
-	st->agent_cpu_ns = time__self_cpu_ns() - s->window_cpu_start;
-	st->agent_rss_bytes = time__self_rss_bytes();
-	st->agent_peak_rss_bytes = time__self_peak_rss_bytes();
+	st->agent_cpu_ns = selfusage__cpu_ns() - s->window_cpu_start;
+	st->agent_rss_bytes = selfusage__rss_bytes();
+	st->agent_peak_rss_bytes = selfusage__peak_rss_bytes();
 }
 
 void sampler__reset_window(struct sampler *s)
 {
 	profile__reset(s->profile);
-	s->window_cpu_start = time__self_cpu_ns();
+	s->window_cpu_start = selfusage__cpu_ns();
 }
 
 /* One pass over every holder of name ids. */
@@ -948,7 +949,7 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 		for (i = 0; i < o->npids; i++)
 			proctable__seed(s->procs, o->pids[i]);
 	}
-	s->window_cpu_start = time__self_cpu_ns();
+	s->window_cpu_start = selfusage__cpu_ns();
 	*out = s;
 	return 0;
 

@@ -15,7 +15,7 @@
 #include "common/cachedir.h"
 #include "common/hash.h"
 #include "common/privdir.h"
-#include "common/timeutil.h"
+#include "common/clock.h"
 
 /* Temp files are ".tmp.<random>": invisible to lookups (names may not start
  * with '.') and removed at open once older than this (a live writer in
@@ -182,7 +182,7 @@ int cachedir__create(struct cachedir *c, struct cachedir_tmp *t)
 	int i, n, fd = -1;
 
 	for (i = 0; i < NAME_TRIES; i++) {
-		uint64_t r = hash__mix(c->rng, ++c->counter) ^ time__mono_ns();
+		uint64_t r = hash__mix(c->rng, ++c->counter) ^ clock__mono_ns();
 
 		n = snprintf(t->name, sizeof(t->name), TMP_PREFIX "%016llx", (unsigned long long)r);
 		if (n < 0 || (size_t)n >= sizeof(t->name))

@@ -10,7 +10,7 @@
 
 #include "common/hash.h"
 #include "common/privdir.h"
-#include "common/timeutil.h"
+#include "common/clock.h"
 
 int privdir__check(int fd)
 {
@@ -81,5 +81,5 @@ uint64_t privdir__tmp_seed(const void *owner)
 			seed = 0;
 		close(fd);
 	}
-	return hash__mix(hash__mix(seed, time__real_ns()), (uint64_t)getpid() ^ (uintptr_t)owner);
+	return hash__mix(hash__mix(seed, clock__real_ns()), (uint64_t)getpid() ^ (uintptr_t)owner);
 }

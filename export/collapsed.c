@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/strtab.h"
 #include "export/collapsed.h"
 

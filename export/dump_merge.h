@@ -83,15 +83,4 @@ const struct profile *dump_merge__profile(struct dump_merge *m);
 /* Counters; strings owned by m and valid until the next add or delete. */
 const struct dump_merge_info *dump_merge__info(const struct dump_merge *m);
 
-/* Parses a time for --from/--until: RFC 3339 ("2026-11-22T10:00:00Z",
- * "2026-11-22T10:00:00.5+01:00", 't'/'z' and a space instead of 'T'
- * accepted, fractional seconds optional up to nanoseconds), "now", or a
- * time relative to now_ns: "-90s", "-30m", "-1h", "-2d" (also "-1w", and
- * sums like "-1h30m"). Result in ns since the epoch. Returns 0 or -EINVAL
- * (*out untouched); -ERANGE when out of range (before 1970, overflow). */
-int dump_merge__parse_time(const char *s, uint64_t now_ns, uint64_t *out);
-/* Formats ns as RFC 3339 UTC with second precision ("2026-11-22T10:00:00Z")
- * into buf (at least 32 bytes). */
-void dump_merge__format_time(uint64_t ns, char *buf, size_t size);
-
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/hash.h"
 #include "common/strtab.h"
 #include "common/u64map.h"

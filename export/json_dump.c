@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/strtab.h"
 #include "export/collapsed.h"
 #include "export/json_dump.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/hash.h"
 #include "common/strtab.h"
 #include "common/u64map.h"

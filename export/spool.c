@@ -18,7 +18,7 @@
 
 #include "common/hash.h"
 #include "common/privdir.h"
-#include "common/timeutil.h"
+#include "common/clock.h"
 #include "export/atomic_file.h"
 #include "export/spool.h"
 
@@ -123,7 +123,7 @@ static int valid_name(const char *name)
 /* Called from both threads: the seed is read-only, the counter atomic. */
 static uint64_t next_rand(struct spool *s)
 {
-	return hash__mix(hash__mix(s->rng, __sync_fetch_and_add(&s->counter, 1)), time__mono_ns());
+	return hash__mix(hash__mix(s->rng, __sync_fetch_and_add(&s->counter, 1)), clock__mono_ns());
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -392,7 +392,7 @@ static void make_room(struct spool *s, const char *name, uint64_t len)
 {
 	struct entry *e;
 	size_t n, i;
-	uint64_t total = len, now = time__real_ns();
+	uint64_t total = len, now = clock__real_ns();
 
 	/* The scan also corrects the cached depth after outside changes. */
 	if (scan(s, &e, &n, 0) != 0)

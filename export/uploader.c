@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/hash.h"
-#include "common/timeutil.h"
+#include "common/clock.h"
 #include "export/dump_read.h"
 #include "export/sink.h"
 #include "export/spool.h"
@@ -93,7 +93,7 @@ static void wait_until(struct uploader *u, uint64_t until)
 /* Lock held. */
 static int deadline_passed(const struct uploader *u)
 {
-	return u->stop && time__mono_ns() >= u->deadline_ns;
+	return u->stop && clock__mono_ns() >= u->deadline_ns;
 }
 
 static uint64_t next_rand(struct run *r)
@@ -128,14 +128,14 @@ static uint64_t take_backoff(struct uploader *u, struct run *r)
  * failure is pending. */
 static void backoff_wait(struct uploader *u, uint64_t wait_ns)
 {
-	uint64_t until = time__mono_ns() + wait_ns;
+	uint64_t until = clock__mono_ns() + wait_ns;
 	int stopping;
 
 	pthread_mutex_lock(&u->lock);
 	stopping = u->stop;
 	if (stopping && u->deadline_ns < until)
 		until = u->deadline_ns;
-	while ((stopping || !u->stop) && !u->sink_changed && time__mono_ns() < until)
+	while ((stopping || !u->stop) && !u->sink_changed && clock__mono_ns() < until)
 		wait_until(u, until);
 	pthread_mutex_unlock(&u->lock);
 }
@@ -143,7 +143,7 @@ static void backoff_wait(struct uploader *u, uint64_t wait_ns)
 /* Logs a failure (rate-limited) and waits the backoff. */
 static void failure(struct uploader *u, struct run *r, const char *what, const char *msg)
 {
-	uint64_t wait = take_backoff(u, r), now = time__mono_ns();
+	uint64_t wait = take_backoff(u, r), now = clock__mono_ns();
 
 	if (!r->failing || now - r->last_warn_ns >= WARN_EVERY_NS) {
 		if (r->quiet)
@@ -245,7 +245,7 @@ static int deliver(struct uploader *u, struct run *r, const char *name)
 		say(u, LOG_INFO, "delivered %s", name);
 		pthread_mutex_lock(&u->lock);
 		u->stats.delivered++;
-		u->stats.last_delivered_ns = time__real_ns();
+		u->stats.last_delivered_ns = clock__real_ns();
 		pthread_mutex_unlock(&u->lock);
 		reset_backoff(u, r);
 		if (rc) {
@@ -300,7 +300,7 @@ static void *run(void *arg)
 
 	/* What stays spooled at exit is the daemon's to report (spool__depth). */
 	memset(&r, 0, sizeof(r));
-	r.rng = hash__mix(hash__mix(time__mono_ns(), (uint64_t)getpid()), (uintptr_t)u) | 1;
+	r.rng = hash__mix(hash__mix(clock__mono_ns(), (uint64_t)getpid()), (uintptr_t)u) | 1;
 	reset_backoff(u, &r);
 	for (;;) {
 		pthread_mutex_lock(&u->lock);
@@ -335,7 +335,7 @@ static void *run(void *arg)
 			continue;
 		}
 		if (n == 0) {
-			uint64_t until = time__mono_ns() + IDLE_RESCAN_NS;
+			uint64_t until = clock__mono_ns() + IDLE_RESCAN_NS;
 
 			spool__free_list(names, n);
 			pthread_mutex_lock(&u->lock);
@@ -343,7 +343,7 @@ static void *run(void *arg)
 				pthread_mutex_unlock(&u->lock);
 				break;
 			}
-			while (!u->kicked && !u->stop && !u->sink_changed && time__mono_ns() < until)
+			while (!u->kicked && !u->stop && !u->sink_changed && clock__mono_ns() < until)
 				wait_until(u, until);
 			pthread_mutex_unlock(&u->lock);
 			continue;

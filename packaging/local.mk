@@ -5,8 +5,8 @@
 # that `make prefix=... install` and DESTDIR behave as usual.
 #
 # Installed (make install, and the RPM):
-#   $(bindir)/smolder                          collector/local.mk
-#   $(man8dir)/smolder.8                       collector/local.mk
+#   $(bindir)/smolder                          cli/local.mk
+#   $(man8dir)/smolder.8                       cli/local.mk
 #   $(systemdsystemunitdir)/smolder.service    default $(prefix)/lib/systemd/system
 #   $(initddir)/smolder                        default $(sysconfdir)/init.d, mode 0755
 #   $(sysconfdir)/smolder/smolder.conf         only if absent: an edited copy is kept

@@ -12,7 +12,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
-#include "symbolize/frame_name.h"
+#include "profile/frame_name.h"
 #include "symbolize/kallsyms.h"
 
 /* Bounds for a hostile or absurd file; a large distro kernel with many

@@ -11,7 +11,7 @@
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
-#include "symbolize/frame_name.h"
+#include "profile/frame_name.h"
 #include "symbolize/perfmap.h"
 
 #define PERFMAP_MAX_BYTES (16u << 20)

@@ -90,6 +90,7 @@ tests_workloads_jit_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 
 # --- Integration tests -------------------------------------------------------
 INTEGRATION_TESTS = \
+	tests/tree/layout.sh \
 	tests/integration/probe.sh \
 	tests/integration/bad_input.sh \
 	tests/integration/chain.sh \
@@ -146,6 +147,7 @@ tests_integration_alloc_count_so_LDADD = -ldl
 CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
 	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*.svg tests/integration/flamegraph_*.png
 EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/tree/check_tree.py \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
 	tests/integration/service_lib.sh \

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/conf.h"
+#include "common/units.h"
+#include "daemon/conf.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_err(const char *err, size_t errlen)
@@ -43,9 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(s);
 	memcpy(s, data, size);
 	s[size] = '\0';
-	(void)conf__parse_duration(s, &v64);
-	(void)conf__parse_size(s, &v64);
-	(void)conf__parse_bool(s, &b);
+	(void)units__parse_duration(s, &v64);
+	(void)units__parse_time(s, UINT64_C(1) << 62, &v64);
+	(void)units__parse_size(s, &v64);
+	(void)units__parse_bool(s, &b);
 	eq = strchr(s, '=');
 	if (eq) {
 		*eq = '\0';

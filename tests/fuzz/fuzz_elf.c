@@ -1,5 +1,5 @@
 /* Fuzz target: corrupt ELF files as another user's binary could be
- * (symbolize/symbin.c, unwind/cfi.c): symbin__new on the input as a file and
+ * (symbolize/symindex.c, unwind/cfi.c): symindex__new on the input as a file and
  * a few lookups, then elf_begin + cfi__new and rule lookups, at addresses
  * taken from the file's executable sections and its entry point. */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/strtab.h"
-#include "symbolize/symbin.h"
+#include "symbolize/symindex.h"
 #include "tests/fuzz/fuzz.h"
 #include "unwind/cfi.h"
 
@@ -21,10 +21,10 @@ void __lsan_disable(void) __attribute__((weak));
 void __lsan_enable(void) __attribute__((weak));
 
 /* dwarf_getscopes leaks its scope array when it fails on corrupt DWARF
- * (elfutils bug, found by this target). symbin stops using the DWARF of
+ * (elfutils bug, found by this target). symindex stops using the DWARF of
  * such a binary after the first failure, so the daemon leaks at most once
  * per binary; that bounded leak is not reported here. Only lookups are
- * exempt: symbin__new/__delete and the cfi stay leak-checked. */
+ * exempt: symindex__new/__delete and the cfi stay leak-checked. */
 static void lookups_begin(void)
 {
 	if (__lsan_disable)
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t addrs[MAX_ADDRS];
 	struct strtab *names;
-	struct symbin *sb = NULL;
+	struct symindex *sb = NULL;
 	struct cfi *cfi = NULL;
 	const char *path;
 	size_t naddrs, i;
@@ -102,15 +102,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	names = strtab__new();
 	FUZZ_CHECK(names);
-	if (symbin__new(path, "fuzz", names, &sb) == 0) {
-		struct symbin_stats st;
+	if (symindex__new(path, "fuzz", names, &sb) == 0) {
+		struct symindex_stats st;
 
 		lookups_begin();
 		for (i = 0; i < naddrs; i++) {
 			uint32_t ids[8];
 			size_t n = 0, j;
 
-			if (symbin__lookup(sb, addrs[i], addrs[i] & ~(uint64_t)0xf, ids,
+			if (symindex__lookup(sb, addrs[i], addrs[i] & ~(uint64_t)0xf, ids,
 					   (i & 1) ? 8 : 1, &n) == 0) {
 				FUZZ_CHECK(n >= 1 && n <= ((i & 1) ? 8u : 1u));
 				for (j = 0; j < n; j++)
@@ -118,8 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		lookups_end();
-		symbin__stats(sb, &st);
-		symbin__delete(sb);
+		symindex__stats(sb, &st);
+		symindex__delete(sb);
 	}
 	strtab__delete(names);
 	return 0;

@@ -47,57 +47,57 @@ TESTS += \
 tests_fuzz_replay_record_SOURCES = tests/fuzz/fuzz_record.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_record_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/record"'
 tests_fuzz_replay_record_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_record_LDADD = collector/libcollector.a common/libcommon.a
+tests_fuzz_replay_record_LDADD = collector/libcollector.a $(COMMON_LIBS)
 
 tests_fuzz_replay_ring_SOURCES = tests/fuzz/fuzz_ring.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_ring_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/ring"'
 tests_fuzz_replay_ring_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_ring_LDADD = collector/libcollector.a common/libcommon.a
+tests_fuzz_replay_ring_LDADD = collector/libcollector.a $(COMMON_LIBS)
 
 tests_fuzz_replay_procmaps_SOURCES = tests/fuzz/fuzz_procmaps.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_procmaps_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/procmaps"'
 tests_fuzz_replay_procmaps_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_procmaps_LDADD = collector/libcollector.a common/libcommon.a
+tests_fuzz_replay_procmaps_LDADD = collector/libcollector.a $(COMMON_LIBS)
 
 tests_fuzz_replay_kallsyms_SOURCES = tests/fuzz/fuzz_kallsyms.c tests/fuzz/lookups.h $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_kallsyms_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/kallsyms"'
 tests_fuzz_replay_kallsyms_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_kallsyms_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS)
+tests_fuzz_replay_kallsyms_LDADD = $(SYMBOLIZE_LIBS)
 # symbolize/demangle.cc pulls in libstdc++
 tests_fuzz_replay_kallsyms_LINK = $(CXXLINK)
 
 tests_fuzz_replay_kallsyms_cache_SOURCES = tests/fuzz/fuzz_kallsyms_cache.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_kallsyms_cache_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/kallsyms_cache"'
 tests_fuzz_replay_kallsyms_cache_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_kallsyms_cache_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS)
+tests_fuzz_replay_kallsyms_cache_LDADD = $(SYMBOLIZE_LIBS)
 tests_fuzz_replay_kallsyms_cache_LINK = $(CXXLINK)
 
 tests_fuzz_replay_perfmap_SOURCES = tests/fuzz/fuzz_perfmap.c tests/fuzz/lookups.h $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_perfmap_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/perfmap"'
 tests_fuzz_replay_perfmap_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_perfmap_LDADD = symbolize/libsymbolize.a common/libcommon.a $(DW_LIBS)
+tests_fuzz_replay_perfmap_LDADD = $(SYMBOLIZE_LIBS)
 tests_fuzz_replay_perfmap_LINK = $(CXXLINK)
 
 tests_fuzz_replay_conf_SOURCES = tests/fuzz/fuzz_conf.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_conf_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/conf"'
 tests_fuzz_replay_conf_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_conf_LDADD = collector/libcollector.a common/libcommon.a
+tests_fuzz_replay_conf_LDADD = daemon/libdaemon.a $(COMMON_LIBS)
 
 tests_fuzz_replay_dump_SOURCES = tests/fuzz/fuzz_dump.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_dump_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/dump"'
 tests_fuzz_replay_dump_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_dump_LDADD = export/libexport.a common/libcommon.a $(EXPORT_LIBS)
+tests_fuzz_replay_dump_LDADD = $(EXPORT_LIBS)
 
 tests_fuzz_replay_elf_SOURCES = tests/fuzz/fuzz_elf.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_elf_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) $(DW_CFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/elf"'
 tests_fuzz_replay_elf_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_elf_LDADD = symbolize/libsymbolize.a unwind/libunwind.a common/libcommon.a $(DW_LIBS)
+tests_fuzz_replay_elf_LDADD = symbolize/libsymbolize.a $(UNWIND_LIBS)
 tests_fuzz_replay_elf_LINK = $(CXXLINK)
 
 tests_fuzz_replay_unwind_SOURCES = tests/fuzz/fuzz_unwind.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_unwind_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) $(DW_CFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/unwind"'
 tests_fuzz_replay_unwind_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_unwind_LDADD = unwind/libunwind.a common/libcommon.a $(DW_LIBS)
+tests_fuzz_replay_unwind_LDADD = $(UNWIND_LIBS)
 
 # The corpora (directories are copied whole into the tarball).
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/lookups.h tests/fuzz/make_seeds.py
@@ -115,12 +115,13 @@ FUZZ_CFLAGS_ALL = -std=gnu99 -g -O1 -fno-omit-frame-pointer -fno-strict-aliasing
 	-I$(top_srcdir) -I$(top_builddir) -DSMOLDER_VERSION='"$(PACKAGE_VERSION)"' \
 	$(DW_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS)
 # The parsers under test and what they need; instrumented for coverage.
-FUZZ_LIB_SRCS = common/log.c common/timeutil.c common/parse.c common/u64map.c common/strtab.c common/strtab_remap.c \
-	common/privdir.c common/cachedir.c \
+FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c common/units.c common/u64map.c \
+	common/strtab.c common/strtab_remap.c common/privdir.c common/cachedir.c \
+	profile/frame_name.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
-	symbolize/symbin.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c \
-	symbolize/frame_name.c symbolize/kallsyms_cache.c \
-	collector/record.c collector/ring.c collector/procmaps.c collector/conf.c \
+	symbolize/symindex.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c \
+	symbolize/kallsyms_cache.c symbolize/debugcache.c \
+	collector/record.c collector/ring.c collector/procmaps.c daemon/conf.c \
 	export/gzip.c export/dump_read.c
 FUZZ_LIB_CXX_SRCS = symbolize/demangle.cc
 # Largest input per target: a whole record; a 2-page ring + header; lines of

@@ -9,7 +9,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "collector/conf.h"
+#include "daemon/conf.h"
 
 #ifndef SRCDIR
 #define SRCDIR "."
@@ -268,112 +268,12 @@ Test(conf, enum_spellings)
 	conf__free(&c);
 }
 
-Test(units, durations)
-{
-	static const struct {
-		const char *s;
-		uint64_t ns;
-	} ok[] = {
-		{ "0", 0 }, { "0s", 0 }, { "10", 10 * S }, { "250ms", 250000000ULL },
-		{ "10s", 10 * S }, { "5m", 300 * S }, { "2h", 7200 * S }, { "7d", 604800 * S },
-		{ "1000ms", S }, { "007s", 7 * S },
-		{ "18446744073", 18446744073ULL * S },
-	};
-	static const struct {
-		const char *s;
-		int rc;
-	} bad[] = {
-		{ "", -EINVAL }, { "s", -EINVAL }, { "10x", -EINVAL }, { "-1s", -EINVAL },
-		{ "+1s", -EINVAL }, { "1.5s", -EINVAL }, { "10 s", -EINVAL }, { " 10s", -EINVAL },
-		{ "10s ", -EINVAL }, { "10S", -EINVAL }, { "10sec", -EINVAL }, { "1h30m", -EINVAL },
-		{ "0x10", -EINVAL }, { "10ms5", -EINVAL },
-		{ "18446744074", -ERANGE }, { "213503982335d", -ERANGE },
-		{ "99999999999999999999", -ERANGE },
-	};
-	uint64_t v;
-	size_t i;
-
-	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		v = 42;
-		cr_assert_eq(conf__parse_duration(ok[i].s, &v), 0, "'%s'", ok[i].s);
-		cr_assert_eq(v, ok[i].ns, "'%s'", ok[i].s);
-	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 42;
-		cr_assert_eq(conf__parse_duration(bad[i].s, &v), bad[i].rc, "'%s'", bad[i].s);
-		cr_assert_eq(v, 42, "output untouched on failure");
-	}
-	cr_assert_eq(conf__parse_duration(NULL, &v), -EINVAL);
-}
-
-Test(units, sizes)
-{
-	static const struct {
-		const char *s;
-		uint64_t b;
-	} ok[] = {
-		{ "0", 0 }, { "4096", 4096 }, { "4096B", 4096 }, { "64KiB", 65536 },
-		{ "64kib", 65536 }, { "64K", 65536 }, { "64k", 65536 }, { "512MiB", 512ULL << 20 },
-		{ "512M", 512ULL << 20 }, { "1GiB", 1ULL << 30 }, { "1G", 1ULL << 30 },
-		{ "1TiB", 1ULL << 40 }, { "1T", 1ULL << 40 }, { "100KB", 100000 },
-		{ "100kb", 100000 }, { "100MB", 100000000 }, { "1GB", 1000000000 },
-		{ "2TB", 2000000000000ULL }, { "16777215TiB", 16777215ULL << 40 },
-	};
-	static const struct {
-		const char *s;
-		int rc;
-	} bad[] = {
-		{ "", -EINVAL }, { "KiB", -EINVAL }, { "-1", -EINVAL }, { "1.5GiB", -EINVAL },
-		{ "64 KiB", -EINVAL }, { "64KiB ", -EINVAL }, { "64Ki", -EINVAL }, { "64KiBB", -EINVAL },
-		{ "1PiB", -EINVAL }, { "0x100", -EINVAL }, { "10x", -EINVAL },
-		{ "16777216TiB", -ERANGE }, { "18446744073709551616", -ERANGE },
-	};
-	uint64_t v;
-	size_t i;
-
-	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		v = 42;
-		cr_assert_eq(conf__parse_size(ok[i].s, &v), 0, "'%s'", ok[i].s);
-		cr_assert_eq(v, ok[i].b, "'%s'", ok[i].s);
-	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 42;
-		cr_assert_eq(conf__parse_size(bad[i].s, &v), bad[i].rc, "'%s'", bad[i].s);
-		cr_assert_eq(v, 42);
-	}
-}
-
-Test(units, bools)
-{
-	static const char *const yes[] = { "yes", "true", "on", "1", "YES", "True" };
-	static const char *const no[] = { "no", "false", "off", "0", "No", "OFF" };
-	static const char *const bad[] = { "", "y", "2", "yes ", "enabled", "-1", "00" };
-	size_t i;
-	int v;
-
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		v = 7;
-		cr_assert_eq(conf__parse_bool(yes[i], &v), 0, "%s", yes[i]);
-		cr_assert_eq(v, 1);
-	}
-	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
-		v = 7;
-		cr_assert_eq(conf__parse_bool(no[i], &v), 0, "%s", no[i]);
-		cr_assert_eq(v, 0);
-	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 7;
-		cr_assert_eq(conf__parse_bool(bad[i], &v), -EINVAL, "'%s'", bad[i]);
-		cr_assert_eq(v, 7);
-	}
-}
-
 Test(conf, error_messages)
 {
 	char longline[4200];
 
 	expect_load_error("\n\ninterval = 10x\n",
-			  "3: interval: '10x' is not a duration (use e.g. 10s, 500ms, 5m)");
+			  "3: interval: '10x' is not a duration (use e.g. 10s, 500ms, 5m, 1h30m, 1w)");
 	expect_load_error("frobnicate = 1\n", "1: frobnicate: unknown key");
 	expect_load_error("frequency = 99\njust some words\n", "2: expected 'key = value'");
 	expect_load_error(" = 5\n", "1: expected 'key = value'");
@@ -405,7 +305,7 @@ Test(conf, error_messages)
 	expect_load_error("names_max_size = 4KiB\n",
 			  "1: names_max_size: '4KiB' is below the minimum of 65536 bytes");
 	expect_load_error("interval = 10s # ten seconds\n",
-			  "1: interval: '10s # ten seconds' is not a duration (use e.g. 10s, 500ms, 5m)"
+			  "1: interval: '10s # ten seconds' is not a duration (use e.g. 10s, 500ms, 5m, 1h30m, 1w)"
 			  " ('#' starts a comment only at the start of a line)");
 	expect_load_error("url = \"http://x\n", "1: url: unterminated quoted value");
 	expect_load_error("url = \"a\"b\"\n", "1: url: unescaped '\"' inside quoted value");
@@ -589,7 +489,7 @@ Test(conf, set_with_dashes)
 	cr_assert_str_eq(err, "--spool-dir: 'rel' is not an absolute path");
 	cr_assert_str_eq(c.spool_dir, "/srv/s", "unchanged on error");
 	cr_assert_eq(conf__set(&c, "interval", "10x", err, sizeof(err)), -EINVAL);
-	cr_assert_str_eq(err, "--interval: '10x' is not a duration (use e.g. 10s, 500ms, 5m)");
+	cr_assert_str_eq(err, "--interval: '10x' is not a duration (use e.g. 10s, 500ms, 5m, 1h30m, 1w)");
 	cr_assert_eq(c.interval_ns, 5 * S);
 	cr_assert_eq(conf__set(&c, "frobnicate", "1", err, sizeof(err)), -EINVAL);
 	cr_assert_str_eq(err, "--frobnicate: unknown key");
@@ -870,5 +770,21 @@ Test(conf, nice_range_and_sign)
 	}
 	cr_assert_eq(conf__init(&c), 0);
 	cr_assert_eq(c.nice, -10);
+	conf__free(&c);
+}
+
+/* The keys read the grammar of common/units.h, the same as the command line. */
+Test(conf, one_grammar_for_every_key)
+{
+	struct conf c;
+	char err[256];
+
+	cr_assert_eq(conf__init(&c), 0);
+	cr_assert_eq(conf__set(&c, "spool_max_age", "1w", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.spool_max_age_ns, UINT64_C(7) * 86400 * S);
+	cr_assert_eq(conf__set(&c, "interval", "1m30s", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.interval_ns, 90 * S);
+	cr_assert_eq(conf__set(&c, "interval", "1.5s", err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "1h30m") != NULL, "the hint shows the grammar: %s", err);
 	conf__free(&c);
 }

@@ -1,5 +1,5 @@
 /* Unit tests: symbolize/debugcache (plain copies of compressed separate debug
- * files) through symbin, on fixture_deep split the way distributions ship
+ * files) through symindex, on fixture_deep split the way distributions ship
  * it: a stripped binary, and its DWARF zlib-compressed in a separate file
  * under DEBUG_ROOT/.build-id/. The symbols and inlined frames must be the
  * same with and without the cache, cold and warm, and a damaged copy must
@@ -19,7 +19,7 @@
 #include "common/cachedir.h"
 #include "common/strtab.h"
 #include "symbolize/debugcache.h"
-#include "symbolize/symbin.h"
+#include "symbolize/symindex.h"
 
 #ifndef SYMBOLIZE_FIXTURES_BUILDDIR
 #define SYMBOLIZE_FIXTURES_BUILDDIR "tests/fixtures/symbolize"
@@ -82,14 +82,14 @@ static void setup(void)
 		 "&& strip --strip-debug -o '%s' '%s'",
 		 dir, bin, debug_file, stripped, bin);
 	cr_assert_eq(run(cmd), 0, "%s", cmd);
-	symbin__set_debug_root(debug_root);
+	symindex__set_debug_root(debug_root);
 }
 
 static void teardown(void)
 {
 	char cmd[256];
 
-	symbin__set_debug_root("/usr/lib/debug");
+	symindex__set_debug_root("/usr/lib/debug");
 	if (work[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
 		run(cmd);
@@ -117,20 +117,20 @@ static int maps_cache_file(void)
 static char *resolve_all(struct cachedir *cache, size_t *inlined, int *mapped)
 {
 	struct strtab *names = strtab__new();
-	struct symbin *s = NULL;
+	struct symindex *s = NULL;
 	size_t cap = 1 << 20, len = 0;
 	char *out = malloc(cap);
 	uint64_t pc;
 
 	cr_assert_not_null(names);
 	cr_assert_not_null(out);
-	cr_assert_eq(symbin__new_cached(stripped, "fixture_deep", names, cache, &s), 0);
+	cr_assert_eq(symindex__new_cached(stripped, "fixture_deep", names, cache, &s), 0);
 	*inlined = 0;
 	for (pc = 0x1000; pc < 0x3000; pc += 3) {
 		uint32_t ids[32];
 		size_t n = 0, i;
 
-		cr_assert_eq(symbin__lookup(s, pc, 0, ids, 32, &n), 0);
+		cr_assert_eq(symindex__lookup(s, pc, 0, ids, 32, &n), 0);
 		for (i = 0; i < n; i++) {
 			const char *name = strtab__str(names, ids[i]);
 			size_t l = strlen(name);
@@ -149,7 +149,7 @@ static char *resolve_all(struct cachedir *cache, size_t *inlined, int *mapped)
 	}
 	out[len] = '\0';
 	*mapped = maps_cache_file();
-	symbin__delete(s);
+	symindex__delete(s);
 	strtab__delete(names);
 	return out;
 }

@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <jansson.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/strtab.h"
 #include "export/atomic_file.h"
 #include "export/collapsed.h"

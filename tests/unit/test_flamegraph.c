@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/strtab.h"
 #include "export/flamegraph.h"
 

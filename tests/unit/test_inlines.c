@@ -38,7 +38,7 @@ static const char *raw_name(Dwarf_Die *die)
 /* The reference, independent of the tree's pruning and ordering: every DIE
  * of the unit is visited, and the subprograms and inlined subroutines that
  * contain pc (libdw's dwarf_haspc) are collected outermost first. (libdw's
- * dwarf_getscopes, which symbin used before, is no reference: past the
+ * dwarf_getscopes, which symindex used before, is no reference: past the
  * first inlined subroutine it continues with the scopes of its abstract
  * origin, so deeper inlining levels and the enclosing function are lost.) */
 static void collect(Dwarf_Die *parent, uint64_t pc, const char **chain, int *sub, size_t *n,

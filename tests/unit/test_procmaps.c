@@ -194,7 +194,7 @@ Test(proctable, resolves_own_binary)
 	cr_assert_not_null(m);
 	cr_assert_not_null(m->bin);
 	cr_assert(binary__is_elf(m->bin));
-	cr_assert_str_eq(binary__module(m->bin), "test_collector");
+	cr_assert_str_eq(binary__module(m->bin), "test_procmaps");
 	/* the same file through another process path is the same object */
 	cr_assert_eq(binaries__count(bs), 1);
 	proctable__delete(pt);

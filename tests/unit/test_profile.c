@@ -7,7 +7,7 @@
 
 #include <criterion/criterion.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/strtab.h"
 
 static struct strtab *names;

@@ -11,7 +11,7 @@
 
 #include <criterion/criterion.h>
 
-#include "collector/profile.h"
+#include "profile/profile.h"
 #include "common/strtab.h"
 #include "export/dump_merge.h"
 #include "export/dump_read.h"
@@ -417,83 +417,6 @@ Test(merge, unknown_label_is_named)
 	cr_assert_eq(dump_merge__check_labels(m, &unknown), 0);
 	dump_merge__delete(m);
 	strtab__delete(names);
-}
-
-/* --- times -------------------------------------------------------------- */
-
-Test(times, parse_table)
-{
-	const uint64_t now = (T0 + 3600) * S; /* 2025-11-21T17:00:00Z */
-	static const struct {
-		const char *s;
-		int rc;
-		uint64_t ns;
-	} cases[] = {
-		{ "2025-11-21T16:00:00Z", 0, T0 * S },
-		{ "2025-11-21t16:00:00z", 0, T0 * S },
-		{ "2025-11-21 16:00:00Z", 0, T0 * S },
-		{ "2025-11-21T17:00:00+01:00", 0, T0 * S },
-		{ "2025-11-21T14:30:00-01:30", 0, T0 * S },
-		{ "2025-11-21T16:00:00.5Z", 0, T0 * S + 500000000 },
-		{ "2025-11-21T16:00:00.123456789Z", 0, T0 * S + 123456789 },
-		{ "2025-11-21T16:00:00.1234567891Z", 0, T0 * S + 123456789 },
-		{ "1970-01-01T00:00:00Z", 0, 0 },
-		{ "2024-02-29T00:00:00Z", 0, 1709164800ull * S },
-		{ "2000-03-01T00:00:00Z", 0, 951868800ull * S },
-		{ "now", 0, (T0 + 3600) * S },
-		{ "-1h", 0, T0 * S },
-		{ "-60m", 0, T0 * S },
-		{ "-3600s", 0, T0 * S },
-		{ "-30m30m", 0, T0 * S },
-		{ "-0s", 0, (T0 + 3600) * S },
-		{ "-2d", 0, (T0 + 3600 - 2 * 86400) * S },
-		{ "-1w", 0, (T0 + 3600 - 7 * 86400) * S },
-		{ "", -EINVAL, 0 },
-		{ "-", -EINVAL, 0 },
-		{ "-1", -EINVAL, 0 },
-		{ "-h", -EINVAL, 0 },
-		{ "-1y", -EINVAL, 0 },
-		{ "1h", -EINVAL, 0 },
-		{ "+1h", -EINVAL, 0 },
-		{ "yesterday", -EINVAL, 0 },
-		{ "2025-11-21", -EINVAL, 0 },
-		{ "2025-11-21T16:00:00", -EINVAL, 0 },      /* no offset */
-		{ "2025-11-21T16:00Z", -EINVAL, 0 },
-		{ "2025-11-21T16:00:00.Z", -EINVAL, 0 },
-		{ "2025-11-21T16:00:00+0100", -EINVAL, 0 },
-		{ "2025-11-21T16:00:00Zjunk", -EINVAL, 0 },
-		{ "2025-13-01T00:00:00Z", -EINVAL, 0 },
-		{ "2025-02-29T00:00:00Z", -EINVAL, 0 },
-		{ "2025-04-31T00:00:00Z", -EINVAL, 0 },
-		{ "2025-11-21T24:00:00Z", -EINVAL, 0 },
-		{ "2025-11-21T16:60:00Z", -EINVAL, 0 },
-		{ "2025-11-21T16:00:00+24:00", -EINVAL, 0 },
-		{ "1969-12-31T23:59:59Z", -ERANGE, 0 },
-		{ "1970-01-01T00:30:00+01:00", -ERANGE, 0 },
-		{ "-100000d", -ERANGE, 0 },
-		{ "-99999999999999999999s", -ERANGE, 0 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t out = 12345;
-		int rc = dump_merge__parse_time(cases[i].s, now, &out);
-
-		cr_assert_eq(rc, cases[i].rc, "'%s': rc %d, expected %d", cases[i].s, rc, cases[i].rc);
-		if (rc == 0)
-			cr_assert_eq(out, cases[i].ns, "'%s': %llu, expected %llu", cases[i].s,
-				     (unsigned long long)out, (unsigned long long)cases[i].ns);
-		else
-			cr_assert_eq(out, 12345, "'%s': output changed on failure", cases[i].s);
-	}
-}
-
-Test(times, format)
-{
-	char buf[40];
-
-	dump_merge__format_time(T0 * S + 999, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "2025-11-21T16:00:00Z");
 }
 
 /* --- pprof, decoded back ------------------------------------------------ */

@@ -14,7 +14,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "common/timeutil.h"
+#include "common/clock.h"
 #include "export/spool.h"
 
 static char tmp[256];
@@ -340,7 +340,7 @@ Test(spool, size_bound_drops_oldest_and_counts)
 
 Test(spool, age_bound_drops_old_windows)
 {
-	uint64_t now = time__real_ns(), hour = 3600ull * 1000000000ull, files, bytes;
+	uint64_t now = clock__real_ns(), hour = 3600ull * 1000000000ull, files, bytes;
 	struct spool *s = open_spool("sp", 0, hour);
 	char **names = NULL;
 	size_t n = 0;
@@ -478,13 +478,13 @@ Test(spool, concurrent_writer_and_consumer)
 	char **names, buf[128], p[512];
 	size_t n, i;
 	int removed = 0, read_errors = 0, rounds = 0;
-	uint64_t files, bytes, dropped_files, dropped_bytes, t0 = time__mono_ns();
+	uint64_t files, bytes, dropped_files, dropped_bytes, t0 = clock__mono_ns();
 
 	/* Small enough that enforcement drops files while we read them. */
 	r.s = open_spool("sp", 64 * 20, 0);
 	cr_assert_eq(pthread_create(&t, NULL, writer, &r), 0);
 	/* Bounded by time: the fsync'ing writer may be slow. */
-	while (time__mono_ns() - t0 < 60ull * 1000000000ull) {
+	while (clock__mono_ns() - t0 < 60ull * 1000000000ull) {
 		int last = r.done;
 
 		rounds++;
@@ -555,11 +555,11 @@ Test(spool, bound_holds_while_writing)
 {
 	struct race r = {0};
 	pthread_t t;
-	uint64_t worst = 0, looks = 0, t0 = time__mono_ns();
+	uint64_t worst = 0, looks = 0, t0 = clock__mono_ns();
 
 	r.s = open_spool("sp", 64 * 5, 0);
 	cr_assert_eq(pthread_create(&t, NULL, writer, &r), 0);
-	while (!r.done && time__mono_ns() - t0 < 60ull * 1000000000ull) {
+	while (!r.done && clock__mono_ns() - t0 < 60ull * 1000000000ull) {
 		uint64_t b = dump_bytes(spool__dirfd(r.s));
 
 		worst = b > worst ? b : worst;

@@ -17,10 +17,10 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "symbolize/demangle.h"
-#include "symbolize/frame_name.h"
+#include "profile/frame_name.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
-#include "symbolize/symbin.h"
+#include "symbolize/symindex.h"
 
 #ifndef SYMBOLIZE_FIXTURES_SRCDIR
 #define SYMBOLIZE_FIXTURES_SRCDIR "tests/fixtures/symbolize"
@@ -165,32 +165,32 @@ static const char *joined(const uint32_t *ids, size_t n)
 	return buf;
 }
 
-static const char *lookup(struct symbin *s, uint64_t vaddr, uint64_t func_start)
+static const char *lookup(struct symindex *s, uint64_t vaddr, uint64_t func_start)
 {
 	uint32_t ids[64];
 	size_t n = 0;
 
-	cr_assert_eq(symbin__lookup(s, vaddr, func_start, ids, 64, &n), 0);
+	cr_assert_eq(symindex__lookup(s, vaddr, func_start, ids, 64, &n), 0);
 	cr_assert(n >= 1 && n <= 64);
 	return joined(ids, n);
 }
 
-static struct symbin *open_bin(const char *path, const char *module)
+static struct symindex *open_bin(const char *path, const char *module)
 {
-	struct symbin *s = NULL;
-	int err = symbin__new(path, module, names, &s);
+	struct symindex *s = NULL;
+	int err = symindex__new(path, module, names, &s);
 
-	cr_assert_eq(err, 0, "symbin__new(%s) = %d", path, err);
+	cr_assert_eq(err, 0, "symindex__new(%s) = %d", path, err);
 	cr_assert_not_null(s);
 	return s;
 }
 
-TestSuite(symbin, .init = setup, .fini = teardown);
+TestSuite(symindex, .init = setup, .fini = teardown);
 
-Test(symbin, function_names_from_symtab)
+Test(symindex, function_names_from_symtab)
 {
-	struct symbin *s = open_bin(built("fixture"), "fixture");
-	struct symbin_stats st;
+	struct symindex *s = open_bin(built("fixture"), "fixture");
+	struct symindex_stats st;
 	uint64_t a, sz;
 
 	cr_assert(elf_sym(built("fixture"), "fixture_leaf", &a, &sz));
@@ -207,27 +207,27 @@ Test(symbin, function_names_from_symtab)
 
 		cr_assert(l >= 5 && strcmp(j + l - 5, "outer") == 0, "got %s", j);
 	}
-	symbin__stats(s, &st);
+	symindex__stats(s, &st);
 	cr_assert_geq(st.symbols, 3);
 	cr_assert(st.has_debuginfo);
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
-Test(symbin, inlined_frames_innermost_first)
+Test(symindex, inlined_frames_innermost_first)
 {
-	struct symbin *s = open_bin(built("fixture"), "fixture");
+	struct symindex *s = open_bin(built("fixture"), "fixture");
 	uint64_t a;
 
 	cr_assert(inline_addr(built("fixture"), "inner", &a), "no inlined inner() in fixture");
 	cr_assert_str_eq(lookup(s, a, 0), "inner_[i];outer");
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
 /* Inlining three levels deep (fixture_deep.cc): every level is a frame, the
  * innermost first, then the function they are inlined into. */
-Test(symbin, every_inlined_level_is_a_frame)
+Test(symindex, every_inlined_level_is_a_frame)
 {
-	struct symbin *s = open_bin(built("fixture_deep"), "fixture_deep");
+	struct symindex *s = open_bin(built("fixture_deep"), "fixture_deep");
 	const char *want = "deep::Acc<int>::leaf(int)_[i];deep::Acc<int>::mid(int)_[i];"
 			   "deep::Acc<int>::top(int)_[i];run(int)";
 	uint64_t a, sz, pc;
@@ -237,7 +237,7 @@ Test(symbin, every_inlined_level_is_a_frame)
 	for (pc = a; pc < a + sz && !found; pc++)
 		found = strcmp(lookup(s, pc, 0), want) == 0;
 	cr_assert(found, "no pc of run() symbolized as %s", want);
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -252,34 +252,34 @@ static int ends_with(const char *s, const char *suffix)
  * round, so the pc cache does not answer) evicts, stays within the budget,
  * and every answer stays right. This test binary is the input: its units
  * are the stage libraries' sources, built with -g. */
-Test(symbin, inline_trees_lru_bounded)
+Test(symindex, inline_trees_lru_bounded)
 {
-	static const char *const fns[] = { "strtab__new", "u64map__new", "symbin__new",
+	static const char *const fns[] = { "strtab__new", "u64map__new", "symindex__new",
 					   "kallsyms__load", "frame_name__intern", "inlines__build" };
 	enum { NF = sizeof(fns) / sizeof(fns[0]) };
 	uint64_t a[NF], sz[NF], all_bytes;
-	struct symbin_stats st;
-	struct symbin *s;
+	struct symindex_stats st;
+	struct symindex *s;
 	size_t i, round;
 
 	for (i = 0; i < NF; i++)
 		cr_assert(elf_sym("/proc/self/exe", fns[i], &a[i], &sz[i]), "no %s", fns[i]);
 	s = open_bin("/proc/self/exe", "test_symbolize");
-	symbin__stats(s, &st);
+	symindex__stats(s, &st);
 	if (!st.has_debuginfo) {
-		symbin__delete(s);
+		symindex__delete(s);
 		cr_skip_test("this test binary has no DWARF (built without -g)");
 	}
 	for (i = 0; i < NF; i++)
 		cr_assert(ends_with(lookup(s, a[i], 0), fns[i]), "%s: %s", fns[i], lookup(s, a[i], 0));
-	symbin__stats(s, &st);
+	symindex__stats(s, &st);
 	cr_assert_eq(st.cu_trees, NF, "one tree per unit: %" PRIu64, st.cu_trees);
 	cr_assert_eq(st.cu_evictions, 0);
 	all_bytes = st.cu_bytes;
-	symbin__delete(s);
+	symindex__delete(s);
 
 	s = open_bin("/proc/self/exe", "test_symbolize");
-	symbin__set_inline_budget(s, (size_t)all_bytes / 2);
+	symindex__set_inline_budget(s, (size_t)all_bytes / 2);
 	for (round = 0; round < 8; round++) {
 		for (i = 0; i < NF; i++) {
 			/* two new pcs of the unit in a row: the second finds its tree */
@@ -292,7 +292,7 @@ Test(symbin, inline_trees_lru_bounded)
 			cr_assert(ends_with(got, fns[i]), "round %zu %s+%" PRIu64 ": %s", round, fns[i],
 				  pc2 - a[i], got);
 		}
-		symbin__stats(s, &st);
+		symindex__stats(s, &st);
 		cr_assert_leq(st.cu_bytes, all_bytes / 2);
 	}
 	cr_assert_gt(st.cu_evictions, 0);
@@ -301,42 +301,42 @@ Test(symbin, inline_trees_lru_bounded)
 	cr_assert_eq(st.cu_lookups, st.lookups - st.hits, "one tree lookup per pc-cache miss");
 
 	/* no room at all: every tree is built, used and dropped; answers stay right */
-	symbin__set_inline_budget(s, 0);
+	symindex__set_inline_budget(s, 0);
 	for (i = 0; i < NF; i++)
 		cr_assert(ends_with(lookup(s, a[i] + 1 < a[i] + sz[i] ? a[i] + 1 : a[i], 0), fns[i]));
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
-Test(symbin, outermost_frames_kept_when_max_is_small)
+Test(symindex, outermost_frames_kept_when_max_is_small)
 {
-	struct symbin *s = open_bin(built("fixture"), "fixture");
+	struct symindex *s = open_bin(built("fixture"), "fixture");
 	uint32_t id;
 	size_t n = 0;
 	uint64_t a;
 
 	cr_assert(inline_addr(built("fixture"), "inner", &a));
-	cr_assert_eq(symbin__lookup(s, a, 0, &id, 1, &n), 0);
+	cr_assert_eq(symindex__lookup(s, a, 0, &id, 1, &n), 0);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(strtab__str(names, id), "outer");
-	cr_assert_eq(symbin__lookup(s, a, 0, &id, 0, &n), -EINVAL);
-	symbin__delete(s);
+	cr_assert_eq(symindex__lookup(s, a, 0, &id, 0, &n), -EINVAL);
+	symindex__delete(s);
 }
 
-Test(symbin, cxx_names_demangled)
+Test(symindex, cxx_names_demangled)
 {
-	struct symbin *s = open_bin(built("fixture_cxx"), "fixture_cxx");
+	struct symindex *s = open_bin(built("fixture_cxx"), "fixture_cxx");
 	uint64_t a, sz;
 
 	cr_assert(elf_sym(built("fixture_cxx"), "_ZN2ns3FooIiE3barEv", &a, &sz));
 	cr_assert_str_eq(lookup(s, a, 0), "ns::Foo<int>::bar()");
 	cr_assert_str_eq(lookup(s, a + 1, 0), "ns::Foo<int>::bar()");
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
-Test(symbin, stripped_functions_named_by_start)
+Test(symindex, stripped_functions_named_by_start)
 {
-	struct symbin *s = open_bin(built("fixture.stripped"), "fixture");
-	struct symbin_stats st;
+	struct symindex *s = open_bin(built("fixture.stripped"), "fixture");
+	struct symindex_stats st;
 	char want[64];
 	uint64_t a, sz;
 
@@ -345,17 +345,17 @@ Test(symbin, stripped_functions_named_by_start)
 	cr_assert_str_eq(lookup(s, a + 1, a), want);
 	cr_assert_str_eq(lookup(s, a + 1, 0), "[fixture]");
 	cr_assert_str_eq(lookup(s, a + 1, a), want); /* cached pc, start still honoured */
-	symbin__stats(s, &st);
+	symindex__stats(s, &st);
 	cr_assert_eq(st.has_debuginfo, 0);
 	cr_assert_eq(st.hits, 2);
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
 /* MiniDebugInfo (.gnu_debugdata, RHEL/Fedora): a stripped binary still names
  * its local functions, which neither .dynsym nor the stripped file has. */
-Test(symbin, minidebuginfo_names_local_functions)
+Test(symindex, minidebuginfo_names_local_functions)
 {
-	struct symbin *s;
+	struct symindex *s;
 	struct stat st;
 	char want[64];
 	uint64_t a, sz;
@@ -369,31 +369,31 @@ Test(symbin, minidebuginfo_names_local_functions)
 	s = open_bin(built("fixture.stripped"), "fixture");
 	snprintf(want, sizeof(want), "fixture+0x%" PRIx64, a);
 	cr_assert_str_eq(lookup(s, a + 1, a), want);
-	symbin__delete(s);
+	symindex__delete(s);
 
 	s = open_bin(built("fixture.minidebug"), "fixture");
 	cr_assert_str_eq(lookup(s, a, 0), "fixture_local");
 	cr_assert_str_eq(lookup(s, a + sz - 1, a), "fixture_local");
 	cr_assert(elf_sym(built("fixture"), "fixture_leaf", &a, &sz));
 	cr_assert_str_eq(lookup(s, a + 1, 0), "fixture_leaf");
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
-Test(symbin, cache_returns_identical_ids)
+Test(symindex, cache_returns_identical_ids)
 {
-	struct symbin *s = open_bin(built("fixture"), "fixture");
-	struct symbin_stats st;
+	struct symindex *s = open_bin(built("fixture"), "fixture");
+	struct symindex_stats st;
 	uint32_t a1[8], a2[8];
 	size_t n1, n2, i;
 	uint64_t a, sz, pc;
 
 	cr_assert(inline_addr(built("fixture"), "inner", &a));
-	cr_assert_eq(symbin__lookup(s, a, 0, a1, 8, &n1), 0);
-	cr_assert_eq(symbin__lookup(s, a, 0, a2, 8, &n2), 0);
+	cr_assert_eq(symindex__lookup(s, a, 0, a1, 8, &n1), 0);
+	cr_assert_eq(symindex__lookup(s, a, 0, a2, 8, &n2), 0);
 	cr_assert_eq(n1, 2);
 	cr_assert_eq(n2, n1);
 	cr_assert_eq(memcmp(a1, a2, n1 * sizeof(*a1)), 0);
-	symbin__stats(s, &st);
+	symindex__stats(s, &st);
 	cr_assert_eq(st.lookups, 2);
 	cr_assert_eq(st.hits, 1);
 	cr_assert_eq(st.entries, 1);
@@ -402,14 +402,14 @@ Test(symbin, cache_returns_identical_ids)
 	cr_assert(elf_sym(built("fixture"), "main", &a, &sz));
 	for (i = 0; i < 70000; i++) {
 		pc = 0x40000000u + i; /* outside the binary: "[fixture]" */
-		cr_assert_eq(symbin__lookup(s, pc, 0, a2, 8, &n2), 0);
+		cr_assert_eq(symindex__lookup(s, pc, 0, a2, 8, &n2), 0);
 	}
 	cr_assert_str_eq(joined(a2, n2), "[fixture]");
 	cr_assert_str_eq(lookup(s, a, 0), "main");
-	symbin__stats(s, &st);
+	symindex__stats(s, &st);
 	cr_assert_gt(st.evictions, 0);
 	cr_assert_leq(st.entries, 65536);
-	symbin__delete(s);
+	symindex__delete(s);
 }
 
 static void write_file(const char *path, const void *data, size_t len)
@@ -421,11 +421,11 @@ static void write_file(const char *path, const void *data, size_t len)
 	close(fd);
 }
 
-Test(symbin, non_elf_file_still_usable)
+Test(symindex, non_elf_file_still_usable)
 {
-	char path[] = "/tmp/smolder-symbin-XXXXXX";
+	char path[] = "/tmp/smolder-symindex-XXXXXX";
 	int fd = mkstemp(path);
-	struct symbin *s;
+	struct symindex *s;
 
 	cr_assert(fd >= 0);
 	close(fd);
@@ -433,30 +433,30 @@ Test(symbin, non_elf_file_still_usable)
 	s = open_bin(path, "junk");
 	cr_assert_str_eq(lookup(s, 0x1234, 0), "[junk]");
 	cr_assert_str_eq(lookup(s, 0x1234, 0x1200), "junk+0x1200");
-	symbin__delete(s);
+	symindex__delete(s);
 	/* a FIFO at the path (binary replaced since it was mapped): no blocking */
 	unlink(path);
 	cr_assert_eq(mkfifo(path, 0600), 0);
 	s = open_bin(path, "fifo");
 	cr_assert_str_eq(lookup(s, 0x1234, 0), "[fifo]");
-	symbin__delete(s);
+	symindex__delete(s);
 	unlink(path);
 }
 
-Test(symbin, missing_file_fails)
+Test(symindex, missing_file_fails)
 {
-	struct symbin *s = NULL;
+	struct symindex *s = NULL;
 
-	cr_assert_eq(symbin__new("/nonexistent/smolder/x", "x", names, &s), -ENOENT);
+	cr_assert_eq(symindex__new("/nonexistent/smolder/x", "x", names, &s), -ENOENT);
 	cr_assert_null(s);
 }
 
 /* Truncated and bit-flipped copies of a real binary must neither crash nor
  * fail: every lookup still yields at least one frame. */
-Test(symbin, corrupt_elf_never_crashes)
+Test(symindex, corrupt_elf_never_crashes)
 {
 	static const size_t cuts[] = {4, 16, 63, 64, 65, 200, 1000, 4096, 8192};
-	char path[] = "/tmp/smolder-symbin-XXXXXX";
+	char path[] = "/tmp/smolder-symindex-XXXXXX";
 	unsigned char *img;
 	struct stat st;
 	uint64_t a, sz;
@@ -477,7 +477,7 @@ Test(symbin, corrupt_elf_never_crashes)
 	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]) + 40; i++) {
 		unsigned char *copy = malloc((size_t)st.st_size);
 		size_t len = (size_t)st.st_size;
-		struct symbin *s;
+		struct symindex *s;
 
 		memcpy(copy, img, len);
 		if (i < sizeof(cuts) / sizeof(cuts[0])) {
@@ -495,7 +495,7 @@ Test(symbin, corrupt_elf_never_crashes)
 		(void)lookup(s, a + 3, 0);
 		(void)lookup(s, 0, 0);
 		(void)lookup(s, UINT64_MAX, 0);
-		symbin__delete(s);
+		symindex__delete(s);
 		free(copy);
 	}
 	free(img);
@@ -975,13 +975,13 @@ static void perfmap_write(const char *path, const char *text)
 
 Test(names_remap, symbolizers_answer_the_same_after_a_compaction)
 {
-	struct symbin *s = open_bin(built("fixture"), "fixture");
-	struct symbin *st_bin = open_bin(built("fixture.stripped"), "fixture");
+	struct symindex *s = open_bin(built("fixture"), "fixture");
+	struct symindex *st_bin = open_bin(built("fixture.stripped"), "fixture");
 	struct kallsyms *k = NULL;
 	struct perfmap *m = NULL;
 	struct strtab *to;
 	struct strtab_remap r;
-	struct symbin_stats before, after;
+	struct symindex_stats before, after;
 	char want_stripped[64], mpath[] = "/tmp/smolder-perfmap-XXXXXX";
 	char *w_leaf, *w_inl, *w_main, *w_unknown, *w_k1, *w_k2, *w_j;
 	uint64_t leaf, inl, mn, sz;
@@ -1023,16 +1023,16 @@ Test(names_remap, symbolizers_answer_the_same_after_a_compaction)
 	to = strtab__new();
 	cr_assert_not_null(to);
 	cr_assert_eq(strtab_remap__init(&r, names, to), 0);
-	cr_assert_eq(symbin__remap_names(s, &r), 0);
-	cr_assert_eq(symbin__remap_names(st_bin, &r), 0);
+	cr_assert_eq(symindex__remap_names(s, &r), 0);
+	cr_assert_eq(symindex__remap_names(st_bin, &r), 0);
 	cr_assert_eq(kallsyms__remap_names(k, &r), 0);
 	cr_assert_eq(perfmap__remap_names(m, &r), 0);
 	/* the collect pass changed nothing */
 	cr_assert_str_eq(lookup(s, leaf, 0), w_leaf);
-	symbin__stats(s, &before);
+	symindex__stats(s, &before);
 	strtab_remap__commit(&r);
-	cr_assert_eq(symbin__remap_names(s, &r), 0);
-	cr_assert_eq(symbin__remap_names(st_bin, &r), 0);
+	cr_assert_eq(symindex__remap_names(s, &r), 0);
+	cr_assert_eq(symindex__remap_names(st_bin, &r), 0);
 	cr_assert_eq(kallsyms__remap_names(k, &r), 0);
 	cr_assert_eq(perfmap__remap_names(m, &r), 0);
 	cr_assert_eq(r.missed, 0);
@@ -1046,7 +1046,7 @@ Test(names_remap, symbolizers_answer_the_same_after_a_compaction)
 	cr_assert_str_eq(lookup(s, mn, 0), w_main);
 	cr_assert_str_eq(lookup(st_bin, leaf + 1, leaf), want_stripped);
 	cr_assert_str_eq(lookup(st_bin, leaf + 1, 0), w_unknown);
-	symbin__stats(s, &after);
+	symindex__stats(s, &after);
 	cr_assert_eq(after.hits - before.hits, 3, "cached pcs stay cached");
 	cr_assert_str_eq(klookup(k, 0xffffffff81001004ull), w_k1);
 	cr_assert_str_eq(klookup(k, 0xffffffff80000000ull), w_k2);
@@ -1055,10 +1055,10 @@ Test(names_remap, symbolizers_answer_the_same_after_a_compaction)
 	cr_assert_str_eq(mlookup(m, 0x7f0000001010ull), w_j);
 	/* and a new binary's names go to the new table */
 	{
-		struct symbin *s2 = open_bin(built("fixture"), "fixture");
+		struct symindex *s2 = open_bin(built("fixture"), "fixture");
 
 		cr_assert_str_eq(lookup(s2, leaf, 0), w_leaf);
-		symbin__delete(s2);
+		symindex__delete(s2);
 	}
 
 	free(w_leaf);
@@ -1071,8 +1071,8 @@ Test(names_remap, symbolizers_answer_the_same_after_a_compaction)
 	perfmap__delete(m);
 	unlink(mpath);
 	kallsyms__delete(k);
-	symbin__delete(st_bin);
-	symbin__delete(s);
+	symindex__delete(st_bin);
+	symindex__delete(s);
 }
 
 Test(perfmap, refresh_reads_only_a_changed_file)

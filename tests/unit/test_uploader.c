@@ -12,7 +12,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "common/timeutil.h"
+#include "common/clock.h"
 #include "export/dump_read.h"
 #include "export/gzip.h"
 #include "export/spool.h"
@@ -85,11 +85,11 @@ static enum sink_result fake_send(void *ctx, const struct dump *d, const void *g
 	r = i < MAX_CALLS ? f->script[i] : SINK_DELIVERED;
 	pthread_mutex_unlock(&f->lock);
 	if (f->block) {
-		uint64_t give_up = time__mono_ns() + 10000 * MS;
+		uint64_t give_up = clock__mono_ns() + 10000 * MS;
 
 		f->entered = 1;
 		/* A hanging request that only the abort callback ends. */
-		while (!uploader__should_abort(f->u) && time__mono_ns() < give_up)
+		while (!uploader__should_abort(f->u) && clock__mono_ns() < give_up)
 			usleep(1000);
 		snprintf(msg, msglen, "aborted");
 		return SINK_RETRY;
@@ -232,7 +232,7 @@ Test(uploader, delivers_oldest_first_and_removes)
 	uploader__kick(u);
 	cr_assert(wait_for(u, delivered_at_least, 6));
 	cr_assert_eq(f->starts[5], 6);
-	uploader__stop(u, time__mono_ns() + 1000 * MS);
+	uploader__stop(u, clock__mono_ns() + 1000 * MS);
 	cr_assert_eq(f->calls, 6);
 	spool__close(s);
 	free(f);
@@ -252,16 +252,16 @@ Test(uploader, retries_with_backoff_then_delivers_once)
 	f->msg = "HTTP 503: busy";
 	put_dump(s, 7);
 	u = start(s, f, 10, 40);
-	t0 = time__mono_ns();
+	t0 = clock__mono_ns();
 	uploader__set_send_fn(u, fake_send, f);
 	cr_assert(wait_for(u, delivered_at_least, 1));
 	/* Full jitter: at least half of 10 ms, then half of 20 ms. */
-	cr_assert(time__mono_ns() - t0 >= 15 * MS, "no backoff: %llu ns",
-		  (unsigned long long)(time__mono_ns() - t0));
+	cr_assert(clock__mono_ns() - t0 >= 15 * MS, "no backoff: %llu ns",
+		  (unsigned long long)(clock__mono_ns() - t0));
 	uploader__stats(u, &st);
 	cr_assert_eq(st.retries, 2);
 	cr_assert_eq(st.delivered, 1);
-	uploader__stop(u, time__mono_ns() + 1000 * MS);
+	uploader__stop(u, clock__mono_ns() + 1000 * MS);
 	cr_assert_eq(f->calls, 3, "%d sends for one dump", f->calls);
 	cr_assert_eq(f->starts[0], 7);
 	cr_assert_eq(f->starts[2], 7);
@@ -307,7 +307,7 @@ Test(uploader, rejected_dump_is_kept_aside)
 	cr_assert(wait_for(u, delivered_at_least, 1));
 	uploader__stats(u, &st);
 	cr_assert_eq(st.rejected, 1);
-	uploader__stop(u, time__mono_ns() + 1000 * MS);
+	uploader__stop(u, clock__mono_ns() + 1000 * MS);
 	cr_assert_eq(f->calls, 2);
 	cr_assert_eq(f->starts[0], 8);
 	cr_assert_eq(f->starts[1], 9);
@@ -339,7 +339,7 @@ Test(uploader, unparsable_dump_is_rejected_unsent)
 	cr_assert(wait_for(u, delivered_at_least, 1));
 	cr_assert(wait_for(u, rejected_at_least, 1));
 	uploader__stats(u, &st);
-	uploader__stop(u, time__mono_ns() + 1000 * MS);
+	uploader__stop(u, clock__mono_ns() + 1000 * MS);
 	cr_assert_eq(st.rejected, 1);
 	cr_assert_eq(f->calls, 1, "the broken dump was sent");
 	cr_assert_eq(f->starts[0], 2);
@@ -366,9 +366,9 @@ Test(uploader, stop_aborts_a_hanging_send_at_the_deadline)
 		usleep(1000);
 	cr_assert(f->entered);
 	cr_assert_eq(uploader__should_abort(u), 0);
-	t0 = time__mono_ns();
+	t0 = clock__mono_ns();
 	uploader__stop(u, t0 + 200 * MS);
-	took = time__mono_ns() - t0;
+	took = clock__mono_ns() - t0;
 	cr_assert(took >= 190 * MS, "stopped before the deadline: %llu ms",
 		  (unsigned long long)(took / MS));
 	cr_assert(took < 2000 * MS, "stop took %llu ms", (unsigned long long)(took / MS));
@@ -389,7 +389,7 @@ Test(uploader, stop_drains_the_spool_first)
 	for (i = 1; i <= 4; i++)
 		put_dump(s, (uint64_t)i);
 	uploader__set_send_fn(u, fake_send, f);
-	uploader__stop(u, time__mono_ns() + 5000 * MS);
+	uploader__stop(u, clock__mono_ns() + 5000 * MS);
 	cr_assert_eq(f->calls, 4);
 	cr_assert_eq(depth(s), 0);
 	spool__close(s);
@@ -412,9 +412,9 @@ Test(uploader, idle_without_sink_and_stops_at_once)
 	cr_assert_eq(st.delivered + st.rejected + st.retries, 0);
 	uploader__set_sink(u, NULL);
 	/* No sink: nothing can be delivered, so no reason to wait. */
-	t0 = time__mono_ns();
+	t0 = clock__mono_ns();
 	uploader__stop(u, t0 + 5000 * MS);
-	cr_assert(time__mono_ns() - t0 < 1000 * MS);
+	cr_assert(clock__mono_ns() - t0 < 1000 * MS);
 	cr_assert_eq(depth(s), 1);
 	spool__close(s);
 	free(f);

@@ -1,0 +1,270 @@
+/* `smolder probe`: what this host's perf_event supports, which mode smolder will use, and why. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "collector/perf_events.h"
+#include "common/log.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: smolder probe\n"
+		     "\n"
+		     "Prints what this host's perf_event subsystem supports (kernel, sysctls,\n"
+		     "capabilities, each perf_event_open feature), the sampling mode smolder\n"
+		     "will use and why. Exit status: 0 usable, 1 perf_event_open unusable,\n"
+		     "2 usage error.\n");
+}
+
+static const char *paranoid_meaning(int p)
+{
+	if (p <= -1)
+		return "no restrictions";
+	if (p == 0)
+		return "unprivileged users may profile the kernel and all CPUs";
+	if (p == 1)
+		return "unprivileged users: own processes, user and kernel; not system-wide";
+	if (p == 2)
+		return "unprivileged users: own processes, user space only";
+	return "perf_event_open denied to unprivileged users (distribution patch)";
+}
+
+/* "EINVAL" or "errno 123" into buf. */
+static const char *errname(int err, char *buf, size_t size)
+{
+	const char *n = perf_features__errname(err);
+
+	if (n)
+		return n;
+	snprintf(buf, size, "errno %d", err);
+	return buf;
+}
+
+static void feature_line(const char *name, const struct perf_feature *ft, const char *yes_note,
+			 const char *no_note)
+{
+	char eb[32];
+
+	if (!ft->probed) {
+		printf("  %-28s %-4s %s\n", name, "-", "not probed");
+		return;
+	}
+	if (ft->ok)
+		printf("  %-28s %-4s %s\n", name, "yes", yes_note ? yes_note : "");
+	else
+		printf("  %-28s %-4s %s: %s\n", name, "no", errname(ft->err, eb, sizeof(eb)),
+		       no_note ? no_note : strerror(ft->err));
+}
+
+/* Whether /proc/kallsyms shows real addresses to us: with kptr_restrict they
+ * read as zeros and kernel frames can only be reported as [kernel]. */
+static int kallsyms_visible(void)
+{
+	char buf[128];
+	ssize_t n;
+	int fd, i;
+
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n && buf[i] != ' '; i++)
+		if (buf[i] != '0')
+			return 1;
+	return 0;
+}
+
+static void print_caps(const struct perf_features *f)
+{
+	static const struct {
+		int cap;
+		const char *name;
+	} caps[] = {
+		{ PERF_CAP_SYS_ADMIN, "CAP_SYS_ADMIN" },
+		{ PERF_CAP_PERFMON, "CAP_PERFMON" },
+		{ PERF_CAP_SYS_PTRACE, "CAP_SYS_PTRACE" },
+		{ PERF_CAP_DAC_READ_SEARCH, "CAP_DAC_READ_SEARCH" },
+		{ PERF_CAP_IPC_LOCK, "CAP_IPC_LOCK" },
+	};
+	size_t i;
+	int any = 0;
+
+	printf("%-24s", "capabilities:");
+	if (!f->caps_known) {
+		printf("unknown (CapEff not readable)\n");
+		return;
+	}
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		if (perf_features__has_cap(f, caps[i].cap)) {
+			printf("%s%s", any ? " " : "", caps[i].name);
+			any = 1;
+		}
+	}
+	printf("%s(CapEff %016llx)\n", any ? " " : "none of the relevant ones ",
+	       (unsigned long long)f->cap_eff);
+}
+
+static void print_host(const struct perf_features *f)
+{
+	printf("%-24s%s\n", "kernel:", f->kernel_release[0] ? f->kernel_release : "unknown");
+	if (f->paranoid_known)
+		printf("%-24s%d (%s)\n", "perf_event_paranoid:", f->paranoid,
+		       paranoid_meaning(f->paranoid));
+	else
+		printf("%-24s%s\n", "perf_event_paranoid:", "unreadable (no perf_event support?)");
+	if (f->kptr_restrict_known)
+		printf("%-24s%d (%s)\n", "kptr_restrict:", f->kptr_restrict,
+		       kallsyms_visible() ? "kernel symbol addresses visible to us"
+					  : "kernel addresses hidden: kernel frames shown as [kernel]");
+	else
+		printf("%-24s%s\n", "kptr_restrict:", "unreadable");
+	if (f->mlock_kb_known)
+		printf("%-24s%ld (%s)\n", "perf_event_mlock_kb:", f->mlock_kb,
+		       perf_features__mlock_unlimited(f)
+			       ? "not applied to us: CAP_IPC_LOCK or paranoid -1"
+			       : "ring memory per CPU for this user, metadata page included");
+	else
+		printf("%-24s%s\n", "perf_event_mlock_kb:", "unreadable");
+	print_caps(f);
+	if (f->ncpus > 0)
+		printf("%-24s%d\n", "online CPUs:", f->ncpus);
+	else
+		printf("%-24s%s\n", "online CPUs:", "unknown (/sys/devices/system/cpu/online)");
+}
+
+static int privileged(const struct perf_features *f)
+{
+	return perf_features__has_cap(f, PERF_CAP_SYS_ADMIN) ||
+	       perf_features__has_cap(f, PERF_CAP_PERFMON);
+}
+
+static void print_features(const struct perf_features *f)
+{
+	char note[160];
+
+	printf("\nfeatures:\n");
+	feature_line("perf_event_open", &f->open, "software cpu-clock event on this thread", NULL);
+	if (f->attr_size_kernel)
+		snprintf(note, sizeof(note), "%u bytes accepted (ours %u, the kernel's %u)",
+			 f->attr_size_used, f->attr_size_ours, f->attr_size_kernel);
+	else
+		snprintf(note, sizeof(note), "%u bytes accepted (ours %u)", f->attr_size_used,
+			 f->attr_size_ours);
+	feature_line("perf_event_attr size", &f->attr_size, note, NULL);
+	feature_line("PERF_FLAG_FD_CLOEXEC", &f->cloexec, NULL,
+		     "kernel < 3.14; using fcntl(FD_CLOEXEC) after open");
+	feature_line("sample_id_all", &f->sample_id_all, "side-band records carry time/cpu",
+		     "kernel < 2.6.38; side-band records keep their ring's order only");
+	feature_line("REGS_USER/STACK_USER", &f->regs_stack_user,
+		     "user registers and stack copies (DWARF unwinding)",
+		     "kernel < 3.7 or arch without user stack dumps");
+	feature_line("exclude_callchain_user", &f->exclude_callchain_user,
+		     "kernel skips its frame-pointer walk of user stacks", "kernel < 3.7");
+	feature_line("MMAP2", &f->mmap2, "mappings carry device/inode",
+		     "kernel < 3.16; plain MMAP records + /proc/PID/maps");
+	feature_line("comm_exec", &f->comm_exec, "exec is flagged in COMM records",
+		     "kernel < 3.16; exec inferred from /proc/PID/exe on a main thread's COMM");
+	feature_line("use_clockid (MONOTONIC)", &f->clockid,
+		     "sample times comparable with clock_gettime",
+		     "kernel < 4.1; perf clock timestamps");
+	if (f->kernel.probed && !f->kernel.ok && (f->kernel.err == EACCES || f->kernel.err == EPERM))
+		snprintf(note, sizeof(note),
+			 "not permitted (perf_event_paranoid %d without CAP_PERFMON/CAP_SYS_ADMIN)",
+			 f->paranoid);
+	else
+		snprintf(note, sizeof(note), "%s", "kernel refused kernel sampling");
+	feature_line("kernel samples/callchains", &f->kernel, "kernel frames are sampled", note);
+	feature_line("system-wide (pid -1, cpu N)", &f->system_wide, "`record -a` and `run` work",
+		     "system-wide needs perf_event_paranoid <= 0 or CAP_PERFMON/CAP_SYS_ADMIN");
+	feature_line("sampling attr (defaults)", &f->sampling_attr,
+		     "the attr smolder will use opens on this thread", NULL);
+}
+
+static void print_mode(const struct perf_features *f)
+{
+	struct perf_sampling_opts o;
+	char eb[32];
+	size_t pages;
+	long page = sysconf(_SC_PAGESIZE);
+
+	printf("\nmode: %s (%s)\n",
+	       f->mode == PERF_MODE_DWARF ? "dwarf unwinding" : "frame-pointer unwinding",
+	       f->with_kernel ? "user+kernel" : "user only");
+	if (f->mode == PERF_MODE_DWARF)
+		printf("  why: REGS_USER/STACK_USER and exclude_callchain_user work: each sample\n"
+		       "       copies the user stack and smolder unwinds it with DWARF CFI\n");
+	else
+		printf("  why: %s unavailable (%s): user frames come from the kernel's\n"
+		       "       frame-pointer callchain; code built without frame pointers gives\n"
+		       "       short stacks\n",
+		       f->regs_stack_user.ok ? "exclude_callchain_user" : "REGS_USER/STACK_USER",
+		       errname(f->regs_stack_user.ok ? f->exclude_callchain_user.err
+						     : f->regs_stack_user.err,
+			       eb, sizeof(eb)));
+	if (f->with_kernel)
+		printf("  kernel: sampled%s\n",
+		       kallsyms_visible() ? "" : ", but reported as [kernel] (addresses hidden)");
+	else
+		printf("  kernel: excluded (exclude_kernel=1): lower perf_event_paranoid to 1 or\n"
+		       "          grant CAP_PERFMON (5.8+) / CAP_SYS_ADMIN to see kernel frames\n");
+	perf_sampling_opts__init(&o);
+	pages = perf_events__ring_pages(f, &o);
+	printf("  rings: %zu data pages (%zu KiB) per CPU for %u Hz with %u-byte stacks\n", pages,
+	       pages * (size_t)page / 1024, o.freq_hz, o.stack_size);
+	if (f->system_wide.probed && !f->system_wide.ok)
+		printf("  note: system-wide sampling is not permitted here; `record -p PID` and\n"
+		       "        `record -- CMD` still work for your own processes\n");
+}
+
+int probe_cmd__main(int argc, char **argv)
+{
+	struct perf_features f;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return 2;
+	}
+
+	perf_features__probe(&f);
+	print_host(&f);
+	if (!f.open.ok) {
+		char eb[32];
+
+		printf("\nperf_event_open: unusable (%s: %s)\n", errname(f.open.err, eb, sizeof(eb)),
+		       strerror(f.open.err));
+		if (f.open.err == EACCES || f.open.err == EPERM) {
+			printf("  fix: lower /proc/sys/kernel/perf_event_paranoid (sysctl -w "
+			       "kernel.perf_event_paranoid=2),\n"
+			       "       or grant CAP_PERFMON (5.8+) / CAP_SYS_ADMIN to smolder\n");
+			log__error("perf_event_open(cpu-clock, this thread): %s; lower "
+				   "/proc/sys/kernel/perf_event_paranoid or grant CAP_PERFMON "
+				   "(5.8+) / CAP_SYS_ADMIN",
+				   strerror(f.open.err));
+		} else if (f.open.err == ENOSYS || f.open.err == ENOENT) {
+			printf("  the kernel was built without perf events (CONFIG_PERF_EVENTS) or\n"
+			       "  a seccomp filter blocks perf_event_open\n");
+			log__error("perf_event_open(cpu-clock, this thread): %s", strerror(f.open.err));
+		} else {
+			log__error("perf_event_open(cpu-clock, this thread): %s", strerror(f.open.err));
+		}
+		return 1;
+	}
+	print_features(&f);
+	print_mode(&f);
+	if (!f.sampling_attr.ok && !privileged(&f))
+		printf("  note: the sampling attr was refused; see the features above\n");
+	return 0;
+}

@@ -1,0 +1,586 @@
+/* `smolder record`: profile the machine, some processes or a command once,
+ * and write the result as a JSON dump, collapsed stacks or a top table. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "daemon/startup.h"
+#include "daemon/conf.h"
+#include "collector/perf_events.h"
+#include "daemon/privileges.h"
+#include "profile/profile.h"
+#include "collector/sampler.h"
+#include "common/cachedir.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/clock.h"
+#include "common/units.h"
+#include "export/atomic_file.h"
+#include "export/collapsed.h"
+#include "export/json_dump.h"
+#include "export/top.h"
+
+#define MAX_PIDS 1024
+
+enum out_format { FMT_DEFAULT, FMT_JSON, FMT_COLLAPSED, FMT_TOP };
+
+struct record_args {
+	struct sampler_opts so;
+	int pids[MAX_PIDS];
+	uint64_t duration_ns; /* 0 = until stopped */
+	const char *output;
+	enum out_format format;
+	int quiet;
+	const char *cache_dir; /* NULL: none */
+	char **cmd; /* after "--" */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig) { stop_requested = sig; }
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: smolder record [-a | -p PID[,PID...] | -- COMMAND [ARGS...]] [OPTIONS]\n"
+		"\n"
+		"Samples user and kernel stacks, unwinds them from DWARF CFI and aggregates\n"
+		"them. Without -o, prints the top 20 functions by self and total share.\n"
+		"\n"
+		"Targets (default: -a):\n"
+		"  -a, --all-cpus          every process on every CPU\n"
+		"  -p, --pid PID[,PID...]  these processes and all their threads and children\n"
+		"  -- COMMAND [ARGS...]    run COMMAND and profile it until it exits\n"
+		"\n"
+		"Options:\n"
+		"  -F, --freq HZ           samples per second per CPU (default 99)\n"
+		"  -d, --duration DURATION stop after DURATION: seconds, or 500ms, 5m, 1h30m\n"
+		"                          (default: until Ctrl-C, or until the command or\n"
+		"                          every -p process exits)\n"
+		"  -o, --output FILE       write the result to FILE (atomically, mode 0600)\n"
+		"      --format FMT        json (the smolder.profile/v1 dump; default with -o),\n"
+		"                          collapsed (\"comm;root;...;leaf count\" lines for\n"
+		"                          flamegraph.pl / speedscope), top (default without -o)\n"
+		"      --stack-size BYTES  user stack bytes copied per sample, a multiple of 8\n"
+		"                          up to 65528 (default 16384)\n"
+		"      --max-frames N      user frames kept per stack (default 128)\n"
+		"      --event EVENT       cpu-clock (default, works without a PMU) or cycles\n"
+		"      --per-pid           one profile per process id instead of per executable\n"
+		"      --cache-dir DIR     keep kernel symbols and decompressed debug sections\n"
+		"                          there for the next start (default " CACHEDIR_DEFAULT_PATH ",\n"
+		"                          the daemon's; used only if it is ours and private)\n"
+		"      --no-cache          neither read nor write a cache\n"
+		"  -q, --quiet             no progress line\n"
+		"  -h, --help              this help\n");
+}
+
+static int parse_pids(const char *arg, struct record_args *a)
+{
+	char buf[4096];
+	char *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		log__error("-p: list too long");
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (parse__int(tok, 1, 0x3fffffff, &v) < 0) {
+			log__error("-p: '%s' is not a process id", tok);
+			return -1;
+		}
+		if (a->so.npids >= MAX_PIDS) {
+			log__error("-p: at most %d processes", MAX_PIDS);
+			return -1;
+		}
+		a->pids[a->so.npids++] = (int)v;
+	}
+	if (a->so.npids == 0) {
+		log__error("-p: no process id given");
+		return -1;
+	}
+	return 0;
+}
+
+/* Returns 0 to go on, 1 when --help was shown, 2 on a usage error. */
+static int parse_args(int argc, char **argv, struct record_args *a)
+{
+	enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_CACHE,
+	       OPT_NOCACHE };
+	static const struct option longopts[] = {
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "stack-size", required_argument, NULL, OPT_STACK },
+		{ "max-frames", required_argument, NULL, OPT_FRAMES },
+		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "per-pid", no_argument, NULL, OPT_PERPID },
+		{ "cache-dir", required_argument, NULL, OPT_CACHE },
+		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, all = 0;
+	long v;
+
+	a->so.freq_hz = 99;
+	a->so.stack_size = 16384;
+	a->so.event = "cpu-clock";
+	a->so.max_frames = 128;
+	a->cache_dir = CACHEDIR_DEFAULT_PATH;
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option, so the command's own flags stay its own */
+	while ((c = getopt_long(argc, argv, "+ap:F:d:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = 1;
+			break;
+		case 'p':
+			if (parse_pids(optarg, a) < 0)
+				return 2;
+			break;
+		case 'F':
+			if (parse__int(optarg, 1, 100000, &v) < 0) {
+				log__error("-F: '%s' is not a frequency in Hz (1 to 100000)", optarg);
+				return 2;
+			}
+			a->so.freq_hz = (unsigned)v;
+			break;
+		case 'd':
+			if (units__parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns == 0) {
+				log__error("-d: '%s' is not a duration " UNITS_DURATION_HINT, optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			if (!*optarg) {
+				log__error("-o: empty file name");
+				return 2;
+			}
+			a->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") == 0)
+				a->format = FMT_JSON;
+			else if (strcmp(optarg, "collapsed") == 0)
+				a->format = FMT_COLLAPSED;
+			else if (strcmp(optarg, "top") == 0)
+				a->format = FMT_TOP;
+			else {
+				log__error("--format: unknown format '%s' (json, collapsed or top)", optarg);
+				return 2;
+			}
+			break;
+		case OPT_STACK:
+			if (parse__int(optarg, 8, 65528, &v) < 0 || v % 8) {
+				log__error("--stack-size: '%s' must be a multiple of 8 from 8 to 65528", optarg);
+				return 2;
+			}
+			a->so.stack_size = (uint32_t)v;
+			break;
+		case OPT_FRAMES:
+			if (parse__int(optarg, 1, 1024, &v) < 0) {
+				log__error("--max-frames: '%s' must be from 1 to 1024", optarg);
+				return 2;
+			}
+			a->so.max_frames = (size_t)v;
+			break;
+		case OPT_EVENT:
+			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "cycles")) {
+				log__error("--event: unknown event '%s' (cpu-clock or cycles)", optarg);
+				return 2;
+			}
+			a->so.event = optarg;
+			break;
+		case OPT_PERPID:
+			a->so.per_pid = 1;
+			break;
+		case OPT_CACHE:
+			if (optarg[0] != '/') {
+				log__error("--cache-dir: '%s' must be an absolute path", optarg);
+				return 2;
+			}
+			a->cache_dir = optarg;
+			break;
+		case OPT_NOCACHE:
+			a->cache_dir = NULL;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			log__error("option '%s' needs a value (see 'smolder record --help')", argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt)
+				log__error("unknown option '-%c' (see 'smolder record --help')", optopt);
+			else
+				log__error("unknown option '%s' (see 'smolder record --help')", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		a->cmd = argv + optind;
+		if (optind > 0 && strcmp(argv[optind - 1], "--") != 0) {
+			log__error("unexpected argument '%s': put a command to profile after '--'", argv[optind]);
+			return 2;
+		}
+	}
+	if ((all != 0) + (a->so.npids != 0) + (a->cmd != NULL) > 1) {
+		log__error("choose one target: -a, -p PID or -- COMMAND");
+		return 2;
+	}
+	a->so.pids = a->pids;
+	a->so.system_wide = !a->so.npids && !a->cmd;
+	return 0;
+}
+
+/* Forks the command stopped before exec: it waits on go[0] so the events
+ * can be opened on its pid first. Exec failures come back on err_pipe. */
+static pid_t spawn_stopped(char **cmd, int *go_fd, int *err_fd)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		int err = errno;
+
+		close(go[0]);
+		close(go[1]);
+		return -err;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(ep[0]);
+		close(ep[1]);
+		return -err;
+	}
+	if (pid == 0) {
+		char c;
+		int err;
+
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		err = errno;
+		if (write(ep[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	*go_fd = go[1];
+	*err_fd = ep[0];
+	return pid;
+}
+
+static void fill_meta(struct profile *prof, const struct record_args *a, uint64_t start_ns,
+		      uint64_t end_ns, struct utsname *u)
+{
+	struct profile_meta *m = profile__meta(prof);
+
+	m->start_ns = start_ns;
+	m->end_ns = end_ns;
+	m->hostname = u->nodename;
+	m->kernel = u->release;
+	m->arch = u->machine;
+	m->event_name = a->so.event;
+	m->event_unit = "samples";
+	m->frequency_hz = a->so.freq_hz;
+}
+
+static int encode(const struct profile *prof, enum out_format fmt, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	int rc;
+
+	if (!f)
+		return -errno;
+	if (fmt == FMT_JSON)
+		rc = json_dump__write(prof, f);
+	else if (fmt == FMT_COLLAPSED)
+		rc = collapsed__write(prof, f, COLLAPSED_WITH_COMM);
+	else
+		rc = top__write(prof, f, 20);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -EIO;
+	return rc;
+}
+
+static int write_output(const struct profile *prof, const struct record_args *a)
+{
+	enum out_format fmt = a->format;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (fmt == FMT_DEFAULT)
+		fmt = a->output ? FMT_JSON : FMT_TOP;
+	rc = encode(prof, fmt, &buf, &len);
+	if (rc < 0) {
+		log__error("encoding the profile: %s", strerror(-rc));
+		goto out;
+	}
+	if (a->output) {
+		rc = atomic_file__write(a->output, buf, len, 0600);
+		if (rc < 0)
+			log__error("writing %s: %s", a->output, strerror(-rc));
+	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
+		rc = -EIO;
+		log__error("writing to standard output: %s", strerror(errno));
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+static void progress(int on, double elapsed, const struct profile *prof)
+{
+	const struct profile_stats *st = profile__stats_const(prof);
+
+	if (!on)
+		return;
+	fprintf(stderr, "\rsmolder: %6.1fs  %8llu samples  %6llu lost ", elapsed,
+		(unsigned long long)st->samples, (unsigned long long)st->lost);
+	fflush(stderr);
+}
+
+static int all_gone(const struct record_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->so.npids; i++)
+		if (kill(a->pids[i], 0) == 0 || errno == EPERM)
+			return 0;
+	return 1;
+}
+
+static int check_pids(const struct record_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->so.npids; i++) {
+		char path[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d", a->pids[i]);
+		if (stat(path, &st) < 0) {
+			log__error("-p: no process with pid %d", a->pids[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Fails before sampling, not after, when the output cannot be written. */
+static int check_output(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			log__error("-o %s: is a directory (give a file name)", path);
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode))
+			return 0; /* a device or FIFO: written in place */
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK) < 0) {
+		log__error("-o %s: cannot write in directory %s: %s", path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A poll interval, shortened to end a -d run on time. */
+static int poll_timeout_ms(const struct record_args *a, double elapsed)
+{
+	double left_ms = ((double)a->duration_ns / 1e9 - elapsed) * 1000.0 + 1.0;
+
+	if (!a->duration_ns || left_ms >= PERF_DEFAULT_POLL_MS)
+		return PERF_DEFAULT_POLL_MS;
+	return left_ms < 1.0 ? 1 : (int)left_ms;
+}
+
+int record_cmd__main(int argc, char **argv)
+{
+	struct record_args a;
+	struct sampler_error err;
+	struct sampler *s = NULL;
+	struct cachedir *cache = NULL;
+	struct sigaction sa;
+	struct utsname u;
+	uint64_t start_mono, start_real, last_progress = 0;
+	pid_t child = -1;
+	int go_fd = -1, exec_err_fd = -1, status = 0, rc, show_progress;
+
+	memset(&a, 0, sizeof(a));
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	if (a.so.npids && check_pids(&a) < 0)
+		return 1;
+	if (a.output && check_output(a.output) < 0)
+		return 1;
+	uname(&u);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (a.cmd) {
+		child = spawn_stopped(a.cmd, &go_fd, &exec_err_fd);
+		if (child < 0) {
+			log__error("fork: %s", strerror((int)-child));
+			return 1;
+		}
+		a.pids[0] = child;
+		a.so.npids = 1;
+		a.so.pids = a.pids;
+	}
+
+	/* after the child is forked: the command keeps its own priority */
+	rc = privileges__raise_priority(CONF_DEFAULT_NICE);
+	if (rc < 0)
+		log__debug("could not set nice %d: %s", CONF_DEFAULT_NICE, strerror(-rc));
+	cache = startup__open_cache(a.cache_dir, CACHEDIR_DEFAULT_MAX_BYTES);
+	a.so.cache = cache;
+	rc = sampler__new(&a.so, &s, &err);
+	if (rc < 0) {
+		startup__log_open_error(&err, a.so.system_wide, a.so.event);
+		status = 1;
+		goto out_child;
+	}
+	start_mono = clock__mono_ns();
+	start_real = clock__real_ns();
+	sampler__enable(s);
+
+	if (a.cmd) {
+		int eno = 0;
+		ssize_t n;
+
+		if (write(go_fd, "g", 1) != 1) {
+			log__error("starting %s: %s", a.cmd[0], strerror(errno));
+			status = 1;
+			goto out_sampler;
+		}
+		close(go_fd);
+		go_fd = -1;
+		/* EOF means exec succeeded (the pipe is close-on-exec) */
+		do
+			n = read(exec_err_fd, &eno, sizeof(eno));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(eno)) {
+			log__error("cannot execute '%s': %s%s", a.cmd[0], strerror(eno),
+				   eno == ENOENT ? " (check the command name and PATH)" : "");
+			waitpid(child, NULL, 0);
+			child = -1;
+			status = 1;
+			goto out_sampler;
+		}
+	}
+
+	show_progress = !a.quiet && isatty(STDERR_FILENO);
+	while (!stop_requested) {
+		uint64_t now = clock__mono_ns();
+		double elapsed = (double)(now - start_mono) / 1e9;
+
+		if (a.duration_ns && elapsed >= (double)a.duration_ns / 1e9)
+			break;
+		if (child > 0) {
+			int wst;
+
+			if (waitpid(child, &wst, WNOHANG) == child) {
+				child = -1;
+				if (WIFEXITED(wst) && WEXITSTATUS(wst) != 0)
+					log__notice("%s exited with status %d", a.cmd[0], WEXITSTATUS(wst));
+				else if (WIFSIGNALED(wst))
+					log__notice("%s was killed by signal %d", a.cmd[0], WTERMSIG(wst));
+				break;
+			}
+		} else if (a.so.npids && !a.cmd && all_gone(&a)) {
+			break;
+		}
+		rc = sampler__poll(s, poll_timeout_ms(&a, elapsed));
+		if (rc < 0) {
+			log__error("poll: %s", strerror(-rc));
+			status = 1;
+			break;
+		}
+		if (show_progress && now - last_progress > 250000000ull) {
+			progress(1, elapsed, sampler__profile(s));
+			last_progress = now;
+		}
+	}
+	sampler__disable(s);
+	sampler__drain(s);
+	if (show_progress)
+		fprintf(stderr, "\r\033[K");
+
+	if (status == 0) {
+		struct profile *prof = sampler__profile(s);
+
+		sampler__finish_window(s);
+		fill_meta(prof, &a, start_real, clock__real_ns(), &u);
+		if (write_output(prof, &a) < 0)
+			status = 1;
+		else if (a.output)
+			log__info("wrote %s: %llu samples", a.output,
+				  (unsigned long long)profile__stats_const(prof)->samples);
+	}
+out_sampler:
+	sampler__delete(s);
+out_child:
+	if (go_fd >= 0)
+		close(go_fd);
+	if (exec_err_fd >= 0)
+		close(exec_err_fd);
+	if (child > 0) {
+		/* recording stopped (duration or signal) before the command ended */
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	cachedir__delete(cache);
+	return status;
+}

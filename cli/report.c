@@ -1,0 +1,576 @@
+/* `smolder report`: merge dumps (files, spool directories) with time, label
+ * and pid filters into a flame graph, pprof, collapsed stacks, a merged dump
+ * or a top table; optionally differential against a base set of dumps. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "profile/profile.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/strtab.h"
+#include "common/clock.h"
+#include "common/units.h"
+#include "export/atomic_file.h"
+#include "export/collapsed.h"
+#include "export/dump_merge.h"
+#include "export/dump_read.h"
+#include "export/flamegraph.h"
+#include "export/json_dump.h"
+#include "export/pprof.h"
+#include "export/top.h"
+
+#define MAX_FILES 1000000
+#define MAX_LABELS 64
+#define DEFAULT_TOP 20
+/* Hosts named in a title before "and N more". */
+#define TITLE_HOSTS 3
+
+enum report_format { FMT_TOP, FMT_SVG, FMT_PPROF, FMT_COLLAPSED, FMT_JSON };
+
+struct paths {
+	char **v;
+	size_t n, cap;
+};
+
+struct report {
+	enum report_format format;
+	const char *output, *title;
+	int icicle;
+	size_t top;
+	struct dump_merge_filter filter;
+	struct dump_merge_label labels[MAX_LABELS];
+	struct paths inputs, bases;
+	const struct profile *now, *base;
+	const struct dump_merge_info *info, *base_info;
+	struct pprof_opts pprof;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: smolder report FILE|DIR ... [--format top|svg|pprof|collapsed|json] [-o FILE]\n"
+		"                      [--from T] [--until T] [--label NAME=VALUE ...] [--pid PID]\n"
+		"                      [--diff BASE ...] [--icicle] [--top N] [--title TEXT]\n"
+		"\n"
+		"Merges smolder dumps (files, or every *.json / *.json.gz of a directory such as\n"
+		"the spool) into one report.\n"
+		"\n"
+		"  -f, --format FMT      top (default: self/total table), svg (flame graph),\n"
+		"                        pprof (gzip'd profile.proto), collapsed (flamegraph.pl,\n"
+		"                        speedscope), json (the merged smolder.profile/v1 dump)\n"
+		"  -o, --output FILE     write FILE (atomically) instead of standard output\n"
+		"      --from T          only windows overlapping [FROM, UNTIL); T is RFC 3339\n"
+		"      --until T         (2026-11-22T10:00:00Z, ...+01:00), 'now', or relative\n"
+		"                        to now: -90s, -30m, -1h, -2d, -1w, -1h30m\n"
+		"  -l, --label N=V       only profiles whose label N (service_name, exe, comm,\n"
+		"                        pid, or a global label) is V; repeat to require more\n"
+		"                        labels, or to accept several values of one label\n"
+		"  -p, --pid PID         only the profiles of PID (dumps grouped per pid)\n"
+		"      --diff BASE       differential against the dumps BASE (file or directory;\n"
+		"                        repeatable): with --format svg a differential flame\n"
+		"                        graph, with --format top the change of self shares\n"
+		"      --icicle          flame graph with the root at the top\n"
+		"      --top N           rows of the top tables (default %d, 0: all)\n"
+		"      --title TEXT      flame graph title\n"
+		"  -h, --help            this help\n",
+		DEFAULT_TOP);
+}
+
+static int add_path(struct paths *p, const char *path)
+{
+	if (p->n == MAX_FILES)
+		return -E2BIG;
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 64;
+		char **nv = realloc(p->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		p->v = nv;
+		p->cap = nc;
+	}
+	p->v[p->n] = strdup(path);
+	if (!p->v[p->n])
+		return -ENOMEM;
+	p->n++;
+	return 0;
+}
+
+static void free_paths(struct paths *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+}
+
+static int is_dump_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (name[0] == '.')
+		return 0; /* temp files of atomic writes, hidden files */
+	return (len > 5 && strcmp(name + len - 5, ".json") == 0) ||
+	       (len > 8 && strcmp(name + len - 8, ".json.gz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The dump files directly in dir (so not rejected/), in name order, which
+ * for the spool is time order. */
+static int add_dir(struct paths *out, const char *dir)
+{
+	struct paths found;
+	struct dirent *de;
+	size_t i;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	if (!d)
+		return -errno;
+	memset(&found, 0, sizeof(found));
+	while ((de = readdir(d)) != NULL) {
+		char path[4096];
+		struct stat st;
+
+		if (!is_dump_name(de->d_name))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if ((rc = add_path(&found, path)) < 0)
+			break;
+	}
+	closedir(d);
+	if (found.n > 1)
+		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
+	for (i = 0; i < found.n && rc == 0; i++)
+		rc = add_path(out, found.v[i]);
+	free_paths(&found);
+	return rc;
+}
+
+static int add_input(struct paths *out, const char *arg)
+{
+	struct stat st;
+	int rc;
+
+	if (stat(arg, &st) < 0) {
+		log__error("%s: %s", arg, strerror(errno));
+		return -1;
+	}
+	rc = S_ISDIR(st.st_mode) ? add_dir(out, arg) : add_path(out, arg);
+	if (rc < 0) {
+		log__error("%s: %s", arg, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads every file into m. Any bad dump is an error: a report silently
+ * missing a window would be wrong without anyone knowing. */
+static int merge_files(struct dump_merge *m, const struct paths *files)
+{
+	char err[1024];
+	size_t i;
+
+	for (i = 0; i < files->n; i++) {
+		struct dump *d = NULL;
+		int rc = dump__read_file(files->v[i], &d, NULL, NULL, err, sizeof(err));
+
+		if (rc == -EINVAL || rc == -EFBIG) {
+			log__error("%s: not a valid smolder dump: %s", files->v[i], err);
+			return -1;
+		}
+		if (rc < 0) {
+			log__error("%s: %s", files->v[i], strerror(-rc));
+			return -1;
+		}
+		rc = dump_merge__add(m, d);
+		dump__delete(d);
+		if (rc == -ENOSPC) {
+			log__error("%s: too many distinct stacks to merge", files->v[i]);
+			return -1;
+		}
+		if (rc < 0) {
+			log__error("merging %s: %s", files->v[i], strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void describe_filters(const struct report *r, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->filter.nlabels && len < size; i++) {
+		int n = snprintf(buf + len, size - len, "%s%s=%s", i ? ", " : "",
+				 r->labels[i].name, r->labels[i].value);
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
+/* Says which condition left nothing. what is "" or " in the base dumps". */
+static void explain_empty(const struct report *r, const struct dump_merge_info *in, const char *what)
+{
+	char from[40], until[40], a[40], b[40], labels[512];
+
+	if (!in->dumps) {
+		log__error("no samples match%s: no dump files found", what);
+		return;
+	}
+	if (!in->dumps_in_range) {
+		units__format_time(r->filter.from_ns, from, sizeof(from));
+		units__format_time(r->filter.until_ns, until, sizeof(until));
+		units__format_time(in->read_start_ns, a, sizeof(a));
+		units__format_time(in->read_end_ns, b, sizeof(b));
+		log__error("no samples match%s: %zu dumps read, none overlaps %s to %s (they cover %s to %s)",
+			   what, in->dumps, r->filter.from_ns ? from : "the beginning",
+			   r->filter.until_ns != UINT64_MAX ? until : "the end", a, b);
+		return;
+	}
+	if (!in->profiles_in_range) {
+		log__error("no samples match%s: %zu dumps read, the %zu in the time range are idle (no profiles)",
+			   what, in->dumps, in->dumps_in_range);
+		return;
+	}
+	if (!in->profiles_label_ok) {
+		describe_filters(r, labels, sizeof(labels));
+		log__error("no samples match%s: %zu dumps read, %zu in the time range, no profile has %s",
+			   what, in->dumps, in->dumps_in_range, labels);
+		return;
+	}
+	log__error("no samples match%s: %zu dumps read, %zu profiles pass the other filters, none has pid %lld"
+		   " (dumps carry pids only with per_pid = yes)",
+		   what, in->dumps, in->profiles_label_ok, (long long)r->filter.pid);
+}
+
+static int parse_label(struct report *r, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg) {
+		log__error("--label '%s': expected NAME=VALUE", arg);
+		return -1;
+	}
+	if (r->filter.nlabels == MAX_LABELS) {
+		log__error("--label: at most %d conditions", MAX_LABELS);
+		return -1;
+	}
+	/* The name is cut out of argv in place: argv strings are writable. */
+	*(char *)eq = '\0';
+	r->labels[r->filter.nlabels].name = arg;
+	r->labels[r->filter.nlabels].value = eq + 1;
+	r->filter.nlabels++;
+	return 0;
+}
+
+static int parse_time_opt(const char *opt, const char *arg, uint64_t now, uint64_t *out)
+{
+	int rc = units__parse_time(arg, now, out);
+
+	if (rc == -ERANGE)
+		log__error("%s '%s': out of range (before 1970 or too far ahead)", opt, arg);
+	else if (rc < 0)
+		log__error("%s '%s': not a time " UNITS_TIME_HINT, opt, arg);
+	return rc;
+}
+
+static void build_title(const struct report *r, char *buf, size_t size)
+{
+	const struct dump_merge_info *in = r->info;
+	char from[40], until[40], hosts[256];
+	const char *h = in->hosts ? in->hosts : "";
+	size_t i, commas = 0;
+
+	/* Many hosts: name the first few. */
+	for (i = 0; h[i] && commas < TITLE_HOSTS; i++)
+		commas += h[i] == ',';
+	if (in->nhosts > TITLE_HOSTS)
+		snprintf(hosts, sizeof(hosts), "%.*s and %zu more", (int)(i ? i - 1 : 0), h,
+			 in->nhosts - TITLE_HOSTS);
+	else
+		snprintf(hosts, sizeof(hosts), "%s", *h ? h : "unknown host");
+	units__format_time(in->start_ns, from, sizeof(from));
+	units__format_time(in->end_ns, until, sizeof(until));
+	snprintf(buf, size, "CPU: %s \xe2\x80\x94 %s to %s, %llu samples", hosts, from, until,
+		 (unsigned long long)in->samples);
+}
+
+static int write_report(void *ctx, FILE *out)
+{
+	const struct report *r = ctx;
+	struct flamegraph_opts fo;
+	char title[512], subtitle[256];
+
+	switch (r->format) {
+	case FMT_TOP:
+		return r->base ? top__write_diff(r->now, r->base, out, r->top)
+			       : top__write(r->now, out, r->top);
+	case FMT_COLLAPSED:
+		return collapsed__write(r->now, out, COLLAPSED_WITH_COMM);
+	case FMT_JSON:
+		return json_dump__write(r->now, out);
+	case FMT_PPROF:
+		return pprof__write(r->now, &r->pprof, out);
+	case FMT_SVG:
+		flamegraph__opts_init(&fo);
+		build_title(r, title, sizeof(title));
+		fo.title = r->title ? r->title : title;
+		if (!r->base) {
+			const struct profile_meta *m = profile__meta_const(r->now);
+
+			snprintf(subtitle, sizeof(subtitle), "%zu dumps, %s, %u Hz", r->info->dumps_used,
+				 m->event_name && *m->event_name ? m->event_name : "cpu", m->frequency_hz);
+			fo.subtitle = subtitle;
+		}
+		fo.icicle = r->icicle;
+		fo.base = r->base;
+		return flamegraph__write(r->now, &fo, out);
+	}
+	return -EINVAL;
+}
+
+static int parse_format(const char *s, enum report_format *f)
+{
+	static const struct { const char *name; enum report_format f; } fmts[] = {
+		{ "top", FMT_TOP }, { "svg", FMT_SVG }, { "pprof", FMT_PPROF },
+		{ "collapsed", FMT_COLLAPSED }, { "json", FMT_JSON },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (strcmp(s, fmts[i].name) == 0) {
+			*f = fmts[i].f;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* pprof values are count * period: one period for the whole profile. */
+static void pprof_period(struct report *r)
+{
+	const struct dump_merge_info *in = r->info;
+
+	if (in->min_hz == in->max_hz) {
+		r->pprof.period_ns = in->max_hz ? (1000000000ull + in->max_hz / 2) / in->max_hz : 0;
+		if (!in->max_hz && r->format == FMT_PPROF)
+			log__warn("the dumps do not give a sampling frequency: cpu values are 0");
+	} else {
+		r->pprof.period_ns = in->samples ? (in->cpu_ns + in->samples / 2) / in->samples : 0;
+		if (r->format == FMT_PPROF)
+			log__warn("the dumps were sampled at %u to %u Hz: pprof cpu values use the average "
+			  "period, %llu ns per sample (totals match to within rounding, single stacks are approximate)",
+			  in->min_hz, in->max_hz, (unsigned long long)r->pprof.period_ns);
+	}
+	r->pprof.time_ns = in->start_ns;
+	r->pprof.duration_ns = in->end_ns - in->start_ns;
+}
+
+int report_cmd__main(int argc, char **argv)
+{
+	enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE };
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "label", required_argument, NULL, 'l' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "icicle", no_argument, NULL, OPT_ICICLE },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report r;
+	struct strtab *names = NULL;
+	struct dump_merge *now = NULL, *base = NULL;
+	struct dump_merge_filter base_filter;
+	const char *unknown, *from_arg = NULL, *until_arg = NULL;
+	uint64_t now_ns = clock__real_ns();
+	long v;
+	int c, status = 1, rc;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	r.format = FMT_TOP;
+	r.top = DEFAULT_TOP;
+	r.filter.from_ns = 0;
+	r.filter.until_ns = UINT64_MAX;
+	r.filter.pid = -1;
+	r.filter.labels = r.labels;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":f:o:l:p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (parse_format(optarg, &r.format) < 0) {
+				log__error("--format: unknown format '%s' (top, svg, pprof, collapsed or json)", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			r.output = optarg;
+			break;
+		case OPT_FROM:
+			from_arg = optarg;
+			if (parse_time_opt("--from", optarg, now_ns, &r.filter.from_ns) < 0)
+				return 2;
+			break;
+		case OPT_UNTIL:
+			until_arg = optarg;
+			if (parse_time_opt("--until", optarg, now_ns, &r.filter.until_ns) < 0)
+				return 2;
+			break;
+		case 'l':
+			if (parse_label(&r, optarg) < 0)
+				return 2;
+			break;
+		case 'p':
+			if (parse__int(optarg, 1, INT32_MAX, &v) < 0) {
+				log__error("--pid '%s': not a process id", optarg);
+				return 2;
+			}
+			r.filter.pid = v;
+			break;
+		case OPT_DIFF:
+			if (add_input(&r.bases, optarg) < 0)
+				goto out;
+			break;
+		case OPT_ICICLE:
+			r.icicle = 1;
+			break;
+		case OPT_TOP:
+			if (parse__int(optarg, 0, 1000000, &v) < 0) {
+				log__error("--top '%s': expected a number of rows (0: all)", optarg);
+				return 2;
+			}
+			r.top = (size_t)v;
+			break;
+		case OPT_TITLE:
+			r.title = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			log__error("option '%s' needs a value (see 'smolder report --help')", argv[optind - 1]);
+			return 2;
+		default:
+			log__error("unknown option '%s' (see 'smolder report --help')", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		log__error("no dumps given: smolder report FILE|DIR ... (see 'smolder report --help')");
+		status = 2;
+		goto out;
+	}
+	if (r.filter.from_ns >= r.filter.until_ns) {
+		log__error("the time range is empty: --from %s is not before --until %s",
+			   from_arg ? from_arg : "(beginning)", until_arg ? until_arg : "(end)");
+		status = 2;
+		goto out;
+	}
+	if (r.bases.n && r.format != FMT_SVG && r.format != FMT_TOP) {
+		log__error("--diff needs --format svg or top");
+		status = 2;
+		goto out;
+	}
+	if (r.icicle && r.format != FMT_SVG)
+		log__warn("--icicle only applies to --format svg");
+	if (r.format == FMT_PPROF && !r.output && isatty(STDOUT_FILENO)) {
+		log__error("pprof output is binary: use -o FILE or redirect standard output");
+		status = 2;
+		goto out;
+	}
+	for (i = (size_t)optind; i < (size_t)argc; i++)
+		if (add_input(&r.inputs, argv[i]) < 0)
+			goto out;
+
+	names = strtab__new();
+	now = names ? dump_merge__new(names, &r.filter) : NULL;
+	/* The base is chosen by its files: the label and pid filters apply,
+	 * the time range does not (the base is usually another period). */
+	base_filter = r.filter;
+	base_filter.from_ns = 0;
+	base_filter.until_ns = UINT64_MAX;
+	base = names && r.bases.n ? dump_merge__new(names, &base_filter) : NULL;
+	if (!now || (r.bases.n && !base)) {
+		log__error("out of memory");
+		goto out;
+	}
+	if (merge_files(now, &r.inputs) < 0 || (base && merge_files(base, &r.bases) < 0))
+		goto out;
+	if (dump_merge__check_labels(now, &unknown) < 0) {
+		log__error("--label %s: no dump has a label '%s' (profiles have service_name, exe, comm "
+			   "and, with per_pid, pid; global labels come from label.NAME in the config)",
+			   unknown, unknown);
+		goto out;
+	}
+	r.now = dump_merge__profile(now);
+	r.info = dump_merge__info(now);
+	if (!r.info->samples) {
+		explain_empty(&r, r.info, "");
+		goto out;
+	}
+	if (base) {
+		r.base = dump_merge__profile(base);
+		r.base_info = dump_merge__info(base);
+		if (!r.base_info->samples) {
+			explain_empty(&r, r.base_info, " in the base dumps");
+			goto out;
+		}
+	}
+	pprof_period(&r);
+
+	if (r.output) {
+		/* (a device or FIFO is written in place, a file atomically) */
+		rc = atomic_file__write_with(r.output, 0600, write_report, &r);
+		if (rc < 0) {
+			log__error("writing %s: %s", r.output, strerror(-rc));
+			goto out;
+		}
+	} else {
+		rc = write_report(&r, stdout);
+		if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+			rc = -EIO;
+		if (rc < 0) {
+			log__error("writing the report to standard output: %s", strerror(-rc));
+			goto out;
+		}
+	}
+	status = 0;
+out:
+	dump_merge__delete(base);
+	dump_merge__delete(now);
+	strtab__delete(names);
+	free_paths(&r.inputs);
+	free_paths(&r.bases);
+	return status;
+}

@@ -1,0 +1,96 @@
+/* One naming convention for every frame source: safe for collapsed stacks. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/strtab.h"
+#include "profile/frame_name.h"
+
+/* Length of the valid UTF-8 sequence starting at s (at most avail bytes), or
+ * 0 when the bytes there are not one (overlong, surrogate, truncated). */
+static size_t utf8_seq(const unsigned char *s, size_t avail)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (avail < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+int frame_name__intern(struct strtab *names, const char *name, const char *suffix, uint32_t *id)
+{
+	char buf[FRAME_NAME_MAX + 1];
+	const unsigned char *s = (const unsigned char *)(name ? name : "");
+	size_t slen = suffix ? strnlen(suffix, FRAME_NAME_MAX / 2) : 0;
+	size_t limit = FRAME_NAME_MAX - slen; /* room for the name part */
+	size_t n = 0, avail = strlen((const char *)s);
+
+	while (*s) {
+		size_t len;
+
+		if (*s < 0x20 || *s == 0x7f) {
+			s++, avail--;
+			continue;
+		}
+		len = utf8_seq(s, avail);
+		if (len == 0) { /* invalid byte: dropped, resynchronise on the next */
+			s++, avail--;
+			continue;
+		}
+		if (n + len > limit)
+			break; /* never split a sequence */
+		if (len == 1 && *s == ';')
+			buf[n++] = ':';
+		else
+			memcpy(buf + n, s, len), n += len;
+		s += len, avail -= len;
+	}
+	/* An empty frame would read as ";;" in a collapsed stack. */
+	if (n == 0) {
+		static const char unknown[] = "[unknown]";
+
+		memcpy(buf, unknown, sizeof(unknown) - 1);
+		n = sizeof(unknown) - 1;
+	}
+	if (slen) {
+		memcpy(buf + n, suffix, slen);
+		n += slen;
+	}
+	return strtab__intern(names, buf, n, id);
+}
+
+int frame_name__module(struct strtab *names, const char *module, uint32_t *id)
+{
+	char buf[FRAME_NAME_MAX];
+	const char *slash = module ? strrchr(module, '/') : NULL;
+
+	if (slash)
+		module = slash + 1;
+	snprintf(buf, sizeof(buf), "[%s]", module && *module ? module : "unknown");
+	return frame_name__intern(names, buf, "", id);
+}

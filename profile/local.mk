@@ -1,0 +1,8 @@
+# profile/: the model every stage hands on: the aggregated profile window,
+# the agent's telemetry beside it, and the frame-name conventions (built by
+# symbolize/, read by export/). Includes only common/.
+noinst_LIBRARIES += profile/libprofile.a
+profile_libprofile_a_SOURCES = \
+	profile/profile.c profile/profile.h \
+	profile/frame_name.c profile/frame_name.h
+PROFILE_LIBS = profile/libprofile.a $(COMMON_LIBS)

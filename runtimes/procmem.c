@@ -1,0 +1,59 @@
+/* process_vm_readv with the checks a hostile address deserves. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "runtimes/procmem.h"
+
+#define PAGE 4096u
+
+int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if (addr + len < addr || addr > (uint64_t)UINTPTR_MAX - len)
+		return -EINVAL;
+	local.iov_base = buf;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = len;
+	do
+		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* a partial read stops at the first page that is not mapped */
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+ssize_t procmem__read_str(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	if (size == 0)
+		return -EINVAL;
+	while (got < size - 1) {
+		uint64_t at = addr + got;
+		size_t chunk = PAGE - (size_t)(at % PAGE), i;
+		int rc;
+
+		if (chunk > size - 1 - got)
+			chunk = size - 1 - got;
+		rc = procmem__read(pid, at, buf + got, chunk);
+		if (rc < 0) {
+			buf[got] = '\0';
+			return rc;
+		}
+		for (i = 0; i < chunk; i++)
+			if (buf[got + i] == '\0')
+				return (ssize_t)(got + i);
+		got += chunk;
+	}
+	buf[got] = '\0';
+	return -ENAMETOOLONG;
+}

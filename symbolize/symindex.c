@@ -1,0 +1,998 @@
+/* Symbols of one binary: function index, inlined frames, pc -> frames cache. */
+#include "config.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "common/u64map.h"
+#include "symbolize/debugcache.h"
+#include "symbolize/demangle.h"
+#include "profile/frame_name.h"
+#include "symbolize/inlines.h"
+#include "symbolize/symindex.h"
+
+/* Bounds for hostile files and for memory: the largest real binaries
+ * (browsers, databases) have about a million functions. */
+#define SYMBIN_MAX_FUNCS 4000000
+#define SYMBIN_MAX_FRAMES 32     /* inlined depth kept per pc */
+#define SYMBIN_CACHE_MAX 65536   /* pcs cached per binary */
+#define SYMBIN_POOL_MAX (4 * SYMBIN_CACHE_MAX) /* frame ids of multi-frame pcs */
+#define SYMBIN_STARTS_MAX 65536  /* "module+0x..." names cached per binary */
+/* Entries checked backwards when the nearest symbol does not cover the pc
+ * (a small sized symbol nested in a larger one). */
+#define SYMBIN_BACKSCAN 4
+/* Inlined-call trees of compilation units kept per binary (least recently
+ * used dropped first): about 40 bytes per function or inlined call of the
+ * units that samples land in; a real process touches a few hundred units. */
+#define SYMBIN_INLINE_BUDGET (4u << 20)
+#define SYMBIN_MAX_CUS 4096
+
+/* Cache values: the top two bits say how to read the rest. A pc whose
+ * result is one frame (the common case) needs no pool space. */
+#define VAL_TAG_SHIFT 62
+#define VAL_ONE 0ull      /* low 32 bits: the frame id */
+#define VAL_POOL 1ull     /* pool offset << 8 | count */
+#define VAL_UNKNOWN 2ull  /* nothing known: named from func_start at lookup */
+
+struct func {
+	uint64_t start;  /* ELF vaddr */
+	uint32_t size;   /* st_size, or for an unsized symbol the extent to the
+			  * end of its section (0: unknown, up to the next one) */
+	int32_t ndx;     /* index for dwfl_module_getsym_info, to fetch the name */
+	uint32_t id;     /* interned frame, 0 until first needed */
+	uint8_t rank;    /* binding preference, while building */
+	uint8_t sized;   /* size is the symbol's own (not an estimate) */
+};
+
+struct symindex {
+	struct strtab *names;
+	char *module;
+	struct cachedir *cache_dir; /* borrowed; NULL: none */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;    /* NULL when the file is not usable ELF */
+	uint64_t bias;       /* module address = ELF vaddr + bias */
+	uint64_t end_vaddr;  /* end of the highest PT_LOAD */
+	int has_dwarf;
+	struct func *funcs;
+	size_t nfuncs;
+	uint32_t unknown_id; /* "[module]" */
+	struct u64map *cache;  /* vaddr -> tagged value */
+	uint32_t *pool;
+	size_t pool_len, pool_cap;
+	struct u64map *starts; /* func_start -> "module+0x..." id */
+	uint64_t lookups, hits, evictions;
+	/* inlined-call trees of units, by unit DIE offset (LRU, bounded) */
+	struct cu_tree {
+		uint64_t cu_off, last_use;
+		struct inlines *tree;
+		size_t bytes;
+	} *cus;
+	size_t ncus, cus_cap, cu_bytes, inline_budget;
+	struct u64map *cu_slots; /* cu_off -> index in cus */
+	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
+};
+
+/* Separate debug info is looked up only under /usr/lib/debug (by build-id,
+ * then by .gnu_debuglink name), never next to the binary as the default
+ * path ":.debug:/usr/lib/debug" would: libdwfl opens candidates with a
+ * blocking open(), and a FIFO planted beside another user's binary would
+ * hang the profiler. */
+static char *debuginfo_path = (char *)"/usr/lib/debug";
+
+void symindex__set_debug_root(const char *dir)
+{
+	debuginfo_path = (char *)dir;
+}
+
+/* Separate debug info from local files only, by build-id. libdwfl's
+ * standard callback goes on, when that finds nothing, to ask debuginfod: in
+ * elfutils 0.188 that loads libdebuginfod, libcurl and GnuTLS (~4 MB of
+ * resident libraries) and opens a socketpair per binary even with
+ * DEBUGINFOD_URLS unset, and a profiler must not fetch from the network
+ * anyway. Its other fallback, the .gnu_debuglink name under the binary's
+ * directory, never matched here: our paths are /proc/PID/root/... ones. */
+/* With a cache directory, the debug file is looked up here rather than by
+ * dwfl_build_id_find_debuginfo: that one hands libdwfl an Elf of the file it
+ * found through a back door, and libdwfl would use it whatever fd we return.
+ * Same lookup (debuginfo_path/.build-id/NN/REST.debug, build-id checked),
+ * then the plain copy from the cache when one can be had. */
+static int find_debuginfo_cached(const struct symindex *s, const unsigned char *id, size_t len,
+				 char **debuginfo_file_name)
+{
+	char path[PATH_MAX], *p;
+	size_t i, off;
+	struct stat st;
+	int fd, cfd;
+
+	if (len < 2 || len > 64)
+		return -1;
+	off = (size_t)snprintf(path, sizeof(path), "%s/.build-id/%02x/", debuginfo_path, id[0]);
+	for (i = 1; i < len && off + 3 < sizeof(path); i++)
+		off += (size_t)snprintf(path + off, sizeof(path) - off, "%02x", id[i]);
+	if (off + sizeof(".debug") > sizeof(path))
+		return -1;
+	memcpy(path + off, ".debug", sizeof(".debug"));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !debugcache__build_id_is(fd, id, len)) {
+		close(fd);
+		return -1;
+	}
+	p = strdup(path);
+	if (!p) {
+		close(fd);
+		return -1;
+	}
+	/* the plain copy when there is one: libdw then maps instead of inflating */
+	cfd = debugcache__open(s->cache_dir, fd, id, len);
+	if (cfd >= 0) {
+		close(fd);
+		fd = cfd;
+	}
+	*debuginfo_file_name = p;
+	return fd;
+}
+
+static int find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
+				Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+				GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct symindex *s = *userdata;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len;
+
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len <= 0)
+		return -1;
+	if (s && s->cache_dir)
+		return find_debuginfo_cached(s, bits, (size_t)len, debuginfo_file_name);
+	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo_local,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (x->sized != y->sized)
+		return x->sized ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+static int sym_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 2;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The section header of a symbol, from the ELF file it came from. */
+static int sym_section(Elf *elf, GElf_Word shndx, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn;
+
+	if (!elf)
+		return 0;
+	scn = elf_getscn(elf, shndx);
+	return scn && gelf_getshdr(scn, shdr);
+}
+
+/* The sorted, deduplicated function index from every symbol table libdwfl
+ * found (symtab or dynsym, separate debug file, MiniDebugInfo). */
+static int build_index(struct symindex *s)
+{
+	size_t cap = 0, n = 0, i, w;
+	int nsym = dwfl_module_getsymtab(s->mod), ndx;
+
+	for (ndx = 1; ndx < nsym && n < SYMBIN_MAX_FUNCS; ndx++) {
+		GElf_Sym sym;
+		GElf_Shdr shdr;
+		GElf_Addr addr;
+		GElf_Word shndx = SHN_UNDEF;
+		Elf *elf = NULL;
+		Dwarf_Addr sbias = 0;
+		const char *name;
+		unsigned char type;
+		int have_shdr;
+		uint64_t size;
+
+		name = dwfl_module_getsym_info(s->mod, ndx, &sym, &addr, &shndx, &elf, &sbias);
+		if (!name || !*name || sym.st_value == 0)
+			continue;
+		if (shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON ||
+		    shndx == (GElf_Word)-1)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		have_shdr = sym_section(elf, shndx, &shdr);
+		/* hand-written assembly often has untyped but sized code labels */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && sym.st_size && have_shdr &&
+		      (shdr.sh_flags & SHF_EXECINSTR)))
+			continue;
+		size = sym.st_size;
+		if (!size && have_shdr) {
+			/* unsized (e.g. _init): at most to the end of its section,
+			 * so that .plt is not attributed to _init */
+			uint64_t sec_end = shdr.sh_addr + shdr.sh_size + sbias;
+
+			if (sec_end > addr && shdr.sh_addr <= addr - sbias)
+				size = sec_end - addr;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			struct func *nf = realloc(s->funcs, ncap * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			s->funcs = nf;
+			cap = ncap;
+		}
+		s->funcs[n].start = addr - s->bias;
+		s->funcs[n].size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		s->funcs[n].sized = sym.st_size != 0;
+		s->funcs[n].ndx = ndx;
+		s->funcs[n].id = 0;
+		s->funcs[n].rank = (uint8_t)sym_rank(GELF_ST_BIND(sym.st_info));
+		n++;
+	}
+	if (n > 1)
+		qsort(s->funcs, n, sizeof(*s->funcs), cmp_func);
+	/* one entry per address: the best binding's name, the largest size */
+	for (i = 0, w = 0; i < n; i++) {
+		if (w && s->funcs[w - 1].start == s->funcs[i].start) {
+			struct func *k = &s->funcs[w - 1];
+
+			/* a real size beats an estimate, then the larger one */
+			if (s->funcs[i].sized > k->sized ||
+			    (s->funcs[i].sized == k->sized && s->funcs[i].size > k->size)) {
+				k->size = s->funcs[i].size;
+				k->sized = s->funcs[i].sized;
+			}
+			continue;
+		}
+		s->funcs[w++] = s->funcs[i];
+	}
+	s->nfuncs = w;
+	if (w && w < cap) {
+		struct func *nf = realloc(s->funcs, w * sizeof(*nf));
+
+		if (nf)
+			s->funcs = nf;
+	}
+	return 0;
+}
+
+/* MiniDebugInfo (.gnu_debugdata) is an xz image that libdwfl decompresses
+ * into memory with no bound and keeps for the module's life: a 50 KB binary
+ * of another user made this process allocate 300 MB (found while fuzzing;
+ * 16 GB fit in a 2.4 MB file). Real MiniDebugInfo is a few MB at most. */
+#define SYMBIN_MAX_DEBUGDATA (128u << 20)
+
+/* A multibyte xz integer (at most 9 bytes, 7 bits each). 0 or -1. */
+static int xz_varint(const uint8_t *b, size_t len, size_t *p, uint64_t *v)
+{
+	size_t i;
+
+	*v = 0;
+	for (i = 0; i < 9; i++) {
+		if (*p >= len)
+			return -1;
+		*v |= (uint64_t)(b[*p] & 0x7f) << (7 * i);
+		if (!(b[(*p)++] & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+/* The number of bytes the xz image b[0..len) decompresses to, read from its
+ * structure without decompressing: the first stream (the only one libdwfl's
+ * decoder reads), whose blocks must be LZMA2 after size-preserving filters;
+ * LZMA2 chunks state their unpacked sizes, which the decoder enforces.
+ * Returns 0 and *out, or -1 for anything unexpected (treated as a bomb). */
+static int xz_unpacked_size(const uint8_t *b, size_t len, uint64_t *out)
+{
+	static const uint8_t magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
+	uint64_t total = 0;
+	size_t p = 12, check;
+
+	if (len < 12 || memcmp(b, magic, 6) != 0 || b[6] != 0 || (b[7] & 0xf0))
+		return -1;
+	check = (b[7] & 0x0f) ? (size_t)4 << (((b[7] & 0x0f) - 1) / 3) : 0;
+	for (;;) {
+		size_t hstart = p, hsize, dstart, nfilters, f;
+		uint64_t v, id, psize;
+		uint8_t flags;
+
+		if (p >= len)
+			return -1;
+		if (b[p] == 0)
+			break; /* the index: every block has been seen */
+		hsize = ((size_t)b[p] + 1) * 4;
+		if (len - p < hsize)
+			return -1;
+		flags = b[p + 1];
+		if (flags & 0x3c)
+			return -1;
+		nfilters = (size_t)(flags & 3) + 1;
+		p += 2;
+		if ((flags & 0x40) && xz_varint(b, hstart + hsize, &p, &v))
+			return -1;
+		if ((flags & 0x80) && xz_varint(b, hstart + hsize, &p, &v))
+			return -1;
+		for (f = 0; f < nfilters; f++) {
+			if (xz_varint(b, hstart + hsize, &p, &id) ||
+			    xz_varint(b, hstart + hsize, &p, &psize) || psize > hstart + hsize - p)
+				return -1;
+			p += (size_t)psize;
+			/* last: LZMA2; before it only delta (3) and the branch
+			 * converters (4..11), which keep the size */
+			if (f + 1 == nfilters ? id != 0x21 : (id < 3 || id > 11))
+				return -1;
+		}
+		p = hstart + hsize;
+		dstart = p;
+		/* LZMA2 chunks up to the end marker */
+		for (;;) {
+			uint8_t c;
+
+			if (p >= len)
+				return -1;
+			c = b[p++];
+			if (c == 0)
+				break;
+			if (c == 1 || c == 2) {
+				if (len - p < 2)
+					return -1;
+				v = ((uint64_t)b[p] << 8 | b[p + 1]) + 1;
+				p += 2;
+				if (len - p < v)
+					return -1;
+				p += (size_t)v;
+			} else if (c >= 0x80) {
+				size_t packed, hdr = c >= 0xc0 ? 5 : 4;
+
+				if (len - p < hdr)
+					return -1;
+				v = ((uint64_t)(c & 0x1f) << 16 | (uint64_t)b[p] << 8 | b[p + 1]) + 1;
+				packed = ((size_t)b[p + 2] << 8 | b[p + 3]) + 1;
+				p += hdr;
+				if (len - p < packed)
+					return -1;
+				p += packed;
+			} else {
+				return -1;
+			}
+			total += v;
+			if (total > SYMBIN_MAX_DEBUGDATA)
+				return -1;
+		}
+		/* block padding to a multiple of 4, then the check */
+		p += (4 - ((p - dstart) & 3)) & 3;
+		if (p > len || len - p < check)
+			return -1;
+		p += check;
+	}
+	*out = total;
+	return 0;
+}
+
+/* Compressed DWARF sections (SHF_COMPRESSED, or GNU .zdebug_*) are
+ * inflated by libdw when the DWARF is opened, to the size their header
+ * declares: about 1 GB per MB of a hostile file. Beyond this total the
+ * file's own DWARF is not used (its symbol tables still are). */
+#define SYMBIN_MAX_ZDEBUG (256u << 20)
+
+/* The decompressed size that the compressed sections of elf declare. */
+static uint64_t zdebug_size(Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t total = 0;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			/* an unreadable header: count it as too big */
+			total += gelf_getchdr(scn, &ch) ? ch.ch_size : UINT64_MAX / 2;
+		} else if ((name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			   strncmp(name, ".zdebug", 7) == 0 && (d = elf_rawdata(scn, NULL)) &&
+			   d->d_buf && d->d_size >= 12 && memcmp(d->d_buf, "ZLIB", 4) == 0) {
+			const uint8_t *b = d->d_buf;
+			uint64_t v = 0;
+			int i;
+
+			for (i = 4; i < 12; i++)
+				v = v << 8 | b[i]; /* big-endian */
+			total += v > UINT64_MAX / 2 ? UINT64_MAX / 2 : v;
+		}
+		if (total > SYMBIN_MAX_ZDEBUG)
+			break;
+	}
+	return total;
+}
+
+/* False when the file has a .gnu_debugdata section that is not provably
+ * small once decompressed (the file is then not given to libdwfl).
+ * *dwarf_ok is cleared when its compressed DWARF sections are too large. */
+static int debugdata_ok(int fd, int *dwarf_ok)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int ok = 1;
+	Elf *elf;
+
+	elf_version(EV_CURRENT); /* before the first elf_begin; idempotent */
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return 1; /* not ELF to libelf either: libdwfl will refuse it */
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		goto out;
+	if (zdebug_size(elf, shstrndx) > SYMBIN_MAX_ZDEBUG)
+		*dwarf_ok = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		uint64_t size;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debugdata") != 0)
+			continue;
+		d = elf_rawdata(scn, NULL);
+		/* what libdwfl would decompress: the first such section */
+		if (d && d->d_buf && xz_unpacked_size(d->d_buf, d->d_size, &size) != 0)
+			ok = 0;
+		break;
+	}
+out:
+	elf_end(elf);
+	return ok;
+}
+
+/* Hands the file to libdwfl, which also finds separate debug info and
+ * MiniDebugInfo. Always takes the fd: closed here or owned by the Dwfl.
+ * s->mod stays NULL when the file is not usable ELF. */
+static int open_module(struct symindex *s, const char *path, int fd)
+{
+	unsigned char magic[SELFMAG];
+	Dwarf_Addr bias = 0, start = 0, end = 0, dwbias;
+	int dwarf_ok = 1;
+
+	/* Only real ELF goes to libdwfl: it would otherwise try to decompress
+	 * the file (gzip/xz/bzip2 images), which a hostile user can bomb. */
+	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    memcmp(magic, ELFMAG, SELFMAG) != 0)
+		goto out_close;
+	/* A decompression bomb in MiniDebugInfo: no symbols rather than OOM. */
+	if (!debugdata_ok(fd, &dwarf_ok))
+		goto out_close;
+	s->dwfl = dwfl_begin(&callbacks);
+	if (!s->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(s->dwfl);
+	/* base 0 relative to p_vaddr: module addresses are the ELF vaddrs even
+	 * for prelinked libraries, whose first PT_LOAD is not at 0. */
+	s->mod = dwfl_report_elf(s->dwfl, s->module, path, fd, 0, true);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!s->mod)
+		goto out_close; /* the fd is consumed only on success */
+	{
+		void **userdata = NULL;
+
+		/* for find_debuginfo_local, which gets the module's slot */
+		dwfl_module_info(s->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (userdata)
+			*userdata = s;
+	}
+	if (!dwfl_module_getelf(s->mod, &bias)) {
+		s->mod = NULL;
+		return 0;
+	}
+	/* 0 by construction for ET_EXEC/ET_DYN; kept general for ET_REL. */
+	s->bias = bias;
+	dwfl_module_info(s->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	s->end_vaddr = end - bias;
+	s->has_dwarf = dwarf_ok && dwfl_module_getdwarf(s->mod, &dwbias) != NULL;
+	return 0;
+
+out_close:
+	close(fd);
+	return 0;
+}
+
+int symindex__new(const char *path, const char *module, struct strtab *names, struct symindex **out)
+{
+	return symindex__new_cached(path, module, names, NULL, out);
+}
+
+int symindex__new_cached(const char *path, const char *module, struct strtab *names,
+		       struct cachedir *cache, struct symindex **out)
+{
+	struct symindex *s;
+	struct stat st;
+	int fd, err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->names = names;
+	s->cache_dir = cache;
+	s->inline_budget = SYMBIN_INLINE_BUDGET;
+	s->module = strdup(module && *module ? module : "unknown");
+	s->cache = u64map__new(1024);
+	s->starts = u64map__new(64);
+	s->cu_slots = u64map__new(64);
+	if (!s->module || !s->cache || !s->starts || !s->cu_slots) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = frame_name__module(names, s->module, &s->unknown_id);
+	if (err < 0)
+		goto out_free;
+	/* O_NONBLOCK: the path may have been replaced by a FIFO since it was
+	 * mapped; only a regular file is read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		*out = s; /* usable: every pc is "[module]" */
+		return 0;
+	}
+	err = open_module(s, path, fd);
+	if (err < 0)
+		goto out_free;
+	/* not ELF or unreadable ELF: still usable, every pc is "[module]" */
+	if (s->mod) {
+		err = build_index(s);
+		if (err < 0)
+			goto out_free;
+	}
+	*out = s;
+	return 0;
+
+out_free:
+	symindex__delete(s);
+	return err;
+}
+
+void symindex__delete(struct symindex *s)
+{
+	if (!s)
+		return;
+	/* the trees point into the DWARF: freed before it */
+	while (s->ncus)
+		inlines__delete(s->cus[--s->ncus].tree);
+	free(s->cus);
+	u64map__delete(s->cu_slots);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	u64map__delete(s->cache);
+	u64map__delete(s->starts);
+	free(s->pool);
+	free(s->funcs);
+	free(s->module);
+	free(s);
+}
+
+int symindex__remap_names(struct symindex *s, struct strtab_remap *r)
+{
+	uint64_t key, val;
+	uint32_t id;
+	size_t i, pos;
+	int err;
+
+	err = strtab_remap__id(r, &s->unknown_id);
+	for (i = 0; !err && i < s->nfuncs; i++)
+		err = strtab_remap__id(r, &s->funcs[i].id);
+	for (i = 0; !err && i < s->pool_len; i++)
+		err = strtab_remap__id(r, &s->pool[i]);
+	/* single-frame cache values hold their id in the low 32 bits; pool
+	 * values point into the pool, remapped above */
+	for (pos = 0; !err && s->cache && u64map__next(s->cache, &pos, &key, &val);) {
+		if (val >> VAL_TAG_SHIFT != VAL_ONE)
+			continue;
+		id = (uint32_t)val;
+		err = strtab_remap__id(r, &id);
+		if (!err && r->commit)
+			(void)u64map__put(s->cache, key, (val & ~(uint64_t)UINT32_MAX) | id);
+	}
+	if (!err)
+		err = strtab_remap__map_values(r, s->starts);
+	if (!err && r->commit)
+		s->names = r->to;
+	return err;
+}
+
+void symindex__set_inline_budget(struct symindex *s, size_t bytes)
+{
+	s->inline_budget = bytes;
+}
+
+void symindex__stats(const struct symindex *s, struct symindex_stats *out)
+{
+	out->symbols = s->nfuncs;
+	out->lookups = s->lookups;
+	out->hits = s->hits;
+	out->entries = u64map__count(s->cache);
+	out->evictions = s->evictions;
+	out->has_debuginfo = s->has_dwarf;
+	out->cu_lookups = s->cu_lookups;
+	out->cu_hits = s->cu_hits;
+	out->cu_evictions = s->cu_evictions;
+	out->cu_trees = s->ncus;
+	out->cu_bytes = s->cu_bytes;
+}
+
+/* Interns a raw (possibly mangled) name with suffix. */
+static int intern_name(struct symindex *s, const char *raw, const char *suffix, uint32_t *id)
+{
+	char dem[FRAME_NAME_MAX + 1];
+
+	if (demangle(raw, dem, sizeof(dem)))
+		raw = dem;
+	return frame_name__intern(s->names, raw, suffix, id);
+}
+
+static struct func *find_func(struct symindex *s, uint64_t vaddr)
+{
+	size_t lo = 0, hi = s->nfuncs, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->funcs[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (s->funcs[lo - 1].size ? vaddr - s->funcs[lo - 1].start < s->funcs[lo - 1].size
+				  : (lo < s->nfuncs || vaddr < s->end_vaddr))
+		return &s->funcs[lo - 1];
+	/* only symbols with their own size may claim a pc past a later start */
+	for (i = lo - 1; i > 0 && lo - i <= SYMBIN_BACKSCAN; i--) {
+		struct func *f = &s->funcs[i - 1];
+
+		if (f->sized && vaddr - f->start < f->size)
+			return f;
+	}
+	return NULL;
+}
+
+static int func_id(struct symindex *s, struct func *f, uint32_t *id)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	const char *name;
+	int err;
+
+	if (!f->id) {
+		char buf[FRAME_NAME_MAX + 1];
+		const char *at;
+
+		name = dwfl_module_getsym_info(s->mod, f->ndx, &sym, &addr, NULL, NULL, NULL);
+		if (!name)
+			name = "";
+		/* "memcpy@@GLIBC_2.14" in a debug symtab: the version would split
+		 * one function into several frames */
+		at = strchr(name, '@');
+		if (at && at != name) {
+			size_t len = (size_t)(at - name) < FRAME_NAME_MAX ? (size_t)(at - name) : FRAME_NAME_MAX;
+
+			memcpy(buf, name, len);
+			buf[len] = '\0';
+			name = buf;
+		}
+		err = intern_name(s, name, "", &f->id);
+		if (err < 0)
+			return err;
+	}
+	*id = f->id;
+	return 0;
+}
+
+/* Interns an inlined frame or enclosing function named by DWARF. */
+static int intern_dwarf_name(struct symindex *s, const struct inline_frame *f, const char *suffix,
+			     uint32_t *id)
+{
+	char buf[FRAME_NAME_MAX + 1];
+	const char *name = f->name ? f->name : "";
+
+	if (f->linkage && demangle(name, buf, sizeof(buf)))
+		name = buf;
+	return frame_name__intern(s->names, name, suffix, id);
+}
+
+/* The inlined-call tree of the unit with DIE offset cu_off, from the
+ * bounded LRU set of trees, built on first use. *transient is set when the
+ * tree is too big to keep (the caller frees it after use). */
+static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int *transient)
+{
+	uint64_t cu_off = dwarf_dieoffset(cu), slot;
+	struct inlines *t;
+	size_t bytes;
+	int err;
+
+	*transient = 0;
+	s->tick++;
+	s->cu_lookups++;
+	if (u64map__get(s->cu_slots, cu_off, &slot)) {
+		s->cu_hits++;
+		s->cus[slot].last_use = s->tick;
+		*out = s->cus[slot].tree;
+		return 0;
+	}
+	err = inlines__build(cu, &t);
+	if (err < 0)
+		return err;
+	bytes = inlines__bytes(t);
+	if (bytes > s->inline_budget) {
+		*transient = 1;
+		*out = t;
+		return 0;
+	}
+	while (s->ncus && (s->cu_bytes + bytes > s->inline_budget || s->ncus == SYMBIN_MAX_CUS)) {
+		size_t i, lru = 0;
+
+		for (i = 1; i < s->ncus; i++)
+			if (s->cus[i].last_use < s->cus[lru].last_use)
+				lru = i;
+		s->cu_bytes -= s->cus[lru].bytes;
+		inlines__delete(s->cus[lru].tree);
+		(void)u64map__del(s->cu_slots, s->cus[lru].cu_off);
+		s->cus[lru] = s->cus[--s->ncus];
+		if (lru < s->ncus)
+			(void)u64map__put(s->cu_slots, s->cus[lru].cu_off, lru);
+		s->cu_evictions++;
+	}
+	if (s->ncus == s->cus_cap) {
+		size_t ncap = s->cus_cap ? s->cus_cap * 2 : 16;
+		struct cu_tree *nc = realloc(s->cus, ncap * sizeof(*nc));
+
+		if (!nc)
+			goto transient;
+		s->cus = nc;
+		s->cus_cap = ncap;
+	}
+	if (u64map__put(s->cu_slots, cu_off, s->ncus) < 0)
+		goto transient;
+	s->cus[s->ncus].cu_off = cu_off;
+	s->cus[s->ncus].tree = t;
+	s->cus[s->ncus].bytes = bytes;
+	s->cus[s->ncus].last_use = s->tick;
+	s->ncus++;
+	s->cu_bytes += bytes;
+	*out = t;
+	return 0;
+
+transient:
+	*transient = 1;
+	*out = t;
+	return 0;
+}
+
+/* Inlined frames at vaddr, innermost first, into frames[]; *sub_id gets the
+ * enclosing subprogram's name when want_sub is set and DWARF names it. */
+static int dwarf_frames(struct symindex *s, uint64_t vaddr, uint32_t *frames, size_t max,
+			size_t *n, int want_sub, uint32_t *sub_id)
+{
+	struct inline_frame f[SYMBIN_MAX_FRAMES];
+	Dwarf_Addr dwbias = 0;
+	struct inlines *t;
+	Dwarf_Die *cu;
+	size_t nf, i;
+	int err = 0, transient;
+
+	cu = dwfl_module_addrdie(s->mod, vaddr + s->bias, &dwbias);
+	if (!cu)
+		return 0;
+	err = cu_tree(s, cu, &t, &transient);
+	if (err < 0)
+		return err;
+	if (max > SYMBIN_MAX_FRAMES - 1)
+		max = SYMBIN_MAX_FRAMES - 1;
+	/* one slot more than the inlined frames wanted: the subprogram */
+	nf = inlines__at(t, vaddr + s->bias - dwbias, f, max + 1);
+	for (i = 0; i < nf && !err; i++) {
+		if (!f[i].subprogram) {
+			err = intern_dwarf_name(s, &f[i], "_[i]", &frames[*n]);
+			if (err >= 0)
+				(*n)++;
+		} else if (want_sub && f[i].name) {
+			err = intern_dwarf_name(s, &f[i], "", sub_id);
+		}
+	}
+	if (transient)
+		inlines__delete(t);
+	return err < 0 ? err : 0;
+}
+
+/* Makes room for one more cache entry using count pool slots: when either
+ * bound is reached everything is dropped (simple, and a steady workload
+ * refills its few hot pcs at once). */
+static int cache_reserve(struct symindex *s, size_t count)
+{
+	if (u64map__count(s->cache) >= SYMBIN_CACHE_MAX || s->pool_len + count > SYMBIN_POOL_MAX) {
+		s->evictions += u64map__count(s->cache);
+		u64map__clear(s->cache);
+		s->pool_len = 0;
+	}
+	if (s->pool_len + count > s->pool_cap) {
+		size_t ncap = s->pool_cap ? s->pool_cap * 2 : 256;
+		uint32_t *np;
+
+		while (ncap < s->pool_len + count)
+			ncap *= 2;
+		if (ncap > SYMBIN_POOL_MAX)
+			ncap = SYMBIN_POOL_MAX;
+		np = realloc(s->pool, ncap * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		s->pool = np;
+		s->pool_cap = ncap;
+	}
+	return 0;
+}
+
+/* Resolves a pc and caches the result as a tagged value. */
+static int resolve(struct symindex *s, uint64_t vaddr, uint64_t *val)
+{
+	uint32_t frames[SYMBIN_MAX_FRAMES], sub_id = 0;
+	size_t n = 0;
+	struct func *f = NULL;
+	int err;
+
+	if (s->mod) {
+		f = find_func(s, vaddr);
+		if (s->has_dwarf) {
+			err = dwarf_frames(s, vaddr, frames, SYMBIN_MAX_FRAMES - 1, &n, !f, &sub_id);
+			if (err < 0)
+				return err;
+		}
+	}
+	if (f) {
+		err = func_id(s, f, &frames[n]);
+		if (err < 0)
+			return err;
+		n++;
+	} else if (sub_id) {
+		frames[n++] = sub_id;
+	} else {
+		/* inlined frames without an enclosing function are not worth a
+		 * frame of their own: the function is what aggregates */
+		*val = VAL_UNKNOWN << VAL_TAG_SHIFT;
+		goto out_put;
+	}
+	if (n == 1) {
+		*val = (VAL_ONE << VAL_TAG_SHIFT) | frames[0];
+		goto out_put;
+	}
+	err = cache_reserve(s, n);
+	if (err < 0)
+		return err;
+	memcpy(s->pool + s->pool_len, frames, n * sizeof(*frames));
+	*val = (VAL_POOL << VAL_TAG_SHIFT) | ((uint64_t)s->pool_len << 8) | n;
+	s->pool_len += n;
+	goto out_insert;
+
+out_put:
+	err = cache_reserve(s, 0);
+	if (err < 0)
+		return err;
+out_insert:
+	/* the cache is best effort: a failed insert still answers this pc */
+	(void)u64map__put(s->cache, vaddr, *val);
+	return 0;
+}
+
+static int stripped_id(struct symindex *s, uint64_t func_start, uint32_t *id)
+{
+	char buf[FRAME_NAME_MAX];
+	uint64_t v;
+	int err;
+
+	if (func_start == 0) {
+		*id = s->unknown_id;
+		return 0;
+	}
+	if (u64map__get(s->starts, func_start, &v)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, s->module, func_start);
+	err = frame_name__intern(s->names, buf, "", id);
+	if (err < 0)
+		return err;
+	if (u64map__count(s->starts) >= SYMBIN_STARTS_MAX)
+		u64map__clear(s->starts);
+	(void)u64map__put(s->starts, func_start, *id);
+	return 0;
+}
+
+int symindex__lookup(struct symindex *s, uint64_t vaddr, uint64_t func_start,
+		   uint32_t *out, size_t max, size_t *n)
+{
+	uint64_t val, tag;
+	int err;
+
+	if (max == 0)
+		return -EINVAL;
+	s->lookups++;
+	if (u64map__get(s->cache, vaddr, &val)) {
+		s->hits++;
+	} else {
+		err = resolve(s, vaddr, &val);
+		if (err < 0)
+			return err;
+	}
+	tag = val >> VAL_TAG_SHIFT;
+	if (tag == VAL_ONE) {
+		out[0] = (uint32_t)val;
+		*n = 1;
+	} else if (tag == VAL_POOL) {
+		size_t off = (size_t)((val & ~(3ull << VAL_TAG_SHIFT)) >> 8);
+		size_t cnt = (size_t)(val & 0xff);
+
+		/* keep the outermost frames: the enclosing function is the one
+		 * that matters for aggregation */
+		if (cnt > max) {
+			off += cnt - max;
+			cnt = max;
+		}
+		memcpy(out, s->pool + off, cnt * sizeof(*out));
+		*n = cnt;
+	} else {
+		err = stripped_id(s, func_start, &out[0]);
+		if (err < 0)
+			return err;
+		*n = 1;
+	}
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* Symbols of one binary, shared by every process mapping it: a sorted
+ * function index built once (symtab, else dynsym, plus separate debug info
+ * found by build-id / .gnu_debuglink, and MiniDebugInfo), inlined frames from
+ * DWARF when present, and a bounded pc -> frames cache so that a pc seen
+ * before is a hash lookup.
+ *
+ * Frames are ids of display strings interned in a struct strtab the caller
+ * owns and passes at creation (it must outlive the symindex): the function
+ * name demangled, inlined frames suffixed "_[i]", a stripped function
+ * "module+0xSTART", nothing known "[module]". ';' in names becomes ':' and
+ * control characters are dropped, so ids can be joined into collapsed stacks
+ * as they are. Not thread-safe. */
+#ifndef SMOLDER_SYMBOLIZE_SYMINDEX_H
+#define SMOLDER_SYMBOLIZE_SYMINDEX_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct cachedir;
+struct strtab;
+struct symindex;
+
+/* Opens the file at `path` (e.g. "/proc/PID/root/usr/lib/libc.so.6") with
+ * O_RDONLY|O_CLOEXEC|O_NONBLOCK (only a regular file is read) and indexes it.
+ * Separate debug info is searched under /usr/lib/debug only. `module` is the short name used in
+ * "module+0x..." and "[module]" (normally the basename). Never fails for a
+ * file that is not ELF or has no symbols: lookups then give "[module]" or
+ * "module+0x...". Returns 0, -ENOMEM, or -errno from open. */
+int symindex__new(const char *path, const char *module, struct strtab *names, struct symindex **out);
+/* The same, with a cache directory (borrowed, may be NULL) where separate
+ * debug files with compressed DWARF get a plain copy (symbolize/debugcache.h)
+ * that later starts map instead of inflating. */
+int symindex__new_cached(const char *path, const char *module, struct strtab *names,
+		       struct cachedir *cache, struct symindex **out);
+void symindex__delete(struct symindex *s);
+
+/* Frames at vaddr (ELF virtual address in this binary), innermost first: the
+ * inlined frames ("_[i]") then the enclosing function. func_start is the
+ * FDE start from the CFI (0 if unknown), used to name stripped functions.
+ * Writes up to max ids and *n (>= 1 on success); when a pc has more frames
+ * than max, the outermost ones are kept (the enclosing function is what
+ * aggregates). At most 32 frames per pc. Returns 0, -ENOMEM, or -EINVAL
+ * for max == 0. A pc seen before is a hash lookup that does not allocate. */
+int symindex__lookup(struct symindex *s, uint64_t vaddr, uint64_t func_start,
+		   uint32_t *out, size_t max, size_t *n);
+
+/* One pass of a compaction of the names table (common/strtab_remap.h):
+ * every frame id the symindex holds (its function names, its pc cache, its
+ * "module+0x..." names, "[module]") goes through strtab_remap__id(), and in
+ * the commit pass the symindex switches to r->to. Nothing is dropped: cached
+ * pcs stay cached. Returns 0, or -ENOMEM in the collect pass. */
+struct strtab_remap;
+int symindex__remap_names(struct symindex *s, struct strtab_remap *r);
+
+/* Bytes of inlined-call trees kept (default 4 MB); beyond, the least
+ * recently used unit's tree is dropped, and a unit whose tree alone is
+ * larger is rebuilt whenever needed. Takes effect at the next tree built. */
+void symindex__set_inline_budget(struct symindex *s, size_t bytes);
+
+/* Where separate debug files are looked up (default /usr/lib/debug, whose
+ * .build-id/ tree the distributions' debug packages fill). dir is borrowed
+ * and must stay valid. For tests; not thread-safe: call before symindexes are
+ * created. */
+void symindex__set_debug_root(const char *dir);
+
+struct symindex_stats {
+	uint64_t symbols;   /* functions in the index */
+	/* pc cache: at most 65536 entries per binary, dropped as a whole when
+	 * full (evictions counts the entries dropped) */
+	uint64_t lookups, hits, entries, evictions;
+	int has_debuginfo;  /* DWARF found (inlined frames available) */
+	/* inlined-call trees of compilation units: built on a pc-cache miss in
+	 * a unit not seen before, least recently used dropped past 4 MB */
+	uint64_t cu_lookups, cu_hits, cu_evictions, cu_trees, cu_bytes;
+};
+void symindex__stats(const struct symindex *s, struct symindex_stats *out);
+
+#endif

@@ -1,0 +1,250 @@
+# Unit tests (Criterion): one program per tests/unit/test_MODULE.c, linked
+# only with the library of its stage and those below it (the *_LIBS sets of
+# each stage's local.mk), so that a test of a lower stage cannot use, and a
+# stage cannot start to need, anything above it without failing to link.
+# The ELF fixtures some of them read are built here too.
+if HAVE_CRITERION
+UNIT_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(CRITERION_CFLAGS) \
+	-DSRCDIR='"$(abs_top_srcdir)"' \
+	-DSYMBOLIZE_FIXTURES_SRCDIR='"$(abs_top_srcdir)/tests/fixtures/symbolize"' \
+	-DSYMBOLIZE_FIXTURES_BUILDDIR='"$(abs_top_builddir)/tests/fixtures/symbolize"'
+UNIT_TESTS = \
+	tests/unit/test_common \
+	tests/unit/test_units \
+	tests/unit/test_cachedir \
+	tests/unit/test_profile \
+	tests/unit/test_procmem \
+	tests/unit/test_unwind \
+	tests/unit/test_symbolize \
+	tests/unit/test_debugcache \
+	tests/unit/test_kallsyms_cache \
+	tests/unit/test_inlines \
+	tests/unit/test_record \
+	tests/unit/test_ring \
+	tests/unit/test_procmaps \
+	tests/unit/test_export \
+	tests/unit/test_sink \
+	tests/unit/test_curl_loader \
+	tests/unit/test_report \
+	tests/unit/test_flamegraph \
+	tests/unit/test_spool \
+	tests/unit/test_dump_read \
+	tests/unit/test_uploader \
+	tests/unit/test_conf
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+
+# --- common/
+tests_unit_test_common_SOURCES = tests/unit/test_common.c
+tests_unit_test_common_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_common_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_common_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_units_SOURCES = tests/unit/test_units.c
+tests_unit_test_units_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_units_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_units_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_cachedir_SOURCES = tests/unit/test_cachedir.c
+tests_unit_test_cachedir_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_cachedir_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_cachedir_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+# --- profile/
+tests_unit_test_profile_SOURCES = tests/unit/test_profile.c
+tests_unit_test_profile_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_profile_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_profile_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
+
+# --- runtimes/
+tests_unit_test_procmem_SOURCES = tests/unit/test_procmem.c
+tests_unit_test_procmem_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_procmem_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_procmem_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+# --- unwind/
+# One function described only by .debug_frame: -g without unwind tables.
+noinst_LIBRARIES += tests/unit/libunwind_debugframe.a
+tests_unit_libunwind_debugframe_a_SOURCES = tests/unit/unwind_debugframe.c
+tests_unit_libunwind_debugframe_a_CFLAGS = $(TEST_CFLAGS) -O2 -g -fomit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-exceptions
+# The in-process unwind test walks real -O2 code without frame pointers, so
+# only .eh_frame can get through it (its -O2 -fomit-frame-pointer overrides
+# the sanitizers' -fno-omit-frame-pointer).
+tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c
+tests_unit_test_unwind_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_unwind_CFLAGS = $(TEST_CFLAGS) -O2 -fomit-frame-pointer
+tests_unit_test_unwind_LDADD = tests/unit/libunwind_debugframe.a $(UNWIND_LIBS) -lpthread -ldl $(CRITERION_LIBS)
+
+# --- symbolize/
+tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c
+tests_unit_test_symbolize_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_symbolize_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_symbolize_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_symbolize_LINK = $(CXXLINK)
+
+tests_unit_test_debugcache_SOURCES = tests/unit/test_debugcache.c
+tests_unit_test_debugcache_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_debugcache_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_debugcache_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_debugcache_LINK = $(CXXLINK)
+
+tests_unit_test_kallsyms_cache_SOURCES = tests/unit/test_kallsyms_cache.c
+tests_unit_test_kallsyms_cache_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_kallsyms_cache_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_kallsyms_cache_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_kallsyms_cache_LINK = $(CXXLINK)
+
+tests_unit_test_inlines_SOURCES = tests/unit/test_inlines.c
+tests_unit_test_inlines_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_inlines_CFLAGS = $(TEST_CFLAGS) -g
+tests_unit_test_inlines_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_inlines_LINK = $(CXXLINK)
+
+# --- collector/
+tests_unit_test_record_SOURCES = tests/unit/test_record.c
+tests_unit_test_record_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_record_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_record_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_record_LINK = $(CXXLINK)
+
+tests_unit_test_ring_SOURCES = tests/unit/test_ring.c
+tests_unit_test_ring_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_ring_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ring_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_ring_LINK = $(CXXLINK)
+
+tests_unit_test_procmaps_SOURCES = tests/unit/test_procmaps.c
+tests_unit_test_procmaps_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_procmaps_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_procmaps_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_procmaps_LINK = $(CXXLINK)
+
+# --- export/
+tests_unit_test_export_SOURCES = tests/unit/test_export.c
+tests_unit_test_export_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_export_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_export_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_sink_SOURCES = tests/unit/test_sink.c
+tests_unit_test_sink_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_sink_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_sink_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_curl_loader_SOURCES = tests/unit/test_curl_loader.c
+tests_unit_test_curl_loader_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_curl_loader_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_curl_loader_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_report_SOURCES = tests/unit/test_report.c
+tests_unit_test_report_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_report_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_report_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_flamegraph_SOURCES = tests/unit/test_flamegraph.c
+tests_unit_test_flamegraph_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_flamegraph_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_flamegraph_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_spool_SOURCES = tests/unit/test_spool.c
+tests_unit_test_spool_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_spool_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_spool_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_dump_read_SOURCES = tests/unit/test_dump_read.c
+tests_unit_test_dump_read_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_dump_read_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_dump_read_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_uploader_SOURCES = tests/unit/test_uploader.c
+tests_unit_test_uploader_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_uploader_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_uploader_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+# --- daemon/
+tests_unit_test_conf_SOURCES = tests/unit/test_conf.c
+tests_unit_test_conf_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_conf_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
+tests_unit_test_conf_LINK = $(CXXLINK)
+
+# --- ELF fixtures with known names, read by the symbolize tests
+EXTRA_tests_unit_test_inlines_DEPENDENCIES = \
+	tests/fixtures/symbolize/fixture$(EXEEXT) \
+	tests/fixtures/symbolize/fixture_deep$(EXEEXT)
+EXTRA_tests_unit_test_symbolize_DEPENDENCIES = \
+	tests/fixtures/symbolize/fixture$(EXEEXT) \
+	tests/fixtures/symbolize/fixture_cxx$(EXEEXT) \
+	tests/fixtures/symbolize/fixture_deep$(EXEEXT) \
+	tests/fixtures/symbolize/fixture.stripped \
+	tests/fixtures/symbolize/fixture.minidebug
+EXTRA_tests_unit_test_debugcache_DEPENDENCIES = $(EXTRA_tests_unit_test_symbolize_DEPENDENCIES)
+
+# ELF fixtures with known names: built, never run. Their own flags (not the
+# sanitizer/warning set) keep them small; -O2 makes the always_inline
+# function a real DW_TAG_inlined_subroutine.
+check_PROGRAMS += tests/fixtures/symbolize/fixture tests/fixtures/symbolize/fixture_cxx \
+	tests/fixtures/symbolize/fixture_deep
+tests_fixtures_symbolize_fixture_SOURCES = tests/fixtures/symbolize/fixture.c
+tests_fixtures_symbolize_fixture_CFLAGS = -O2 -g
+tests_fixtures_symbolize_fixture_LDFLAGS = -g
+tests_fixtures_symbolize_fixture_cxx_SOURCES = tests/fixtures/symbolize/fixture_cxx.cc
+tests_fixtures_symbolize_fixture_cxx_CXXFLAGS = -O2 -g
+tests_fixtures_symbolize_fixture_cxx_LDFLAGS = -g
+tests_fixtures_symbolize_fixture_deep_SOURCES = tests/fixtures/symbolize/fixture_deep.cc
+tests_fixtures_symbolize_fixture_deep_CXXFLAGS = -O2 -g
+tests_fixtures_symbolize_fixture_deep_LDFLAGS = -g
+tests/fixtures/symbolize/fixture.stripped: tests/fixtures/symbolize/fixture$(EXEEXT)
+	$(AM_V_GEN)$(STRIP) --strip-all -o $@ tests/fixtures/symbolize/fixture$(EXEEXT)
+CLEANFILES += tests/fixtures/symbolize/fixture.stripped
+# MiniDebugInfo as Fedora's find-debuginfo (add_minidebug) makes it: the
+# function symbols not in .dynsym, in an xz-compressed ELF stored as
+# .gnu_debugdata in the stripped binary. Without nm/objcopy/xz no file is
+# made and the test that needs it is skipped.
+tests/fixtures/symbolize/fixture.minidebug: tests/fixtures/symbolize/fixture$(EXEEXT)
+	$(AM_V_GEN)bin=tests/fixtures/symbolize/fixture$(EXEEXT); t=$@.tmp; \
+	for p in nm objcopy xz; do \
+		command -v $$p >/dev/null 2>&1 || { echo "$@: no $$p, not made"; exit 0; }; \
+	done; \
+	rm -f $@ $$t.* && \
+	nm -D --format=posix --defined-only $$bin | awk '{ print $$1 }' | sort > $$t.dynsyms && \
+	nm --format=posix --defined-only $$bin | \
+		awk '{ if ($$2 == "T" || $$2 == "t") print $$1 }' | sort > $$t.funcsyms && \
+	comm -13 $$t.dynsyms $$t.funcsyms > $$t.keep && \
+	objcopy --only-keep-debug $$bin $$t.debug && \
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols=$$t.keep $$t.debug $$t.mini && \
+	xz -f $$t.mini && \
+	$(STRIP) --strip-all -o $$t.stripped $$bin && \
+	objcopy --add-section .gnu_debugdata=$$t.mini.xz $$t.stripped && \
+	mv -f $$t.stripped $@ && rm -f $$t.*
+CLEANFILES += tests/fixtures/symbolize/fixture.minidebug \
+	tests/fixtures/symbolize/fixture.minidebug.tmp.*
+endif
+
+# Dump fixtures of the reader's tests (valid, and broken in one way each).
+EXTRA_DIST += \
+	tests/fixtures/dumps/bad_line3.json \
+	tests/fixtures/dumps/bad_sum.json \
+	tests/fixtures/dumps/control_char.json \
+	tests/fixtures/dumps/duplicate_key.json \
+	tests/fixtures/dumps/duplicate_stack.json \
+	tests/fixtures/dumps/empty.json \
+	tests/fixtures/dumps/empty.json.gz \
+	tests/fixtures/dumps/idle.json \
+	tests/fixtures/dumps/missing_comm.json \
+	tests/fixtures/dumps/missing_labels.json \
+	tests/fixtures/dumps/negative_count.json \
+	tests/fixtures/dumps/not_json.json \
+	tests/fixtures/dumps/other_schema.json \
+	tests/fixtures/dumps/stats_mismatch.json \
+	tests/fixtures/dumps/truncated.json \
+	tests/fixtures/dumps/truncated.json.gz \
+	tests/fixtures/dumps/valid.json \
+	tests/fixtures/dumps/valid.json.gz \
+	tests/fixtures/dumps/window_reversed.json
+
+# Text fixtures of the symbolize tests (ELF fixtures are built above).
+EXTRA_DIST += \
+	tests/fixtures/symbolize/kallsyms.txt \
+	tests/fixtures/symbolize/kallsyms_restricted.txt
