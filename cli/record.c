@@ -19,6 +19,7 @@
 #include "daemon/conf.h"
 #include "collector/perf_events.h"
 #include "daemon/privileges.h"
+#include "profile/agent_stats.h"
 #include "profile/profile.h"
 #include "collector/sampler.h"
 #include "common/cachedir.h"
@@ -320,7 +321,8 @@ static void fill_meta(struct profile *prof, const struct record_args *a, uint64_
 	m->frequency_hz = a->so.freq_hz;
 }
 
-static int encode(const struct profile *prof, enum out_format fmt, char **buf, size_t *len)
+static int encode(const struct profile *prof, const struct agent_stats *st, enum out_format fmt,
+		  char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
 	int rc;
@@ -328,17 +330,18 @@ static int encode(const struct profile *prof, enum out_format fmt, char **buf, s
 	if (!f)
 		return -errno;
 	if (fmt == FMT_JSON)
-		rc = json_dump__write(prof, f);
+		rc = json_dump__write(prof, st, f);
 	else if (fmt == FMT_COLLAPSED)
 		rc = collapsed__write(prof, f, COLLAPSED_WITH_COMM);
 	else
-		rc = top__write(prof, f, 20);
+		rc = top__write(prof, st, f, 20);
 	if (fclose(f) != 0 && rc == 0)
 		rc = -EIO;
 	return rc;
 }
 
-static int write_output(const struct profile *prof, const struct record_args *a)
+static int write_output(const struct profile *prof, const struct agent_stats *st,
+			const struct record_args *a)
 {
 	enum out_format fmt = a->format;
 	char *buf = NULL;
@@ -347,7 +350,7 @@ static int write_output(const struct profile *prof, const struct record_args *a)
 
 	if (fmt == FMT_DEFAULT)
 		fmt = a->output ? FMT_JSON : FMT_TOP;
-	rc = encode(prof, fmt, &buf, &len);
+	rc = encode(prof, st, fmt, &buf, &len);
 	if (rc < 0) {
 		log__error("encoding the profile: %s", strerror(-rc));
 		goto out;
@@ -365,14 +368,13 @@ out:
 	return rc;
 }
 
-static void progress(int on, double elapsed, const struct profile *prof)
+static void progress(int on, double elapsed, const struct profile *prof,
+		     const struct agent_stats *st)
 {
-	const struct profile_stats *st = profile__stats_const(prof);
-
 	if (!on)
 		return;
 	fprintf(stderr, "\rsmolder: %6.1fs  %8llu samples  %6llu lost ", elapsed,
-		(unsigned long long)st->samples, (unsigned long long)st->lost);
+		(unsigned long long)profile__samples(prof), (unsigned long long)st->lost);
 	fflush(stderr);
 }
 
@@ -549,7 +551,7 @@ int record_cmd__main(int argc, char **argv)
 			break;
 		}
 		if (show_progress && now - last_progress > 250000000ull) {
-			progress(1, elapsed, sampler__profile(s));
+			progress(1, elapsed, sampler__profile(s), sampler__stats(s));
 			last_progress = now;
 		}
 	}
@@ -563,11 +565,11 @@ int record_cmd__main(int argc, char **argv)
 
 		sampler__finish_window(s);
 		fill_meta(prof, &a, start_real, clock__real_ns(), &u);
-		if (write_output(prof, &a) < 0)
+		if (write_output(prof, sampler__stats(s), &a) < 0)
 			status = 1;
 		else if (a.output)
 			log__info("wrote %s: %llu samples", a.output,
-				  (unsigned long long)profile__stats_const(prof)->samples);
+				  (unsigned long long)profile__samples(prof));
 	}
 out_sampler:
 	sampler__delete(s);

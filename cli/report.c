@@ -329,11 +329,11 @@ static int write_report(void *ctx, FILE *out)
 	switch (r->format) {
 	case FMT_TOP:
 		return r->base ? top__write_diff(r->now, r->base, out, r->top)
-			       : top__write(r->now, out, r->top);
+			       : top__write(r->now, NULL, out, r->top);
 	case FMT_COLLAPSED:
 		return collapsed__write(r->now, out, COLLAPSED_WITH_COMM);
 	case FMT_JSON:
-		return json_dump__write(r->now, out);
+		return json_dump__write(r->now, NULL, out);
 	case FMT_PPROF:
 		return pprof__write(r->now, &r->pprof, out);
 	case FMT_SVG:

@@ -23,6 +23,7 @@
 #include "daemon/pidfile.h"
 #include "collector/perf_events.h"
 #include "daemon/privileges.h"
+#include "profile/agent_stats.h"
 #include "profile/profile.h"
 #include "collector/sampler.h"
 #include "common/cachedir.h"
@@ -358,7 +359,7 @@ static void apply_budget(struct run_state *r, uint64_t cpu_ns, uint64_t wall_ns)
 static void rotate(struct run_state *r, uint64_t end_ns)
 {
 	struct profile *prof;
-	struct profile_stats *st;
+	struct agent_stats *st;
 	char *json = NULL, name[128];
 	void *gz = NULL;
 	size_t jlen = 0, gzlen = 0;
@@ -368,11 +369,11 @@ static void rotate(struct run_state *r, uint64_t end_ns)
 	sampler__poll(r->s, 0);
 	prof = sampler__profile(r->s);
 	sampler__finish_window(r->s);
-	st = profile__stats(prof);
+	st = sampler__stats(r->s);
 	st->spool_dropped = r->spool_dropped;
 	fill_meta(r, prof, end_ns);
 
-	rc = json_dump__to_buffer(prof, &json, &jlen);
+	rc = json_dump__to_buffer(prof, st, &json, &jlen);
 	if (rc == 0)
 		rc = gzip__compress(json, jlen, &gz, &gzlen);
 	if (rc == 0) {
@@ -385,7 +386,7 @@ static void rotate(struct run_state *r, uint64_t end_ns)
 	} else {
 		r->spool_dropped = 0;
 		log__debug("window %s: %llu samples, %zu bytes in %s", r->window_id,
-			   (unsigned long long)st->samples, gzlen, name);
+			   (unsigned long long)profile__samples(prof), gzlen, name);
 		if (r->up)
 			uploader__kick(r->up);
 	}
@@ -398,11 +399,10 @@ static void rotate(struct run_state *r, uint64_t end_ns)
 	}
 
 	r->st_windows++;
-	r->st_samples += st->samples;
+	r->st_samples += profile__samples(prof);
 	r->st_lost += st->lost;
 	r->st_complete += st->unwind_complete;
-	r->st_user += st->unwind_complete + st->unwind_truncated + st->unwind_no_cfi +
-		      st->unwind_no_map + st->unwind_bad_pc + st->unwind_depth;
+	r->st_user += agent_stats__user_stacks(st);
 	r->st_cpu_ns += st->agent_cpu_ns;
 	apply_budget(r, st->agent_cpu_ns, end_ns > r->window_start ? end_ns - r->window_start : 0);
 

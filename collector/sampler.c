@@ -19,6 +19,7 @@
 #include "collector/record.h"
 #include "collector/ring.h"
 #include "collector/sampler.h"
+#include "profile/agent_stats.h"
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
@@ -75,6 +76,7 @@ struct sampler {
 	struct proctable *procs;
 	struct kallsyms *ksyms;
 	struct profile *profile;
+	struct agent_stats stats; /* the window's, beside the profile */
 
 	struct batch_rec *batch;
 	struct batch_rec *batch_tmp; /* merge scratch, batch_cap entries */
@@ -188,7 +190,7 @@ static int append_user(struct sampler *s, struct process *p, size_t nuf, size_t 
 	return 0;
 }
 
-static void count_stop(struct profile_stats *st, enum unwind_stop why)
+static void count_stop(struct agent_stats *st, enum unwind_stop why)
 {
 	switch (why) {
 	case UNWIND_COMPLETE: st->unwind_complete++; break;
@@ -320,7 +322,7 @@ static uint32_t pending_exe(struct sampler *s, const struct process *p)
 
 static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 {
-	struct profile_stats *st = profile__stats(s->profile);
+	struct agent_stats *st = &s->stats;
 	struct perf_sample smp;
 	struct callchain_parts cc;
 	struct profile_key key;
@@ -408,7 +410,7 @@ add:
 
 static void handle_record(struct sampler *s, const struct perf_event_header *h)
 {
-	struct profile_stats *st = profile__stats(s->profile);
+	struct agent_stats *st = &s->stats;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -555,7 +557,7 @@ static int batch_push(struct sampler *s, uint64_t time, const struct perf_event_
  * before them in the same ring, which keeps each ring's own order. */
 static void process_available(struct sampler *s)
 {
-	struct profile_stats *st = profile__stats(s->profile);
+	struct agent_stats *st = &s->stats;
 	size_t i;
 
 	s->nbatch = 0;
@@ -626,12 +628,13 @@ void sampler__drain(struct sampler *s)
 }
 
 struct profile *sampler__profile(struct sampler *s) { return s->profile; }
+struct agent_stats *sampler__stats(struct sampler *s) { return &s->stats; }
 const struct perf_features *sampler__features(const struct sampler *s) { return &s->features; }
 const char *sampler__mode(const struct sampler *s) { return s->mode; }
 
 void sampler__finish_window(struct sampler *s)
 {
-	struct profile_stats *st = profile__stats(s->profile);
+	struct agent_stats *st = &s->stats;
 	struct binaries_stats bst;
 
 	st->processes = proctable__count(s->procs);
@@ -666,6 +669,7 @@ void sampler__finish_window(struct sampler *s)
 void sampler__reset_window(struct sampler *s)
 {
 	profile__reset(s->profile);
+	memset(&s->stats, 0, sizeof(s->stats));
 	s->window_cpu_start = selfusage__cpu_ns();
 }
 

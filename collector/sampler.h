@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct agent_stats;
 struct perf_features;
 struct profile;
 struct sampler;
@@ -55,14 +56,16 @@ int sampler__poll(struct sampler *s, int timeout_ms);
 /* Processes everything left in the rings (after disabling). */
 void sampler__drain(struct sampler *s);
 
-/* The window being filled. Owned by the sampler. */
+/* The window being filled, and what the agent observed about itself
+ * during it. Both owned by the sampler. */
 struct profile *sampler__profile(struct sampler *s);
+struct agent_stats *sampler__stats(struct sampler *s);
 const struct perf_features *sampler__features(const struct sampler *s);
-/* Fills the window's stats fields that describe the agent (processes,
- * binaries, agent CPU and RSS). */
+/* Fills the window's agent stats that are read at its end (processes,
+ * binaries, caches, names, agent CPU and RSS). */
 void sampler__finish_window(struct sampler *s);
-/* Starts a new window: empties the profile (its meta stays) and restarts the
- * agent-CPU accounting. Sampling goes on meanwhile: the rings keep filling. */
+/* Starts a new window: empties the profile (its meta stays) and the agent
+ * stats, and restarts the agent-CPU accounting. Sampling goes on meanwhile: the rings keep filling. */
 void sampler__reset_window(struct sampler *s);
 /* Bounds the interned names (frames, paths, process names), which would
  * otherwise keep every string ever seen: when they take more than

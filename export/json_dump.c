@@ -8,8 +8,9 @@
 
 #include <jansson.h>
 
-#include "profile/profile.h"
 #include "common/strtab.h"
+#include "profile/agent_stats.h"
+#include "profile/profile.h"
 #include "export/collapsed.h"
 #include "export/json_dump.h"
 
@@ -233,8 +234,10 @@ out_nomem:
 	return NULL;
 }
 
-static json_t *build_stats(const struct profile_stats *s)
+static json_t *build_stats(const struct profile *p, const struct agent_stats *agent)
 {
+	static const struct agent_stats none;
+	const struct agent_stats *s = agent ? agent : &none;
 	json_t *o = json_object(), *u = json_object();
 
 	if (!o || !u)
@@ -246,9 +249,9 @@ static json_t *build_stats(const struct profile_stats *s)
 	    set(u, "bad_pc", jint(s->unwind_bad_pc)) < 0 ||
 	    set(u, "depth", jint(s->unwind_depth)) < 0)
 		goto out_nomem;
-	if (set(o, "samples", jint(s->samples)) < 0 ||
+	if (set(o, "samples", jint(profile__samples(p))) < 0 ||
 	    set(o, "lost", jint(s->lost)) < 0 ||
-	    set(o, "dropped", jint(s->dropped)) < 0 ||
+	    set(o, "dropped", jint(profile__dropped(p))) < 0 ||
 	    set(o, "throttled", jint(s->throttled)) < 0 ||
 	    set(o, "kernel_only", jint(s->kernel_only)) < 0 ||
 	    set(o, "idle", jint(s->idle)) < 0 ||
@@ -296,7 +299,7 @@ static int add_obj(json_t *root, const char *k, json_t *o)
 	return o ? set(root, k, o) : -ENOMEM;
 }
 
-static json_t *build(const struct profile *p)
+static json_t *build(const struct profile *p, const struct agent_stats *agent)
 {
 	const struct profile_meta *m = profile__meta_const(p);
 	const struct strtab *names = profile__names(p);
@@ -388,7 +391,7 @@ static json_t *build(const struct profile *p)
 		goto out_nomem_o;
 	}
 	profiles = NULL;
-	if (add_obj(root, "stats", build_stats(profile__stats_const(p))) < 0)
+	if (add_obj(root, "stats", build_stats(p, agent)) < 0)
 		goto out_nomem_o;
 
 	free(ges);
@@ -409,9 +412,9 @@ out_nomem_o:
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
 
-int json_dump__write(const struct profile *p, FILE *out)
+int json_dump__write(const struct profile *p, const struct agent_stats *agent, FILE *out)
 {
-	json_t *root = build(p);
+	json_t *root = build(p, agent);
 	int err = 0;
 
 	if (!root)
@@ -424,9 +427,10 @@ int json_dump__write(const struct profile *p, FILE *out)
 	return err;
 }
 
-int json_dump__to_buffer(const struct profile *p, char **buf, size_t *len)
+int json_dump__to_buffer(const struct profile *p, const struct agent_stats *agent, char **buf,
+			 size_t *len)
 {
-	json_t *root = build(p);
+	json_t *root = build(p, agent);
 	char *s;
 	size_t l;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/agent_stats.h"
 #include "profile/profile.h"
 #include "common/strtab.h"
 #include "common/u64map.h"
@@ -191,7 +192,7 @@ static void acc_free(struct acc *a)
 	u64map__delete(a->index);
 }
 
-int top__write(const struct profile *p, FILE *out, size_t n)
+int top__write(const struct profile *p, const struct agent_stats *agent, FILE *out, size_t n)
 {
 	uint64_t total = profile__total(p);
 	struct acc a;
@@ -204,9 +205,10 @@ int top__write(const struct profile *p, FILE *out, size_t n)
 		goto out_free;
 	nrows = n && n < a.nfns ? n : a.nfns;
 
-	fprintf(out, "samples: %llu  profiles: %zu  processes: %llu  functions: %zu\n",
-		(unsigned long long)total, profile__ngroups(p),
-		(unsigned long long)profile__stats_const(p)->processes, a.nfns);
+	fprintf(out, "samples: %llu  profiles: %zu  ", (unsigned long long)total, profile__ngroups(p));
+	if (agent)
+		fprintf(out, "processes: %llu  ", (unsigned long long)agent->processes);
+	fprintf(out, "functions: %zu\n", a.nfns);
 	if (a.nfns) {
 		qsort(a.fns, a.nfns, sizeof(*a.fns), cmp_self);
 		snprintf(title, sizeof(title), "top %zu by self", nrows);

@@ -4,10 +4,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct agent_stats;
 struct profile;
 
 /* Writes to out, for all groups of p together: a header line with the total
- * aggregated samples, the number of profiles (groups) and stats.processes;
+ * aggregated samples, the number of profiles (groups) and, when agent is not
+ * NULL, the processes the agent knew at the window's end;
  * then two tables of at most n rows each (n == 0: all functions), the first
  * sorted by self samples, the second by total samples (ties: the other
  * count, then name). Columns: self%, self samples, total%, total samples,
@@ -18,7 +20,7 @@ struct profile;
  * with "..."; control characters print as '?'. Functions are frame display
  * strings, so "foo" and "foo_[i]" are distinct rows. Returns 0, -ENOMEM, or
  * -EIO on a write error. Allocates per call; does not modify p. */
-int top__write(const struct profile *p, FILE *out, size_t n);
+int top__write(const struct profile *p, const struct agent_stats *agent, FILE *out, size_t n);
 
 /* Differential table: for every function with self samples in now or base
  * (matched by name, so the two profiles may use different strtabs), its

@@ -39,7 +39,7 @@ struct group {
 struct profile {
 	struct strtab *names;
 	struct profile_meta meta;
-	struct profile_stats stats;
+	uint64_t samples, dropped;
 
 	struct group *groups;
 	size_t ngroups, groups_cap;
@@ -97,7 +97,8 @@ void profile__reset(struct profile *p)
 	p->ngroups = 0;
 	p->nstacks = 0;
 	p->nframes = 0;
-	memset(&p->stats, 0, sizeof(p->stats));
+	p->samples = 0;
+	p->dropped = 0;
 }
 
 int profile__remap_names(struct profile *p, struct strtab_remap *r)
@@ -256,14 +257,14 @@ static size_t find_stack(const struct profile *p, uint32_t group, const uint32_t
 
 static int drop(struct profile *p, uint64_t count, int err)
 {
-	p->stats.dropped += count;
+	p->dropped += count;
 	return err;
 }
 
 void profile__drop(struct profile *p, uint64_t count)
 {
-	p->stats.samples += count;
-	p->stats.dropped += count;
+	p->samples += count;
+	p->dropped += count;
 }
 
 int profile__add(struct profile *p, const struct profile_key *key,
@@ -277,7 +278,7 @@ int profile__add(struct profile *p, const struct profile_key *key,
 
 	if (!count)
 		return 0;
-	p->stats.samples += count;
+	p->samples += count;
 	if (n && !frames)
 		return drop(p, count, -EINVAL);
 
@@ -359,19 +360,19 @@ struct profile_meta *profile__meta(struct profile *p)
 	return &p->meta;
 }
 
-struct profile_stats *profile__stats(struct profile *p)
-{
-	return &p->stats;
-}
-
 const struct profile_meta *profile__meta_const(const struct profile *p)
 {
 	return &p->meta;
 }
 
-const struct profile_stats *profile__stats_const(const struct profile *p)
+uint64_t profile__samples(const struct profile *p)
 {
-	return &p->stats;
+	return p->samples;
+}
+
+uint64_t profile__dropped(const struct profile *p)
+{
+	return p->dropped;
 }
 
 const struct strtab *profile__names(const struct profile *p)

@@ -2,7 +2,9 @@
  * of interned stacks -> counts. Stacks are sequences of frame ids (ids of
  * display strings in the caller's struct strtab), root first. Strings are only
  * built at export time. Adding a stack seen before allocates nothing.
- * Not thread-safe. */
+ * The profile accounts for every sample it was given (samples, and those it
+ * dropped); what the agent observed about itself while sampling lives beside
+ * it, in struct agent_stats (profile/agent_stats.h). Not thread-safe. */
 #ifndef SMOLDER_PROFILE_PROFILE_H
 #define SMOLDER_PROFILE_PROFILE_H
 #include <stddef.h>
@@ -17,40 +19,6 @@ struct profile_key {
 	uint32_t exe;
 	uint32_t comm;
 	int32_t pid; /* -1 unless grouping per pid */
-};
-
-/* Counters of the window, exported as the dump's "stats". */
-struct profile_stats {
-	uint64_t samples;          /* samples decoded in the window; maintained by
-				    * profile__add/profile__drop, do not add to it */
-	uint64_t lost;             /* PERF_RECORD_LOST + ring overwrites */
-	uint64_t dropped;          /* samples not aggregated (cap, ENOMEM,
-				    * profile__drop); maintained by the profile */
-	uint64_t throttled;        /* PERF_RECORD_THROTTLE events */
-	uint64_t kernel_only;      /* samples with no user stack (kernel threads) */
-	uint64_t idle;             /* samples of the idle task (pid 0), dropped */
-	uint64_t corrupt;          /* ring corruption events (data skipped) */
-	uint64_t unwind_complete;  /* reached the outermost frame */
-	uint64_t unwind_truncated; /* ran off the copied stack */
-	uint64_t unwind_no_cfi;
-	uint64_t unwind_no_map;
-	uint64_t unwind_bad_pc;
-	uint64_t unwind_depth;
-	uint64_t processes;        /* processes known at the window's end */
-	uint64_t binaries;         /* distinct binaries loaded */
-	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
-	uint64_t agent_rss_bytes;
-	uint64_t agent_peak_rss_bytes; /* VmHWM: the most the agent has held since start */
-	uint64_t spool_dropped;    /* dumps the spool's bounds dropped since the last window */
-	uint64_t frequency_configured_hz; /* the configured frequency; event.frequency_hz is
-	                            * the one in effect (lower when over cpu_budget) */
-	/* caches, cumulative since start: hit rate = hits / lookups */
-	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
-	uint64_t sym_lookups, sym_hits, sym_evictions;
-	uint64_t inline_lookups, inline_hits, inline_evictions; /* units' inline trees */
-	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
-	uint64_t names, names_bytes; /* the interned frame names and paths */
-	uint64_t names_compactions;  /* since start (sampler__compact_names) */
 };
 
 /* Describes the window; strings are borrowed and must outlive the profile. */
@@ -75,7 +43,7 @@ struct profile_group {
 /* names is borrowed and must outlive the profile. NULL on ENOMEM. */
 struct profile *profile__new(struct strtab *names);
 void profile__delete(struct profile *p);
-/* Empties the window: groups, stacks and stats are cleared, meta is kept;
+/* Empties the window: groups, stacks and counts are cleared, meta is kept;
  * allocations are kept for reuse. */
 void profile__reset(struct profile *p);
 /* One pass of a compaction of the names table (common/strtab_remap.h), for
@@ -92,22 +60,24 @@ void profile__set_max_frames(struct profile *p, size_t max_frames);
 
 /* Adds count samples of stack frames[0..n) (root first) to the key's group.
  * n may be 0 (an empty stack); count 0 is a no-op. Always adds count to
- * stats.samples, so the invariant sum(group samples) == stats.samples -
- * stats.dropped holds by construction. Returns 0; -ENOSPC past the caps,
- * -ENOMEM, or -EINVAL (frames NULL with n > 0): then the samples are counted
- * in stats.dropped and the window is unchanged otherwise. A known stack is a
- * hash lookup and allocates nothing. */
+ * the samples, so the invariant sum(group samples) == profile__samples() -
+ * profile__dropped() holds by construction. Returns 0; -ENOSPC past the
+ * caps, -ENOMEM, or -EINVAL (frames NULL with n > 0): then the samples are
+ * counted as dropped and the window is unchanged otherwise. A known stack is
+ * a hash lookup and allocates nothing. */
 int profile__add(struct profile *p, const struct profile_key *key,
 		 const uint32_t *frames, size_t n, uint64_t count);
 /* Accounts count decoded samples the caller could not attribute to any group
- * (e.g. a sample record too short to carry a pid): adds to both
- * stats.samples and stats.dropped. */
+ * (e.g. a sample record too short to carry a pid, an idle-task sample):
+ * adds to both the samples and the dropped ones. */
 void profile__drop(struct profile *p, uint64_t count);
+/* Samples given to the window (profile__add and profile__drop), and those
+ * of them not aggregated into any group. */
+uint64_t profile__samples(const struct profile *p);
+uint64_t profile__dropped(const struct profile *p);
 
 struct profile_meta *profile__meta(struct profile *p);
-struct profile_stats *profile__stats(struct profile *p);
 const struct profile_meta *profile__meta_const(const struct profile *p);
-const struct profile_stats *profile__stats_const(const struct profile *p);
 const struct strtab *profile__names(const struct profile *p);
 
 size_t profile__ngroups(const struct profile *p);

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <jansson.h>
 
+#include "profile/agent_stats.h"
 #include "profile/profile.h"
 #include "common/strtab.h"
 #include "export/atomic_file.h"
@@ -27,6 +28,7 @@
 #endif
 
 static struct strtab *names;
+static struct agent_stats agent; /* beside prof, as the sampler keeps it */
 static struct profile *prof;
 static const char *label_names[] = {"env", "dc"};
 static const char *label_values[] = {"prod", "eu-1"};
@@ -60,7 +62,7 @@ static struct profile_key key(const char *svc, const char *exe, const char *comm
 static void setup(void)
 {
 	struct profile_meta *m;
-	struct profile_stats *s;
+	struct agent_stats *s = &agent;
 	struct profile_key k1, k2, k3;
 	uint32_t mainf, foo, bar;
 
@@ -97,7 +99,7 @@ static void setup(void)
 	m->nlabels = 2;
 	m->label_names = label_names;
 	m->label_values = label_values;
-	s = profile__stats(prof);
+	memset(s, 0, sizeof(*s));
 	s->lost = 3;
 	s->throttled = 1;
 	s->kernel_only = 1;
@@ -126,7 +128,7 @@ static char *capture_json(void)
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_assert_not_null(f);
-	cr_assert_eq(json_dump__write(prof, f), 0);
+	cr_assert_eq(json_dump__write(prof, &agent, f), 0);
 	fclose(f);
 	return buf;
 }
@@ -150,7 +152,7 @@ static char *capture_top(size_t n)
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_assert_not_null(f);
-	cr_assert_eq(top__write(prof, f, n), 0);
+	cr_assert_eq(top__write(prof, &agent, f, n), 0);
 	fclose(f);
 	return buf;
 }
@@ -337,7 +339,7 @@ Test(json, to_buffer_matches_stream)
 	char *text = capture_json(), *buf = NULL;
 	size_t len = 0;
 
-	cr_assert_eq(json_dump__to_buffer(prof, &buf, &len), 0);
+	cr_assert_eq(json_dump__to_buffer(prof, &agent, &buf, &len), 0);
 	cr_assert_eq(len, strlen(text));
 	cr_assert_str_eq(buf, text);
 	free(buf);
@@ -379,7 +381,7 @@ Test(json, empty_profile_and_unset_meta)
 	size_t len;
 	json_t *root, *o;
 
-	cr_assert_eq(json_dump__to_buffer(e, &buf, &len), 0);
+	cr_assert_eq(json_dump__to_buffer(e, NULL, &buf, &len), 0);
 	root = json_loads(buf, 0, NULL);
 	cr_assert_not_null(root);
 	cr_assert_eq(json_array_size(json_object_get(root, "profiles")), 0);
@@ -427,7 +429,7 @@ Test(json, matches_json_schema)
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");
 	cr_assert_not_null(f);
-	cr_assert_eq(json_dump__write(prof, f), 0);
+	cr_assert_eq(json_dump__write(prof, &agent, f), 0);
 	fclose(f);
 	cr_expect_eq(validate(path, 0), 0, "dump does not match the schema");
 
@@ -677,7 +679,7 @@ Test(atomic_file, symlink_target_replaced_not_followed)
 
 static int write_json(void *ctx, FILE *out)
 {
-	return json_dump__write(ctx, out);
+	return json_dump__write(ctx, NULL, out);
 }
 
 static int fail_midway(void *ctx, FILE *out)
@@ -696,7 +698,7 @@ Test(atomic_file, write_with_stream)
 
 	snprintf(path, sizeof(path), "%s/d.json", dir);
 	cr_assert_eq(atomic_file__write_with(path, 0600, write_json, p), 0);
-	cr_assert_eq(json_dump__to_buffer(p, &buf, &len), 0);
+	cr_assert_eq(json_dump__to_buffer(p, NULL, &buf, &len), 0);
 	cr_assert_str_eq(slurp(path), buf);
 	/* A failing producer leaves the previous content and no temp file. */
 	cr_assert_eq(atomic_file__write_with(path, 0600, fail_midway, NULL), -EIO);

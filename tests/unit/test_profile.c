@@ -83,7 +83,7 @@ static void assert_consistent(void)
 		total += grp.samples;
 	}
 	cr_assert_eq(total, profile__total(prof));
-	cr_assert_eq(total, profile__stats(prof)->samples - profile__stats(prof)->dropped);
+	cr_assert_eq(total, profile__samples(prof) - profile__dropped(prof));
 }
 
 TestSuite(profile, .init = setup, .fini = teardown);
@@ -119,7 +119,7 @@ Test(profile, same_stack_merges)
 	memset(&s, 0, sizeof(s));
 	profile__foreach_stack(prof, 0, visit, &s);
 	cr_assert_eq(s.count_of_ab, 5);
-	cr_assert_eq(profile__stats(prof)->samples, 5);
+	cr_assert_eq(profile__samples(prof), 5);
 	cr_assert_eq(profile__nstacks(prof), 1);
 	assert_consistent();
 }
@@ -188,11 +188,11 @@ Test(profile, zero_count_and_bad_args)
 	cr_assert_eq(profile__add(prof, &k, st, 1, 0), 0);
 	cr_assert_eq(profile__ngroups(prof), 0);
 	cr_assert_eq(profile__add(prof, &k, NULL, 3, 2), -EINVAL);
-	cr_assert_eq(profile__stats(prof)->dropped, 2);
+	cr_assert_eq(profile__dropped(prof), 2);
 	cr_assert_eq(profile__ngroups(prof), 0);
 	profile__drop(prof, 3);
-	cr_assert_eq(profile__stats(prof)->samples, 5);
-	cr_assert_eq(profile__stats(prof)->dropped, 5);
+	cr_assert_eq(profile__samples(prof), 5);
+	cr_assert_eq(profile__dropped(prof), 5);
 	assert_consistent();
 }
 
@@ -230,15 +230,15 @@ Test(profile, reset_empties_and_reuses)
 		st[0] = (uint32_t)i + 1;
 		cr_assert_eq(profile__add(prof, &k, st, 64, 1), 0);
 	}
-	profile__stats(prof)->lost = 9;
+	profile__drop(prof, 9);
 	cr_assert_eq(profile__nstacks(prof), 5000);
 	bytes = profile__bytes(prof);
 	profile__reset(prof);
 	cr_assert_eq(profile__ngroups(prof), 0);
 	cr_assert_eq(profile__nstacks(prof), 0);
 	cr_assert_eq(profile__total(prof), 0);
-	cr_assert_eq(profile__stats(prof)->samples, 0);
-	cr_assert_eq(profile__stats(prof)->lost, 0);
+	cr_assert_eq(profile__samples(prof), 0);
+	cr_assert_eq(profile__dropped(prof), 0);
 	cr_assert_eq(profile__meta(prof)->frequency_hz, 99, "meta survives a reset");
 	/* Refill the same amount: allocations are reused, nothing grows. */
 	for (i = 0; i < 5000; i++) {
@@ -288,15 +288,15 @@ Test(profile, stack_cap_counts_dropped)
 	/* Known stacks still count past the cap. */
 	st[1] = 10;
 	cr_assert_eq(profile__add(prof, &k, st, 2, 2), 0);
-	cr_assert_eq(profile__stats(prof)->dropped, 12);
-	cr_assert_eq(profile__stats(prof)->samples, 17);
+	cr_assert_eq(profile__dropped(prof), 12);
+	cr_assert_eq(profile__samples(prof), 17);
 	cr_assert_eq(profile__total(prof), 5);
 	assert_consistent();
 	/* The cap is per window. */
 	profile__reset(prof);
 	st[1] = 99;
 	cr_assert_eq(profile__add(prof, &k, st, 2, 1), 0);
-	cr_assert_eq(profile__stats(prof)->dropped, 0);
+	cr_assert_eq(profile__dropped(prof), 0);
 }
 
 Test(profile, frame_cap_counts_dropped)
@@ -309,7 +309,7 @@ Test(profile, frame_cap_counts_dropped)
 	cr_assert_eq(profile__add(prof, &k, st, 3, 1), -ENOSPC);
 	cr_assert_eq(profile__add(prof, &k, st, 2, 1), 0);
 	cr_assert_eq(profile__add(prof, &k, NULL, 0, 1), 0);
-	cr_assert_eq(profile__stats(prof)->dropped, 1);
+	cr_assert_eq(profile__dropped(prof), 1);
 	assert_consistent();
 }
 

@@ -1,0 +1,49 @@
+/* What the agent observed about itself during a window, beside the profile
+ * it filled: samples it could not take or unwind, and what it cost. A dump's
+ * "stats" object is these counters together with the profile's own sample
+ * accounting (profile__samples, profile__dropped); doc/format.md describes
+ * each. A value type: the collector fills the sampling counters, the daemon
+ * the spool and frequency ones, export reads them. */
+#ifndef SMOLDER_PROFILE_AGENT_STATS_H
+#define SMOLDER_PROFILE_AGENT_STATS_H
+#include <stdint.h>
+
+struct agent_stats {
+	uint64_t lost;             /* PERF_RECORD_LOST + ring overwrites */
+	uint64_t throttled;        /* PERF_RECORD_THROTTLE events */
+	uint64_t kernel_only;      /* samples with no user stack (kernel threads) */
+	uint64_t idle;             /* samples of the idle task (pid 0), dropped */
+	uint64_t corrupt;          /* ring corruption events (data skipped) */
+	/* why each user stack ended */
+	uint64_t unwind_complete;  /* reached the outermost frame */
+	uint64_t unwind_truncated; /* ran off the copied stack */
+	uint64_t unwind_no_cfi;
+	uint64_t unwind_no_map;
+	uint64_t unwind_bad_pc;
+	uint64_t unwind_depth;
+	uint64_t processes;        /* processes known at the window's end */
+	uint64_t binaries;         /* distinct binaries loaded */
+	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
+	uint64_t agent_rss_bytes;
+	uint64_t agent_peak_rss_bytes; /* VmHWM: the most the agent has held since start */
+	uint64_t spool_dropped;    /* dumps the spool's bounds dropped since the last window */
+	uint64_t frequency_configured_hz; /* the configured frequency; the dump's
+	                            * event.frequency_hz is the one in effect (lower
+	                            * when over cpu_budget) */
+	/* caches, cumulative since start: hit rate = hits / lookups */
+	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
+	uint64_t sym_lookups, sym_hits, sym_evictions;
+	uint64_t inline_lookups, inline_hits, inline_evictions; /* units' inline trees */
+	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
+	uint64_t names, names_bytes; /* the interned frame names and paths */
+	uint64_t names_compactions;  /* since start (sampler__compact_names) */
+};
+
+/* User stacks unwound in the window, whatever ended them. */
+static inline uint64_t agent_stats__user_stacks(const struct agent_stats *s)
+{
+	return s->unwind_complete + s->unwind_truncated + s->unwind_no_cfi + s->unwind_no_map +
+	       s->unwind_bad_pc + s->unwind_depth;
+}
+
+#endif
