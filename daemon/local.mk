@@ -12,5 +12,11 @@ daemon_libdaemon_a_SOURCES = \
 	daemon/privileges.c daemon/privileges.h \
 	daemon/detach.c daemon/detach.h \
 	daemon/pidfile.c daemon/pidfile.h \
-	daemon/notify.c daemon/notify.h
+	daemon/notify.c daemon/notify.h \
+	daemon/signals.c daemon/signals.h \
+	daemon/conf_source.c daemon/conf_source.h \
+	daemon/budget.c daemon/budget.h \
+	daemon/window.c daemon/window.h \
+	daemon/stats_line.c daemon/stats_line.h \
+	daemon/service.c daemon/service.h
 DAEMON_LIBS = daemon/libdaemon.a export/libexport.a $(COLLECTOR_LIBS) $(EXPORT_LIBS)

@@ -30,7 +30,8 @@ UNIT_TESTS = \
 	tests/unit/test_spool \
 	tests/unit/test_dump_read \
 	tests/unit/test_uploader \
-	tests/unit/test_conf
+	tests/unit/test_conf \
+	tests/unit/test_budget
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -167,6 +168,12 @@ tests_unit_test_conf_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
 tests_unit_test_conf_LINK = $(CXXLINK)
+
+tests_unit_test_budget_SOURCES = tests/unit/test_budget.c
+tests_unit_test_budget_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_budget_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_budget_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
+tests_unit_test_budget_LINK = $(CXXLINK)
 
 # --- ELF fixtures with known names, read by the symbolize tests
 EXTRA_tests_unit_test_inlines_DEPENDENCIES = \

@@ -1,0 +1,98 @@
+/* A finished window becomes a dump in the spool. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "collector/sampler.h"
+#include "common/log.h"
+#include "daemon/conf.h"
+#include "daemon/window.h"
+#include "export/gzip.h"
+#include "export/json_dump.h"
+#include "export/spool.h"
+#include "profile/agent_stats.h"
+#include "profile/profile.h"
+
+void window__start(struct window *w, uint64_t start_ns, uint64_t interval_ns)
+{
+	w->start_ns = start_ns;
+	w->end_ns = (start_ns / interval_ns + 1) * interval_ns;
+}
+
+static void describe(struct window *w, struct profile *prof, uint64_t end_ns, const struct conf *c,
+		     unsigned hz, const struct utsname *uts)
+{
+	/* the meta borrows them until the dump is written */
+	static const char *lnames[CONF_MAX_LABELS], *lvalues[CONF_MAX_LABELS];
+	struct profile_meta *m = profile__meta(prof);
+	size_t i;
+
+	for (i = 0; i < c->nlabels; i++) {
+		lnames[i] = c->labels[i].name;
+		lvalues[i] = c->labels[i].value;
+	}
+	snprintf(w->id, sizeof(w->id), "%s@%llu", uts->nodename, (unsigned long long)w->start_ns);
+	m->start_ns = w->start_ns;
+	m->end_ns = end_ns;
+	m->window_id = w->id;
+	m->hostname = uts->nodename;
+	m->kernel = uts->release;
+	m->arch = uts->machine;
+	m->event_name = c->event;
+	m->event_unit = "samples";
+	m->frequency_hz = hz;
+	m->nlabels = c->nlabels;
+	m->label_names = lnames;
+	m->label_values = lvalues;
+}
+
+static void note_spool_drops(struct window *w, struct spool *spool)
+{
+	uint64_t files = 0, bytes = 0;
+
+	spool__take_dropped(spool, &files, &bytes);
+	if (!files)
+		return;
+	w->spool_dropped += files;
+	log__warn("spool %s is full: dropped the %llu oldest dumps (%llu bytes) to stay within "
+		  "spool_max_size/spool_max_age; is the collector reachable?",
+		  spool__path(spool), (unsigned long long)files, (unsigned long long)bytes);
+}
+
+int window__spool(struct window *w, uint64_t end_ns, struct sampler *s, const struct conf *c,
+		  unsigned hz, const struct utsname *uts, struct spool *spool)
+{
+	struct profile *prof = sampler__profile(s);
+	struct agent_stats *st = sampler__stats(s);
+	char *json = NULL, name[128];
+	void *gz = NULL;
+	size_t jlen = 0, gzlen = 0;
+	int rc;
+
+	sampler__finish_window(s);
+	st->spool_dropped = w->spool_dropped;
+	describe(w, prof, end_ns, c, hz, uts);
+	rc = json_dump__to_buffer(prof, st, &json, &jlen);
+	if (rc == 0)
+		rc = gzip__compress(json, jlen, &gz, &gzlen);
+	if (rc == 0) {
+		spool__name(name, sizeof(name), w->start_ns, uts->nodename);
+		rc = spool__write(spool, name, gz, gzlen);
+	}
+	if (rc < 0) {
+		log__error("window %s: cannot write its dump to %s: %s; the window is lost", w->id,
+			   spool__path(spool), strerror(-rc));
+	} else {
+		w->spool_dropped = 0;
+		log__debug("window %s: %llu samples, %zu bytes in %s", w->id,
+			   (unsigned long long)profile__samples(prof), gzlen, name);
+	}
+	note_spool_drops(w, spool);
+	free(json);
+	free(gz);
+	return rc;
+}
