@@ -7,10 +7,13 @@ collector_libcollector_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 collector_libcollector_a_SOURCES = \
 	collector/perf_events.c collector/perf_events.h \
 	collector/ring.c collector/ring.h \
+	collector/batch.c collector/batch.h \
 	collector/record.c collector/record.h \
 	collector/procmaps.c collector/procmaps.h \
 	collector/binary.c collector/binary.h \
 	collector/proctable.c collector/proctable.h \
+	collector/threads.c collector/threads.h \
+	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h
 COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
 	$(RUNTIMES_LIBS) $(DW_LIBS)

@@ -19,11 +19,32 @@
 #include "common/strtab_remap.h"
 #include "common/clock.h"
 #include "common/u64map.h"
-#include "symbolize/perfmap.h"
 
 /* A process cannot have more executable mappings than this (hostile or
  * pathological maps: a JIT mapping thousands of pages stays bounded). */
 #define MAX_MAPS 65536
+
+/* One executable mapping. A value type, owned by its process. */
+struct proc_map {
+	uint64_t start, end, pgoff;
+	uint64_t dev, ino;  /* 0 when unknown (plain MMAP records) */
+	uint32_t path;      /* strtab id of the path; 0 for anonymous memory */
+	int resolved;       /* bin/bias below are valid */
+	struct binary *bin; /* NULL for anonymous memory or unresolvable */
+	uint64_t bias;      /* ELF vaddr = pc - bias */
+};
+
+struct process {
+	int pid;
+	uint32_t comm, exe, service; /* strtab ids (0 unknown) */
+	uid_t uid;
+	struct proc_map *maps;       /* sorted by start, non-overlapping */
+	size_t nmaps, cap;
+	int exe_pending;             /* exec seen, exe comes with the next exec mapping */
+	uint64_t maps_reread_ns;     /* last /proc/PID/maps re-read (rate limit) */
+	uint64_t exited_ns;          /* 0 while alive */
+	int exe_looked_up;           /* /proc/PID/exe read since the last exec */
+};
 
 struct proctable {
 	struct strtab *names;
@@ -31,6 +52,8 @@ struct proctable {
 	struct u64map *by_pid; /* pid -> struct process * */
 	size_t nexited;
 	uint32_t vdso_path; /* id of "[vdso]" */
+	void (*image_gone)(void *ctx, int pid);
+	void *image_gone_ctx;
 };
 
 struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
@@ -68,14 +91,26 @@ static void release_all(struct proctable *pt, struct process *p)
 	p->nmaps = 0;
 }
 
+static void image_gone(struct proctable *pt, int pid)
+{
+	if (pt->image_gone)
+		pt->image_gone(pt->image_gone_ctx, pid);
+}
+
 static void process_delete(struct proctable *pt, struct process *p)
 {
 	if (!p)
 		return;
+	image_gone(pt, p->pid);
 	release_all(pt, p);
-	perfmap__delete(p->jit);
 	free(p->maps);
 	free(p);
+}
+
+void proctable__on_image_gone(struct proctable *pt, void (*fn)(void *ctx, int pid), void *ctx)
+{
+	pt->image_gone = fn;
+	pt->image_gone_ctx = ctx;
 }
 
 void proctable__delete(struct proctable *pt)
@@ -105,8 +140,6 @@ static int remap_process(struct process *p, struct strtab_remap *r)
 		err = strtab_remap__id(r, &p->service);
 	for (i = 0; !err && i < p->nmaps; i++)
 		err = strtab_remap__id(r, &p->maps[i].path);
-	if (!err && p->jit)
-		err = perfmap__remap_names(p->jit, r);
 	return err;
 }
 
@@ -295,11 +328,29 @@ static uint32_t service_from_cgroup(struct proctable *pt, int pid)
 	return best ? intern(pt, best, best_len) : 0;
 }
 
+/* The path /proc/PID/exe links to (without the " (deleted)" of a
+ * replaced file), interned; 0 when it cannot be read (gone, not ours). */
+static uint32_t read_exe(struct proctable *pt, int pid)
+{
+	static const char del[] = " (deleted)";
+	char path[64], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	if ((size_t)n > sizeof(del) - 1 && memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
+		n -= (ssize_t)(sizeof(del) - 1);
+	return intern(pt, buf, (size_t)n);
+}
+
 static void load_identity(struct proctable *pt, struct process *p)
 {
 	char buf[4096];
 	char path[64];
 	ssize_t n;
+	uint32_t exe;
 	struct stat st;
 
 	n = read_proc_file(p->pid, "comm", buf, sizeof(buf));
@@ -308,15 +359,9 @@ static void load_identity(struct proctable *pt, struct process *p)
 			buf[--n] = '\0';
 		p->comm = intern(pt, buf, (size_t)n);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
-	n = readlink(path, buf, sizeof(buf) - 1);
-	if (n > 0) {
-		static const char del[] = " (deleted)";
-
-		if ((size_t)n > sizeof(del) - 1 && memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
-			n -= (ssize_t)(sizeof(del) - 1);
-		p->exe = intern(pt, buf, (size_t)n);
-	}
+	exe = read_exe(pt, p->pid);
+	if (exe)
+		p->exe = exe;
 	snprintf(path, sizeof(path), "/proc/%d", p->pid);
 	if (stat(path, &st) == 0)
 		p->uid = st.st_uid;
@@ -415,19 +460,7 @@ int proctable__mmap(struct proctable *pt, int pid, uint64_t start, uint64_t len,
 static int guess_exec(struct proctable *pt, const struct process *p, uint32_t comm_id,
 		      uint32_t *link)
 {
-	static const char del[] = " (deleted)";
-	char path[64], buf[4096];
-	ssize_t n;
-
-	*link = 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
-	n = readlink(path, buf, sizeof(buf) - 1);
-	if (n > 0) {
-		if ((size_t)n > sizeof(del) - 1 &&
-		    memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
-			n -= (ssize_t)(sizeof(del) - 1);
-		*link = intern(pt, buf, (size_t)n);
-	}
+	*link = read_exe(pt, p->pid);
 	if (*link && p->exe)
 		return *link != p->exe;
 	return comm_id != p->comm;
@@ -477,9 +510,7 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		p->exe_pending = 1;
 		p->exe_looked_up = 0;
 		p->exe = link;
-		perfmap__delete(p->jit);
-		p->jit = NULL;
-		p->jit_tried = 0;
+		image_gone(pt, pid);
 	}
 	return 0;
 }
@@ -565,21 +596,10 @@ int proctable__reread_maps(struct proctable *pt, struct process *p, uint64_t now
 
 void proctable__fill_exe(struct proctable *pt, struct process *p)
 {
-	char path[64], buf[4096];
-	ssize_t n;
-
 	if (p->exe || p->exe_looked_up)
 		return;
 	p->exe_looked_up = 1;
-	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
-	n = readlink(path, buf, sizeof(buf) - 1);
-	if (n > 0) {
-		static const char del[] = " (deleted)";
-
-		if ((size_t)n > sizeof(del) - 1 && memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
-			n -= (ssize_t)(sizeof(del) - 1);
-		p->exe = intern(pt, buf, (size_t)n);
-	}
+	p->exe = read_exe(pt, p->pid);
 }
 
 struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint64_t pc)
@@ -617,3 +637,28 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 	}
 	return NULL;
 }
+
+int process__pid(const struct process *p) { return p->pid; }
+uid_t process__uid(const struct process *p) { return p->uid; }
+uint32_t process__comm(const struct process *p) { return p->comm; }
+uint32_t process__exe(const struct process *p) { return p->exe; }
+uint32_t process__service(const struct process *p) { return p->service; }
+int process__exe_pending(const struct process *p) { return p->exe_pending; }
+int process__exited(const struct process *p) { return p->exited_ns != 0; }
+size_t process__nmaps(const struct process *p) { return p->nmaps; }
+
+const struct proc_map *process__map(const struct process *p, size_t i)
+{
+	return i < p->nmaps ? &p->maps[i] : NULL;
+}
+
+void proc_map__range(const struct proc_map *m, uint64_t *start, uint64_t *end, uint64_t *pgoff)
+{
+	*start = m->start;
+	*end = m->end;
+	*pgoff = m->pgoff;
+}
+
+uint32_t proc_map__path(const struct proc_map *m) { return m->path; }
+struct binary *proc_map__binary(const struct proc_map *m) { return m->bin; }
+uint64_t proc_map__bias(const struct proc_map *m) { return m->bias; }

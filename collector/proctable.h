@@ -11,38 +11,20 @@
 
 struct binaries;
 struct binary;
-struct perfmap;
 struct strtab;
 struct proctable;
 
-/* One executable mapping. Value type, owned by its process. */
-struct proc_map {
-	uint64_t start, end, pgoff;
-	uint64_t dev, ino;  /* 0 when unknown (plain MMAP records) */
-	uint32_t path;      /* strtab id of the path; 0 for anonymous memory */
-	int resolved;       /* bin/bias below are valid */
-	struct binary *bin; /* NULL for anonymous memory or unresolvable */
-	uint64_t bias;      /* ELF vaddr = pc - bias */
-};
-
-struct process {
-	int pid;
-	uint32_t comm, exe, service; /* strtab ids (0 unknown) */
-	uid_t uid;
-	struct proc_map *maps;       /* sorted by start, non-overlapping */
-	size_t nmaps, cap;
-	int exe_pending;             /* exec seen, exe comes with the next exec mapping */
-	uint64_t maps_reread_ns;     /* last /proc/PID/maps re-read (rate limit) */
-	uint64_t exited_ns;          /* 0 while alive */
-	struct perfmap *jit;
-	uint64_t jit_loaded_ns;
-	int jit_tried;
-	int exe_looked_up;           /* /proc/PID/exe read since the last exec */
-};
+struct proc_map;
+struct process;
 
 /* names and bs are borrowed. NULL on ENOMEM. */
 struct proctable *proctable__new(struct strtab *names, struct binaries *bs);
 void proctable__delete(struct proctable *pt);
+/* fn(ctx, pid) is called when a process's image goes: it execs, or it is
+ * reaped after its exit (also when the table is deleted). Whoever keeps
+ * state per process beside the table (JIT maps) drops it then, so that a
+ * reused pid starts clean. */
+void proctable__on_image_gone(struct proctable *pt, void (*fn)(void *ctx, int pid), void *ctx);
 
 /* Reads every process in /proc (or only `pid` when > 0). Processes that vanish
  * meanwhile are skipped. Returns the number of processes loaded, or -errno. */
@@ -72,12 +54,37 @@ void proctable__reap(struct proctable *pt, uint64_t now_ns, uint64_t delay_ns);
 int proctable__reread_maps(struct proctable *pt, struct process *p, uint64_t now_ns,
 			   uint64_t min_interval_ns);
 
-/* Fills p->exe from /proc/PID/exe when it is still unknown (a sample read
+/* Fills the exe from /proc/PID/exe when it is still unknown (a sample read
  * before the exec's MMAP record from another CPU's ring), once per exec. */
 void proctable__fill_exe(struct proctable *pt, struct process *p);
 
 /* The executable mapping holding pc, resolving its binary on first use. */
 struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint64_t pc);
+
+/* What a process is. Names are strtab ids (0: unknown). */
+int process__pid(const struct process *p);
+uid_t process__uid(const struct process *p);
+uint32_t process__comm(const struct process *p);
+uint32_t process__exe(const struct process *p);
+/* The systemd unit ("nginx" of nginx.service) the process runs in, 0: none. */
+uint32_t process__service(const struct process *p);
+/* An exec was seen whose new executable's mapping has not been yet. */
+int process__exe_pending(const struct process *p);
+/* Its EXIT was seen (it stays for a grace period, see proctable__reap). */
+int process__exited(const struct process *p);
+/* Its executable mappings, sorted by start, non-overlapping. */
+size_t process__nmaps(const struct process *p);
+const struct proc_map *process__map(const struct process *p, size_t i);
+
+/* One executable mapping: [start, end) of file offset pgoff. */
+void proc_map__range(const struct proc_map *m, uint64_t *start, uint64_t *end, uint64_t *pgoff);
+/* The mapped file's path (strtab id; 0 for anonymous memory). */
+uint32_t proc_map__path(const struct proc_map *m);
+/* The binary (NULL for anonymous memory, or a file that could not be
+ * resolved) and the bias to its ELF addresses (vaddr = pc - bias); valid
+ * once process__find_map returned the mapping. */
+struct binary *proc_map__binary(const struct proc_map *m);
+uint64_t proc_map__bias(const struct proc_map *m);
 
 size_t proctable__count(const struct proctable *pt);
 

@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <dirent.h>
 #include <malloc.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -12,34 +11,28 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "collector/batch.h"
 #include "collector/binary.h"
 #include "collector/perf_events.h"
-#include "profile/profile.h"
 #include "collector/proctable.h"
 #include "collector/record.h"
 #include "collector/ring.h"
 #include "collector/sampler.h"
-#include "profile/agent_stats.h"
-#include "common/parse.h"
-#include "common/strtab.h"
-#include "common/strtab_remap.h"
+#include "collector/threads.h"
+#include "collector/user_stack.h"
 #include "common/clock.h"
 #include "common/selfusage.h"
-#include "profile/frame_name.h"
-#include "symbolize/kallsyms.h"
-#include "symbolize/kallsyms_cache.h"
-#include "symbolize/perfmap.h"
-#include "symbolize/symindex.h"
+#include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "profile/agent_stats.h"
+#include "profile/profile.h"
+#include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
 
 #define DEFAULT_MAX_FRAMES 128
 #define MAX_KERNEL_FRAMES 128
 /* inlined frames per pc */
-#define MAX_FRAMES_PER_PC 16
-/* A sample whose ip is in no known mapping triggers a /proc/PID/maps re-read,
- * at most this often per process. */
-#define MAPS_REREAD_INTERVAL_NS 1000000000ull
-#define JIT_RELOAD_INTERVAL_NS 1000000000ull
+#define MAX_FRAMES_PER_PC SYMBOLIZER_MAX_FRAMES_PER_PC
 /* Keep exited processes this long: their samples may sit in other rings. */
 #define EXIT_GRACE_NS 2000000000ull
 /* A binary no live process maps stays loaded this long (the same program
@@ -50,12 +43,6 @@
 #define TRIM_INTERVAL_NS 1000000000ull
 /* Records of the batch a sample may look ahead through for its exe. */
 #define EXE_LOOKAHEAD_MAX 8192
-
-struct batch_rec {
-	uint64_t time;
-	uint64_t seq;
-	const struct perf_event_header *h;
-};
 
 struct sampler {
 	struct sampler_opts opts;
@@ -74,119 +61,29 @@ struct sampler {
 	struct strtab *names;
 	struct binaries *bins;
 	struct proctable *procs;
-	struct kallsyms *ksyms;
+	struct symbolizer *sym;
 	struct profile *profile;
 	struct agent_stats stats; /* the window's, beside the profile */
 
-	struct batch_rec *batch;
-	struct batch_rec *batch_tmp; /* merge scratch, batch_cap entries */
-	size_t nbatch, batch_cap;
+	struct batch batch;
 	size_t batch_pos; /* the record being handled */
 	uint64_t last_time;
 
-	/* per-sample scratch, allocated once */
-	struct unwind_frame *uframes;
-	uint32_t *stack;
+	struct user_stack *user;
+	uint32_t *stack; /* a sample's frame ids, root first; allocated once */
 	size_t stack_cap;
-	struct process *cur;
 
-	uint32_t id_unknown, id_kernel;
 	size_t names_live_bytes;   /* strtab__bytes after the last compaction */
 	uint64_t names_compactions;
 	uint64_t last_trim_ns;
 	uint64_t window_cpu_start;
 };
 
-static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
-{
-	struct sampler *s = ctx;
-	struct proc_map *m = process__find_map(s->procs, s->cur, pc);
-
-	if (!m || !m->bin)
-		return -ENOENT;
-	out->cfi = binary__cfi(m->bin);
-	out->bias = m->bias;
-	out->owner = m;
-	out->entry = binary__entry(m->bin);
-	return 0;
-}
-
 static int push_frame(struct sampler *s, size_t *n, uint32_t id)
 {
 	if (*n >= s->stack_cap)
 		return -ENOSPC;
 	s->stack[(*n)++] = id;
-	return 0;
-}
-
-/* "[module]" for a pc in a file we could not read symbols from. */
-static uint32_t module_frame(struct sampler *s, const struct proc_map *m)
-{
-	uint32_t id;
-
-	if (m->bin) {
-		id = binary__unknown_frame(m->bin);
-		return id ? id : s->id_unknown;
-	}
-	/* no binary object at all (out of memory when it was made): rare */
-	if (frame_name__module(s->names, m->path ? strtab__str(s->names, m->path) : NULL, &id) < 0)
-		return s->id_unknown;
-	return id;
-}
-
-/* A pc outside every file mapping: JIT code, named from the process's perf
- * map. On a miss the map is read again (at most once a second per process,
- * and only when the file changed): JITs append to it as they compile. */
-static uint32_t jit_frame(struct sampler *s, struct process *p, uint64_t pc, uint64_t now)
-{
-	char path[128];
-	uint32_t id;
-
-	if (p->jit && perfmap__lookup(p->jit, pc, &id) == 0)
-		return id;
-	if (p->jit_tried && now - p->jit_loaded_ns <= JIT_RELOAD_INTERVAL_NS)
-		return s->id_unknown;
-	p->jit_tried = 1;
-	p->jit_loaded_ns = now;
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
-	if (perfmap__refresh(path, p->uid, s->names, &p->jit) > 0 &&
-	    perfmap__lookup(p->jit, pc, &id) == 0)
-		return id;
-	return s->id_unknown;
-}
-
-/* Appends the user frames root first; each pc may expand into inlined frames. */
-static int append_user(struct sampler *s, struct process *p, size_t nuf, size_t *n, uint64_t now)
-{
-	size_t i;
-
-	for (i = nuf; i-- > 0;) {
-		const struct unwind_frame *f = &s->uframes[i];
-		const struct proc_map *m = f->owner;
-		uint32_t ids[MAX_FRAMES_PER_PC];
-		size_t k = 0;
-
-		if (m && m->bin && binary__is_elf(m->bin)) {
-			struct symindex *sb = binary__symindex(m->bin);
-
-			if (!sb || symindex__lookup(sb, f->vaddr, f->func_start, ids, MAX_FRAMES_PER_PC, &k) < 0 ||
-			    k == 0) {
-				ids[0] = module_frame(s, m);
-				k = 1;
-			}
-		} else {
-			/* anonymous memory, or a file that is no ELF (a memfd JITs
-			 * map twice): JIT code if the process's perf map names it */
-			ids[0] = jit_frame(s, p, f->pc, now);
-			if (ids[0] == s->id_unknown && m && m->path)
-				ids[0] = module_frame(s, m);
-			k = 1;
-		}
-		/* ids are innermost first: the function, then what was inlined into it */
-		while (k-- > 0)
-			if (push_frame(s, n, ids[k]) < 0)
-				return -ENOSPC;
-	}
 	return 0;
 }
 
@@ -201,71 +98,6 @@ static void count_stop(struct agent_stats *st, enum unwind_stop why)
 	case UNWIND_DEPTH: st->unwind_depth++; break;
 	default: st->unwind_bad_pc++; break;
 	}
-}
-
-static size_t unwind_user(struct sampler *s, const struct perf_sample *smp, enum unwind_stop *why)
-{
-	struct unwind_regs regs;
-	struct unwind_stack stack;
-	size_t nuf = 0;
-
-	if (unwind_regs__from_perf(&regs, s->layout.regs_user_mask, smp->regs, smp->regs_nr) < 0)
-		return 0;
-	stack.base = regs.val[UNWIND_REG_SP];
-	stack.data = smp->stack;
-	stack.size = (size_t)smp->stack_dyn_size;
-	if (unwind__dwarf(&regs, &stack, find_module, s, s->uframes, s->opts.max_frames, &nuf, why) < 0)
-		return 0;
-	return nuf;
-}
-
-/* Frame-pointer mode: the kernel walked the user stack by frame pointers;
- * user[0] is the sampled ip, the others are return addresses (looked up at
- * pc - 1: the call may be a function's last instruction). Through code built
- * without frame pointers the walk follows whatever %rbp holds, so a return
- * address in no executable mapping ends the stack there (counted as bad_pc)
- * instead of adding [unknown] roots. An ip in no mapping is UNWIND_NO_MAP:
- * the caller re-reads /proc/PID/maps, as in DWARF mode. */
-static size_t user_from_callchain(struct sampler *s, const struct callchain_parts *cc,
-				  enum unwind_stop *why)
-{
-	size_t i, nuf = 0;
-
-	*why = UNWIND_COMPLETE;
-	for (i = 0; i < cc->user_nr; i++) {
-		struct unwind_frame *f;
-		uint64_t pc = cc->user[i];
-		uint64_t lookup = i ? pc - 1 : pc;
-		struct proc_map *m;
-
-		if (nuf == s->opts.max_frames) {
-			*why = UNWIND_DEPTH;
-			break;
-		}
-		if (pc == 0 || (i > 0 && pc < 4096)) {
-			*why = UNWIND_BAD_PC;
-			break;
-		}
-		m = process__find_map(s->procs, s->cur, lookup);
-		if (!m && i > 0) {
-			*why = UNWIND_BAD_PC;
-			break;
-		}
-		if (!m)
-			*why = UNWIND_NO_MAP;
-		f = &s->uframes[nuf++];
-		f->pc = pc;
-		f->owner = m && m->bin ? m : NULL;
-		f->vaddr = f->owner ? lookup - m->bias : 0;
-		f->func_start = 0;
-		if (f->owner) {
-			struct cfi *c = binary__cfi(m->bin);
-
-			if (c)
-				cfi__func_start(c, f->vaddr, &f->func_start);
-		}
-	}
-	return nuf;
 }
 
 /* MMAP2 says PROT_EXEC; plain MMAP records are only sent for executable
@@ -283,13 +115,13 @@ static int mmap_is_exec(const struct record_mmap *m)
  * process table learns the exe when the mapping itself is handled. */
 static uint32_t pending_exe(struct sampler *s, const struct process *p)
 {
-	size_t i, end = s->nbatch;
+	size_t i, end = s->batch.n;
 	uint32_t id;
 
 	if (end - s->batch_pos > EXE_LOOKAHEAD_MAX)
 		end = s->batch_pos + EXE_LOOKAHEAD_MAX;
 	for (i = s->batch_pos + 1; i < end; i++) {
-		const struct perf_event_header *h = s->batch[i].h;
+		const struct perf_event_header *h = s->batch.recs[i].h;
 		struct record_mmap m;
 		struct record_task t;
 		struct record_comm c;
@@ -297,7 +129,7 @@ static uint32_t pending_exe(struct sampler *s, const struct process *p)
 		switch (h->type) {
 		case PERF_RECORD_MMAP:
 		case RECORD_TYPE_MMAP2:
-			if (record__parse_mmap(&s->layout, h, &m) < 0 || (int)m.pid != p->pid ||
+			if (record__parse_mmap(&s->layout, h, &m) < 0 || (int)m.pid != process__pid(p) ||
 			    !mmap_is_exec(&m) || m.len == 0 || m.filename_len == 0 || m.filename[0] != '/')
 				break;
 			if (strtab__intern(s->names, m.filename, m.filename_len, &id) < 0)
@@ -305,12 +137,12 @@ static uint32_t pending_exe(struct sampler *s, const struct process *p)
 			return id;
 		case PERF_RECORD_COMM:
 			/* another exec: what follows is not this image */
-			if (record__parse_comm(&s->layout, h, &c) == 0 && (int)c.pid == p->pid &&
-			    (int)c.tid == p->pid)
+			if (record__parse_comm(&s->layout, h, &c) == 0 && (int)c.pid == process__pid(p) &&
+			    (int)c.tid == process__pid(p))
 				return 0;
 			break;
 		case PERF_RECORD_EXIT:
-			if (record__parse_task(&s->layout, h, &t) == 0 && (int)t.pid == p->pid)
+			if (record__parse_task(&s->layout, h, &t) == 0 && (int)t.pid == process__pid(p))
 				return 0;
 			break;
 		default:
@@ -347,7 +179,6 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 		profile__drop(s->profile, 1);
 		return;
 	}
-	s->cur = p;
 	memset(&cc, 0, sizeof(cc));
 	if (smp.callchain)
 		record__callchain_split(smp.callchain, smp.callchain_nr, &cc);
@@ -366,45 +197,26 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	    (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		have_user = 0;
 	if (have_user) {
-		if ((s->mode_dwarf)) {
-			nuf = unwind_user(s, &smp, &why);
-			/* the ip in no mapping we know: the MMAP may not have been read
-			 * yet, or the process predates us: look at /proc once */
-			if (nuf > 0 && !s->uframes[0].owner && why == UNWIND_NO_MAP &&
-			    proctable__reread_maps(s->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
-				nuf = unwind_user(s, &smp, &why);
-		} else {
-			nuf = user_from_callchain(s, &cc, &why);
-			/* as above: a pc in no known mapping, look at /proc once */
-			if (why == UNWIND_NO_MAP &&
-			    proctable__reread_maps(s->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
-				nuf = user_from_callchain(s, &cc, &why);
-		}
+		nuf = user_stack__unwind(s->user, p, &smp, &cc, &why);
 		count_stop(st, why);
 	} else {
 		st->kernel_only++;
 	}
 
-	if (append_user(s, p, nuf, &n, smp.time) < 0)
+	if (user_stack__append_names(s->user, p, nuf, smp.time, s->stack, s->stack_cap, &n) < 0)
 		goto add;
-	for (i = cc.kernel_nr; i-- > 0;) {
-		uint32_t id = s->id_kernel;
-
-		if (s->ksyms && kallsyms__lookup(s->ksyms, cc.kernel[i], &id) < 0)
-			id = s->id_kernel;
-		if (push_frame(s, &n, id) < 0)
+	for (i = cc.kernel_nr; i-- > 0;)
+		if (push_frame(s, &n, symbolizer__kernel(s->sym, cc.kernel[i])) < 0)
 			break;
-	}
 add:
-	key.exe = p->exe_pending ? pending_exe(s, p) : 0;
+	key.exe = process__exe_pending(p) ? pending_exe(s, p) : 0;
 	if (!key.exe) {
-		if (!p->exe)
-			proctable__fill_exe(s->procs, p);
-		key.exe = p->exe;
+		proctable__fill_exe(s->procs, p);
+		key.exe = process__exe(p);
 	}
-	key.service_name = p->service ? p->service : p->comm;
-	key.comm = p->comm;
-	key.pid = s->opts.per_pid ? (int32_t)p->pid : -1;
+	key.service_name = process__service(p) ? process__service(p) : process__comm(p);
+	key.comm = process__comm(p);
+	key.pid = s->opts.per_pid ? (int32_t)process__pid(p) : -1;
 	profile__add(s->profile, &key, s->stack, n, 1);
 }
 
@@ -460,7 +272,7 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 		if (!s->layout.sample_id_all && t.pid != t.ppid) {
 			struct process *child = proctable__find(s->procs, (int)t.pid);
 
-			if (child && !child->exited_ns)
+			if (child && !process__exited(child))
 				break;
 		}
 		proctable__fork(s->procs, (int)t.pid, (int)t.ppid, (int)t.tid, (int)t.ptid);
@@ -485,73 +297,6 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 	}
 }
 
-/* Merges the sorted runs a[lo, mid) and a[mid, hi) through tmp. Ties go
- * to the left run, which holds the earlier seq: the result is ordered by
- * (time, seq). */
-static void merge_runs(struct batch_rec *a, struct batch_rec *tmp, size_t lo, size_t mid,
-		       size_t hi)
-{
-	size_t i = lo, j = mid, k = lo;
-
-	while (i < mid && j < hi)
-		tmp[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
-	while (i < mid)
-		tmp[k++] = a[i++];
-	while (j < hi)
-		tmp[k++] = a[j++];
-	memcpy(a + lo, tmp + lo, (hi - lo) * sizeof(*a));
-}
-
-/* Orders the batch by (time, seq). It is the rings' records one ring after
- * the other, each ring already in time order: a natural merge sort merges
- * those runs pairwise, O(n log rings), in scratch space kept from batch to
- * batch. (qsort was O(n log n) and allocated, and for a large batch mapped
- * and unmapped, its own scratch at every poll.) */
-static void sort_batch(struct sampler *s)
-{
-	struct batch_rec *a = s->batch, *tmp = s->batch_tmp;
-	size_t n = s->nbatch, lo, mid, hi;
-	int merged;
-
-	do {
-		merged = 0;
-		for (lo = 0; lo < n; lo = hi) {
-			for (mid = lo + 1; mid < n && a[mid - 1].time <= a[mid].time; mid++)
-				;
-			if (mid == n) {
-				hi = n;
-				break;
-			}
-			for (hi = mid + 1; hi < n && a[hi - 1].time <= a[hi].time; hi++)
-				;
-			merge_runs(a, tmp, lo, mid, hi);
-			merged = 1;
-		}
-	} while (merged);
-}
-
-static int batch_push(struct sampler *s, uint64_t time, const struct perf_event_header *h)
-{
-	if (s->nbatch == s->batch_cap) {
-		size_t nc = s->batch_cap ? s->batch_cap * 2 : 4096;
-		struct batch_rec *nb = realloc(s->batch, nc * sizeof(*nb)), *nt;
-
-		if (!nb)
-			return -ENOMEM;
-		s->batch = nb;
-		nt = realloc(s->batch_tmp, nc * sizeof(*nt));
-		if (!nt)
-			return -ENOMEM; /* batch_cap unchanged: the larger batch is kept */
-		s->batch_tmp = nt;
-		s->batch_cap = nc;
-	}
-	s->batch[s->nbatch].time = time;
-	s->batch[s->nbatch].seq = s->nbatch;
-	s->batch[s->nbatch].h = h;
-	s->nbatch++;
-	return 0;
-}
-
 /* Reads every ring, orders the records by time, processes them, then gives
  * the ring space back. Records without a time keep the time of the record
  * before them in the same ring, which keeps each ring's own order. */
@@ -560,7 +305,7 @@ static void process_available(struct sampler *s)
 	struct agent_stats *st = &s->stats;
 	size_t i;
 
-	s->nbatch = 0;
+	batch__clear(&s->batch);
 	for (i = 0; i < s->nrings; i++) {
 		const struct perf_event_header *h;
 		uint64_t t = 0;
@@ -576,24 +321,23 @@ static void process_available(struct sampler *s)
 			}
 			if (record__time(&s->layout, h, &rt) == 0)
 				t = rt;
-			if (batch_push(s, t, h) < 0) {
+			if (batch__push(&s->batch, t, h) < 0) {
 				if (h->type == PERF_RECORD_SAMPLE)
 					profile__drop(s->profile, 1);
 				continue;
 			}
 		}
 	}
-	if (s->nbatch > 1)
-		sort_batch(s);
-	for (i = 0; i < s->nbatch; i++) {
-		if (s->batch[i].time > s->last_time)
-			s->last_time = s->batch[i].time;
+	batch__sort(&s->batch);
+	for (i = 0; i < s->batch.n; i++) {
+		if (s->batch.recs[i].time > s->last_time)
+			s->last_time = s->batch.recs[i].time;
 		s->batch_pos = i;
-		handle_record(s, s->batch[i].h);
+		handle_record(s, s->batch.recs[i].h);
 	}
 	for (i = 0; i < s->nrings; i++)
 		ring__release(s->rings[i]);
-	s->nbatch = 0;
+	batch__clear(&s->batch);
 	proctable__reap(s->procs, s->last_time, EXIT_GRACE_NS);
 	{
 		uint64_t now = clock__mono_ns();
@@ -636,6 +380,7 @@ void sampler__finish_window(struct sampler *s)
 {
 	struct agent_stats *st = &s->stats;
 	struct binaries_stats bst;
+	struct symbolizer_stats sst;
 
 	st->processes = proctable__count(s->procs);
 	st->binaries = binaries__count(s->bins);
@@ -649,14 +394,10 @@ void sampler__finish_window(struct sampler *s)
 	st->inline_lookups = bst.inline_lookups;
 	st->inline_hits = bst.inline_hits;
 	st->inline_evictions = bst.inline_evictions;
-	if (s->ksyms) {
-		struct kallsyms_stats ks;
-
-		kallsyms__stats(s->ksyms, &ks);
-		st->ksym_lookups = ks.lookups;
-		st->ksym_hits = ks.hits;
-		st->ksym_evictions = ks.evictions;
-	}
+	symbolizer__stats(s->sym, &sst);
+	st->ksym_lookups = sst.ksym_lookups;
+	st->ksym_hits = sst.ksym_hits;
+	st->ksym_evictions = sst.ksym_evictions;
 	st->names = strtab__count(s->names);
 	st->names_bytes = strtab__bytes(s->names);
 	st->names_compactions = s->names_compactions;
@@ -678,17 +419,13 @@ static int remap_pass(struct sampler *s, struct strtab_remap *r)
 {
 	int err;
 
-	err = strtab_remap__id(r, &s->id_unknown);
-	if (!err)
-		err = strtab_remap__id(r, &s->id_kernel);
-	if (!err)
-		err = profile__remap_names(s->profile, r);
+	err = profile__remap_names(s->profile, r);
 	if (!err)
 		err = proctable__remap_names(s->procs, r);
 	if (!err)
 		err = binaries__remap_names(s->bins, r);
-	if (!err && s->ksyms)
-		err = kallsyms__remap_names(s->ksyms, r);
+	if (!err)
+		err = symbolizer__remap_names(s->sym, r);
 	return err;
 }
 
@@ -745,63 +482,6 @@ int sampler__set_frequency(struct sampler *s, unsigned hz)
 int sampler__enable(struct sampler *s) { return perf_events__enable(s->events); }
 int sampler__disable(struct sampler *s) { return perf_events__disable(s->events); }
 
-/* -p follows every thread of the targets: events on a pid cover only that
- * thread, and inherit only covers threads created afterwards. */
-static int expand_threads(struct sampler *s, const int *pids, size_t npids, size_t *ntids)
-{
-	size_t cap = 64, n = 0, i;
-
-	s->tids = malloc(cap * sizeof(*s->tids));
-	if (!s->tids)
-		return -ENOMEM;
-	for (i = 0; i < npids; i++) {
-		char path[64];
-		DIR *d;
-		struct dirent *de;
-
-		snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
-		d = opendir(path);
-		if (!d) {
-			/* a child created stopped by the caller has one thread anyway */
-			if (n == cap)
-				goto grow;
-			s->tids[n++] = pids[i];
-			continue;
-		}
-		while ((de = readdir(d)) != NULL) {
-			uint64_t v;
-
-			if (parse__u64(de->d_name, 10, &v) < 0 || v == 0 || v > 0x3fffffff)
-				continue;
-			if (n == cap) {
-				int *nt = realloc(s->tids, cap * 2 * sizeof(*nt));
-
-				if (!nt) {
-					closedir(d);
-					return -ENOMEM;
-				}
-				s->tids = nt;
-				cap *= 2;
-			}
-			s->tids[n++] = (int)v;
-		}
-		closedir(d);
-		continue;
-grow:
-		{
-			int *nt = realloc(s->tids, cap * 2 * sizeof(*nt));
-
-			if (!nt)
-				return -ENOMEM;
-			s->tids = nt;
-			cap *= 2;
-			s->tids[n++] = pids[i];
-		}
-	}
-	*ntids = n;
-	return 0;
-}
-
 static void set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what)
 {
 	e->err = err;
@@ -849,6 +529,12 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 		s->pfds[j].events = POLLIN;
 	}
 	return 0;
+}
+
+/* A process's image went: its JIT maps go with it. */
+static void forget_process(void *ctx, int pid)
+{
+	symbolizer__forget_process(ctx, pid);
 }
 
 int sampler__new(const struct sampler_opts *o, struct sampler **out, struct sampler_error *e)
@@ -905,7 +591,7 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 		goto out_delete;
 	}
 	if (!o->system_wide) {
-		rc = expand_threads(s, o->pids, o->npids, &ntids);
+		rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
 		if (rc < 0) {
 			set_error(e, rc, -1, -1, "listing threads");
 			goto out_delete;
@@ -925,21 +611,21 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	s->names = strtab__new();
 	if (!s->names)
 		goto out_nomem;
+	if (symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
+		goto out_nomem;
 	s->bins = binaries__new(s->names);
 	if (s->bins)
 		binaries__set_cache(s->bins, o->cache);
 	s->procs = s->bins ? proctable__new(s->names, s->bins) : NULL;
+	if (s->procs)
+		proctable__on_image_gone(s->procs, forget_process, s->sym);
 	s->profile = s->procs ? profile__new(s->names) : NULL;
 	s->stack_cap = s->opts.max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
 	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
-	s->uframes = calloc(s->opts.max_frames, sizeof(*s->uframes));
-	if (!s->profile || !s->stack || !s->uframes ||
-	    strtab__intern_cstr(s->names, "[unknown]", &s->id_unknown) < 0 ||
-	    strtab__intern_cstr(s->names, "[kernel]_[k]", &s->id_kernel) < 0)
+	if (!s->profile || !s->stack ||
+	    user_stack__new(s->procs, s->sym, s->mode_dwarf, s->layout.regs_user_mask,
+			    s->opts.max_frames, &s->user) < 0)
 		goto out_nomem;
-	/* from the cache file while the boot and the modules are the same */
-	if (with_kernel && kallsyms_cache__load(NULL, o->cache, s->names, &s->ksyms, NULL) < 0)
-		s->ksyms = NULL;
 	/* System-wide, a process is read from /proc when it first shows up (a
 	 * sample, a mapping, a fork), not all of them at start: that was a
 	 * third of the start-up (5 reads of /proc per process), for processes
@@ -976,14 +662,13 @@ void sampler__delete(struct sampler *s)
 	free(s->pfds);
 	perf_events__delete(s->events);
 	profile__delete(s->profile);
-	kallsyms__delete(s->ksyms);
-	proctable__delete(s->procs);
+	proctable__delete(s->procs); /* tells the symbolizer what goes */
+	symbolizer__delete(s->sym);
 	binaries__delete(s->bins);
 	strtab__delete(s->names);
-	free(s->batch);
-	free(s->batch_tmp);
+	batch__free(&s->batch);
 	free(s->stack);
-	free(s->uframes);
+	user_stack__delete(s->user);
 	free(s->tids);
 	free(s);
 }

@@ -4,8 +4,10 @@
 noinst_LIBRARIES += symbolize/libsymbolize.a
 symbolize_libsymbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 symbolize_libsymbolize_a_SOURCES = \
+	symbolize/symbolizer.c symbolize/symbolizer.h \
 	symbolize/symindex.c symbolize/symindex.h \
 	symbolize/debugcache.c symbolize/debugcache.h \
+	symbolize/debugdata.c symbolize/debugdata.h \
 	symbolize/inlines.c symbolize/inlines.h \
 	symbolize/kallsyms.c symbolize/kallsyms.h \
 	symbolize/kallsyms_cache.c symbolize/kallsyms_cache.h \

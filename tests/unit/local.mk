@@ -16,6 +16,7 @@ UNIT_TESTS = \
 	tests/unit/test_procmem \
 	tests/unit/test_unwind \
 	tests/unit/test_symbolize \
+	tests/unit/test_symbolizer \
 	tests/unit/test_debugcache \
 	tests/unit/test_kallsyms_cache \
 	tests/unit/test_inlines \
@@ -83,6 +84,12 @@ tests_unit_test_symbolize_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_symbolize_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_symbolize_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
 tests_unit_test_symbolize_LINK = $(CXXLINK)
+
+tests_unit_test_symbolizer_SOURCES = tests/unit/test_symbolizer.c
+tests_unit_test_symbolizer_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_symbolizer_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_symbolizer_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_symbolizer_LINK = $(CXXLINK)
 
 tests_unit_test_debugcache_SOURCES = tests/unit/test_debugcache.c
 tests_unit_test_debugcache_CPPFLAGS = $(UNIT_CPPFLAGS)

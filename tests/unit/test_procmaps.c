@@ -107,6 +107,15 @@ Test(procmaps, own_process)
 	cr_assert_eq(procmaps__read(0x3ffffff0, count_cb, &n, NULL), -ENOENT);
 }
 
+/* [start, end) and file offset of mapping i of p. */
+static void map_at(const struct process *p, size_t i, uint64_t *start, uint64_t *end, uint64_t *pgoff)
+{
+	const struct proc_map *m = process__map(p, i);
+
+	cr_assert_not_null(m, "mapping %zu", i);
+	proc_map__range(m, start, end, pgoff);
+}
+
 /* The process table keeps non-overlapping sorted maps under MMAP records. */
 Test(proctable, mmap_overlaps_split_and_replace)
 {
@@ -114,6 +123,7 @@ Test(proctable, mmap_overlaps_split_and_replace)
 	struct binaries *bs = binaries__new(names);
 	struct proctable *pt = proctable__new(names, bs);
 	struct process *p;
+	uint64_t start, end, pgoff;
 	const int pid = 0x3ffffff1; /* no such process: nothing read from /proc */
 
 	cr_assert_eq(proctable__mmap(pt, pid, 0x1000, 0x9000, 0, 0, 0, "/bin/a", 1), 0);
@@ -121,24 +131,27 @@ Test(proctable, mmap_overlaps_split_and_replace)
 	cr_assert_eq(proctable__mmap(pt, pid, 0x4000, 0x1000, 0, 0, 0, "/bin/b", 1), 0);
 	p = proctable__find(pt, pid);
 	cr_assert_not_null(p);
-	cr_assert_eq(p->nmaps, 3);
-	cr_assert_eq(p->maps[0].start, 0x1000);
-	cr_assert_eq(p->maps[0].end, 0x4000);
-	cr_assert_eq(p->maps[1].start, 0x4000);
-	cr_assert_eq(p->maps[1].end, 0x5000);
-	cr_assert_eq(p->maps[2].start, 0x5000);
-	cr_assert_eq(p->maps[2].end, 0xa000);
-	cr_assert_eq(p->maps[2].pgoff, 0x4000, "the right part keeps its file offset");
+	cr_assert_eq(process__nmaps(p), 3);
+	map_at(p, 0, &start, &end, &pgoff);
+	cr_assert_eq(start, 0x1000);
+	cr_assert_eq(end, 0x4000);
+	map_at(p, 1, &start, &end, &pgoff);
+	cr_assert_eq(start, 0x4000);
+	cr_assert_eq(end, 0x5000);
+	map_at(p, 2, &start, &end, &pgoff);
+	cr_assert_eq(start, 0x5000);
+	cr_assert_eq(end, 0xa000);
+	cr_assert_eq(pgoff, 0x4000, "the right part keeps its file offset");
 	/* non-exec mappings are not tracked */
 	cr_assert_eq(proctable__mmap(pt, pid, 0x20000, 0x1000, 0, 0, 0, "/bin/c", 0), 0);
-	cr_assert_eq(p->nmaps, 3);
+	cr_assert_eq(process__nmaps(p), 3);
 	/* exec resets the address space */
 	cr_assert_eq(proctable__comm(pt, pid, pid, "newprog", 1), 0);
-	cr_assert_eq(p->nmaps, 0);
-	cr_assert(p->exe_pending);
+	cr_assert_eq(process__nmaps(p), 0);
+	cr_assert(process__exe_pending(p));
 	cr_assert_eq(proctable__mmap(pt, pid, 0x400000, 0x1000, 0, 0, 0, "/usr/bin/newprog", 1), 0);
-	cr_assert_str_eq(strtab__str(names, p->exe), "/usr/bin/newprog");
-	cr_assert_str_eq(strtab__str(names, p->comm), "newprog");
+	cr_assert_str_eq(strtab__str(names, process__exe(p)), "/usr/bin/newprog");
+	cr_assert_str_eq(strtab__str(names, process__comm(p)), "newprog");
 	proctable__delete(pt);
 	binaries__delete(bs);
 	strtab__delete(names);
@@ -157,8 +170,8 @@ Test(proctable, fork_copies_maps_and_exit_reaps_later)
 	cr_assert_eq(proctable__fork(pt, child, parent, child, parent), 0);
 	c = proctable__find(pt, child);
 	cr_assert_not_null(c);
-	cr_assert_eq(c->nmaps, 1);
-	cr_assert_str_eq(strtab__str(names, c->comm), "parent");
+	cr_assert_eq(process__nmaps(c), 1);
+	cr_assert_str_eq(strtab__str(names, process__comm(c)), "parent");
 	/* a thread of the parent is not a process */
 	cr_assert_eq(proctable__fork(pt, parent, parent, parent + 100, parent), 0);
 	cr_assert_eq(proctable__count(pt), 2);
@@ -192,9 +205,9 @@ Test(proctable, resolves_own_binary)
 	cr_assert_not_null(p);
 	m = process__find_map(pt, p, pc);
 	cr_assert_not_null(m);
-	cr_assert_not_null(m->bin);
-	cr_assert(binary__is_elf(m->bin));
-	cr_assert_str_eq(binary__module(m->bin), "test_procmaps");
+	cr_assert_not_null(proc_map__binary(m));
+	cr_assert(binary__is_elf(proc_map__binary(m)));
+	cr_assert_str_eq(binary__module(proc_map__binary(m)), "test_procmaps");
 	/* the same file through another process path is the same object */
 	cr_assert_eq(binaries__count(bs), 1);
 	proctable__delete(pt);
@@ -215,7 +228,7 @@ Test(proctable, binaries_freed_when_unmapped)
 
 	cr_assert_eq(proctable__seed(pt, getpid()), 1);
 	p = proctable__find(pt, getpid());
-	cr_assert_not_null(process__find_map(pt, p, pc)->bin);
+	cr_assert_not_null(proc_map__binary(process__find_map(pt, p, pc)));
 	cr_assert_eq(binaries__count(bs), 1);
 
 	/* a forked child shares the binary: its exit does not free it */
@@ -237,7 +250,7 @@ Test(proctable, binaries_freed_when_unmapped)
 	/* seen again: opened again */
 	cr_assert_eq(proctable__seed(pt, getpid()), 1);
 	p = proctable__find(pt, getpid());
-	cr_assert_not_null(process__find_map(pt, p, pc)->bin);
+	cr_assert_not_null(proc_map__binary(process__find_map(pt, p, pc)));
 	cr_assert_eq(binaries__count(bs), 1);
 	proctable__delete(pt);
 	binaries__delete(bs);

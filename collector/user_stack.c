@@ -1,0 +1,210 @@
+/* The user half of a sample's stack: unwinding and naming. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/binary.h"
+#include "collector/proctable.h"
+#include "collector/record.h"
+#include "collector/user_stack.h"
+#include "common/clock.h"
+#include "symbolize/symbolizer.h"
+#include "unwind/cfi.h"
+#include "unwind/regs.h"
+
+/* A pc in no known mapping triggers a /proc/PID/maps re-read, at most this
+ * often per process. */
+#define MAPS_REREAD_INTERVAL_NS 1000000000ull
+
+struct user_stack {
+	struct proctable *procs;
+	struct symbolizer *sym;
+	int dwarf;
+	uint64_t regs_mask;
+	size_t max_frames;
+	struct unwind_frame *frames; /* max_frames, innermost first */
+	struct process *cur;         /* the sample's, for find_module */
+};
+
+int user_stack__new(struct proctable *procs, struct symbolizer *sym, int dwarf, uint64_t regs_mask,
+		    size_t max_frames, struct user_stack **out)
+{
+	struct user_stack *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	u->procs = procs;
+	u->sym = sym;
+	u->dwarf = dwarf;
+	u->regs_mask = regs_mask;
+	u->max_frames = max_frames;
+	u->frames = calloc(max_frames ? max_frames : 1, sizeof(*u->frames));
+	if (!u->frames) {
+		free(u);
+		return -ENOMEM;
+	}
+	*out = u;
+	return 0;
+}
+
+void user_stack__delete(struct user_stack *u)
+{
+	if (!u)
+		return;
+	free(u->frames);
+	free(u);
+}
+
+static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
+{
+	struct user_stack *u = ctx;
+	struct proc_map *m = process__find_map(u->procs, u->cur, pc);
+	struct binary *bin = m ? proc_map__binary(m) : NULL;
+
+	if (!bin)
+		return -ENOENT;
+	out->cfi = binary__cfi(bin);
+	out->bias = proc_map__bias(m);
+	out->owner = m;
+	out->entry = binary__entry(bin);
+	return 0;
+}
+
+static size_t unwind_dwarf(struct user_stack *u, const struct perf_sample *smp, enum unwind_stop *why)
+{
+	struct unwind_regs regs;
+	struct unwind_stack stack;
+	size_t n = 0;
+
+	if (unwind_regs__from_perf(&regs, u->regs_mask, smp->regs, smp->regs_nr) < 0)
+		return 0;
+	stack.base = regs.val[UNWIND_REG_SP];
+	stack.data = smp->stack;
+	stack.size = (size_t)smp->stack_dyn_size;
+	if (unwind__dwarf(&regs, &stack, find_module, u, u->frames, u->max_frames, &n, why) < 0)
+		return 0;
+	return n;
+}
+
+/* Frame-pointer mode: the kernel walked the user stack by frame pointers;
+ * user[0] is the sampled ip, the others are return addresses (looked up at
+ * pc - 1: the call may be a function's last instruction). Through code built
+ * without frame pointers the walk follows whatever %rbp holds, so a return
+ * address in no executable mapping ends the stack there (counted as bad_pc)
+ * instead of adding [unknown] roots. An ip in no mapping is UNWIND_NO_MAP:
+ * the caller re-reads /proc/PID/maps, as in DWARF mode. */
+static size_t from_callchain(struct user_stack *u, const struct callchain_parts *cc,
+			     enum unwind_stop *why)
+{
+	size_t i, n = 0;
+
+	*why = UNWIND_COMPLETE;
+	for (i = 0; i < cc->user_nr; i++) {
+		struct unwind_frame *f;
+		uint64_t pc = cc->user[i];
+		uint64_t lookup = i ? pc - 1 : pc;
+		struct proc_map *m;
+
+		if (n == u->max_frames) {
+			*why = UNWIND_DEPTH;
+			break;
+		}
+		if (pc == 0 || (i > 0 && pc < 4096)) {
+			*why = UNWIND_BAD_PC;
+			break;
+		}
+		m = process__find_map(u->procs, u->cur, lookup);
+		if (!m && i > 0) {
+			*why = UNWIND_BAD_PC;
+			break;
+		}
+		if (!m)
+			*why = UNWIND_NO_MAP;
+		f = &u->frames[n++];
+		f->pc = pc;
+		f->owner = m && proc_map__binary(m) ? m : NULL;
+		f->vaddr = f->owner ? lookup - proc_map__bias(m) : 0;
+		f->func_start = 0;
+		if (f->owner) {
+			struct cfi *c = binary__cfi(proc_map__binary(m));
+
+			if (c)
+				cfi__func_start(c, f->vaddr, &f->func_start);
+		}
+	}
+	return n;
+}
+
+static size_t unwind_once(struct user_stack *u, const struct perf_sample *smp,
+			  const struct callchain_parts *cc, enum unwind_stop *why)
+{
+	return u->dwarf ? unwind_dwarf(u, smp, why) : from_callchain(u, cc, why);
+}
+
+size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct perf_sample *smp,
+			  const struct callchain_parts *cc, enum unwind_stop *why)
+{
+	size_t n;
+	int missed;
+
+	u->cur = p;
+	*why = UNWIND_COMPLETE;
+	n = unwind_once(u, smp, cc, why);
+	/* the ip in no mapping we know: the MMAP may not have been read yet, or
+	 * the process predates us: look at /proc once */
+	missed = *why == UNWIND_NO_MAP && (!u->dwarf || (n > 0 && !u->frames[0].owner));
+	if (missed && proctable__reread_maps(u->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
+		n = unwind_once(u, smp, cc, why);
+	return n;
+}
+
+/* What the symbolizer needs to know of the code at an unwound frame. */
+static void describe_code(const struct unwind_frame *f, struct symbolize_code *code)
+{
+	const struct proc_map *m = f->owner;
+	struct binary *bin = m ? proc_map__binary(m) : NULL;
+
+	memset(code, 0, sizeof(*code));
+	if (!m)
+		return;
+	code->path = proc_map__path(m);
+	if (!bin)
+		return;
+	code->module_frame = binary__unknown_frame(bin);
+	if (binary__is_elf(bin))
+		code->index = binary__symindex(bin);
+	code->vaddr = f->vaddr;
+	code->func_start = f->func_start;
+}
+
+int user_stack__append_names(struct user_stack *u, struct process *p, size_t nframes,
+			     uint64_t now_ns, uint32_t *stack, size_t cap, size_t *n)
+{
+	struct symbolize_process proc;
+	size_t i;
+
+	proc.pid = process__pid(p);
+	proc.uid = process__uid(p);
+	for (i = nframes; i-- > 0;) {
+		const struct unwind_frame *f = &u->frames[i];
+		struct symbolize_code code;
+		uint32_t ids[SYMBOLIZER_MAX_FRAMES_PER_PC];
+		size_t k = 0;
+
+		describe_code(f, &code);
+		if (symbolizer__user(u->sym, &proc, f->pc, &code, now_ns, ids,
+				     SYMBOLIZER_MAX_FRAMES_PER_PC, &k) < 0 || k == 0) {
+			ids[0] = symbolizer__unknown(u->sym);
+			k = 1;
+		}
+		/* ids are innermost first: the function, then what was inlined into it */
+		while (k-- > 0) {
+			if (*n >= cap)
+				return -ENOSPC;
+			stack[(*n)++] = ids[k];
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* The symbolizer: the one entry point that turns a pc into frame names.
+ * A user pc comes with what the caller (the collector) knows of the code it
+ * is in: the symbol index of the binary mapped there, or nothing for
+ * anonymous memory, which is JIT code when the process's perf map names it.
+ * A kernel pc is named from /proc/kallsyms. Frames are ids of display
+ * strings interned in the caller's struct strtab, following the
+ * conventions of profile/frame_name.h, so stacks are id arrays and names
+ * are built once per distinct pc, not per sample.
+ *
+ * Per process, the symbolizer keeps only JIT maps; the caller tells it when
+ * a process's image goes (exec, exit) so a reused pid never inherits them.
+ * Not thread-safe: the sampling thread owns it. */
+#ifndef SMOLDER_SYMBOLIZE_SYMBOLIZER_H
+#define SMOLDER_SYMBOLIZE_SYMBOLIZER_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cachedir;
+struct strtab;
+struct strtab_remap;
+struct symbolizer;
+struct symindex;
+
+/* Inlined frames one pc may expand into, at most. */
+#define SYMBOLIZER_MAX_FRAMES_PER_PC 16
+
+/* What the caller knows of the code holding a user pc. */
+struct symbolize_code {
+	struct symindex *index;  /* the mapped binary's symbols; NULL: no ELF file
+	                          * there (anonymous memory, a memfd, unreadable) */
+	uint32_t module_frame;   /* "[module]" of the mapped file, interned once
+	                          * per binary; 0: none known */
+	uint32_t path;           /* strtab id of the mapped file's path as the
+	                          * process sees it; 0 for anonymous memory */
+	uint64_t vaddr;          /* the pc in the binary's ELF addresses */
+	uint64_t func_start;     /* start of its function from the CFI; 0: unknown */
+};
+
+/* The process a user pc belongs to: its JIT maps are read on its behalf,
+ * owned by uid. */
+struct symbolize_process {
+	int pid;
+	uid_t uid;
+};
+
+/* names is borrowed (frames are interned there) and must outlive the
+ * symbolizer. With kernel set, the kernel's symbol table is loaded (from
+ * cache when it holds this boot's, cache may be NULL); without, every
+ * kernel pc is "[kernel]_[k]". Returns 0, or -ENOMEM. */
+int symbolizer__new(struct strtab *names, struct cachedir *cache, int kernel,
+		    struct symbolizer **out);
+void symbolizer__delete(struct symbolizer *sz);
+
+/* The frames of user pc, innermost first (the function last, after what
+ * was inlined into it), into out[0..max), their number in *n (>= 1 on
+ * success). An ELF binary's pc is named from its index, a stripped
+ * function "module+0xSTART", else "[module]"; anonymous memory from the
+ * process's perf map (read again when it changed, at most once a second),
+ * else "[module]" or "[unknown]". now_ns paces the perf-map reloads.
+ * Returns 0, or -EINVAL for max == 0. A pc seen before allocates nothing. */
+int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc, uint64_t pc,
+		     const struct symbolize_code *code, uint64_t now_ns, uint32_t *out, size_t max,
+		     size_t *n);
+/* The frame of a kernel pc ("name_[k]", or "[kernel]_[k]" when unknown). */
+uint32_t symbolizer__kernel(struct symbolizer *sz, uint64_t pc);
+/* The "[unknown]" frame. */
+uint32_t symbolizer__unknown(const struct symbolizer *sz);
+
+/* The image of process pid is gone (exec, or the process was reaped):
+ * its JIT maps are dropped. */
+void symbolizer__forget_process(struct symbolizer *sz, int pid);
+
+struct symbolizer_stats {
+	uint64_t ksym_lookups, ksym_hits, ksym_evictions; /* kernel symbol cache */
+	uint64_t jit_processes;  /* processes with a perf map loaded */
+};
+void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *out);
+
+/* One pass of a compaction of the names table (common/strtab_remap.h):
+ * every id the symbolizer holds (its fixed frames, kernel symbols, JIT
+ * symbols) goes through strtab_remap__id(); in the commit pass it switches
+ * to r->to. Returns 0, or -ENOMEM in the collect pass. */
+int symbolizer__remap_names(struct symbolizer *sz, struct strtab_remap *r);
+
+#endif

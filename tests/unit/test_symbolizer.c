@@ -1,0 +1,160 @@
+/* symbolize/symbolizer: the one entry point from a pc to frame names: a
+ * binary's index, a process's perf map for anonymous code, the fallbacks,
+ * and forgetting a process whose image went. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "symbolize/symbolizer.h"
+#include "symbolize/symindex.h"
+
+static struct strtab *names;
+static struct symbolizer *sz;
+static char map_path[64];
+
+static void setup(void)
+{
+	names = strtab__new();
+	cr_assert_not_null(names);
+	cr_assert_eq(symbolizer__new(names, NULL, 0, &sz), 0);
+	snprintf(map_path, sizeof(map_path), "/tmp/perf-%d.map", (int)getpid());
+}
+
+static void teardown(void)
+{
+	symbolizer__delete(sz);
+	strtab__delete(names);
+	unlink(map_path);
+}
+
+TestSuite(symbolizer, .init = setup, .fini = teardown);
+
+/* A function of this program, to be named from its own symbol table. */
+__attribute__((noinline, used)) int symbolizer_test_target(int v);
+__attribute__((noinline, used)) int symbolizer_test_target(int v)
+{
+	return v * 3 + 1;
+}
+
+static int main_bias_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uint64_t *)data = info->dlpi_addr;
+	return 1; /* the first object is the program itself */
+}
+
+static const char *joined(const uint32_t *ids, size_t n)
+{
+	static char buf[1024];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = n; i-- > 0;)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? ";" : "",
+					strtab__str(names, ids[i]));
+	return buf;
+}
+
+static const char *user(const struct symbolize_code *code, uint64_t pc, uint64_t now)
+{
+	struct symbolize_process proc = { (int)getpid(), getuid() };
+	uint32_t ids[SYMBOLIZER_MAX_FRAMES_PER_PC];
+	size_t n = 0;
+
+	cr_assert_eq(symbolizer__user(sz, &proc, pc, code, now, ids, SYMBOLIZER_MAX_FRAMES_PER_PC, &n), 0);
+	cr_assert_geq(n, 1);
+	return joined(ids, n);
+}
+
+Test(symbolizer, names_a_binary_pc_from_its_index)
+{
+	struct symbolize_code code;
+	struct symindex *index = NULL;
+	uint64_t bias = 0, pc = (uint64_t)(uintptr_t)symbolizer_test_target + 2;
+
+	cr_assert_eq(symindex__new("/proc/self/exe", "test_symbolizer", names, &index), 0);
+	dl_iterate_phdr(main_bias_cb, &bias);
+	memset(&code, 0, sizeof(code));
+	code.index = index;
+	cr_assert_eq(strtab__intern_cstr(names, "/proc/self/exe", &code.path), 0);
+	code.vaddr = pc - bias;
+	cr_assert_str_eq(user(&code, pc, 1), "symbolizer_test_target");
+	symindex__delete(index);
+}
+
+Test(symbolizer, fallbacks_without_symbols)
+{
+	struct symbolize_code code;
+	uint32_t module;
+
+	memset(&code, 0, sizeof(code));
+	cr_assert_str_eq(user(&code, 0x1234, 1), "[unknown]", "anonymous memory, no perf map");
+	cr_assert_eq(strtab__intern_cstr(names, "/opt/app/lib/libthing.so.1", &code.path), 0);
+	cr_assert_str_eq(user(&code, 0x1234, 1), "[libthing.so.1]", "a file nothing names");
+	cr_assert_eq(strtab__intern_cstr(names, "[prebuilt]", &module), 0);
+	code.module_frame = module;
+	cr_assert_str_eq(user(&code, 0x1234, 1), "[prebuilt]", "the binary's own frame wins");
+	cr_assert_str_eq(strtab__str(names, symbolizer__kernel(sz, 0xffffffff81000000ull)),
+			 "[kernel]_[k]", "no kernel table loaded");
+}
+
+static void write_map(const char *text)
+{
+	FILE *f = fopen(map_path, "w");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Anonymous code named from /tmp/perf-PID.map, reloaded at most once a
+ * second, and dropped with the process's image. */
+Test(symbolizer, jit_code_from_the_perf_map)
+{
+	struct symbolize_code code;
+	const uint64_t s = 1000000000ull;
+
+	memset(&code, 0, sizeof(code));
+	write_map("10000 100 LazyCompile:hot app.js:3\n");
+	cr_assert_str_eq(user(&code, 0x10010, 1 * s), "LazyCompile:hot app.js:3_[j]");
+	/* the JIT appends; a pc past the map waits for the next second */
+	write_map("10000 100 LazyCompile:hot app.js:3\n20000 100 LazyCompile:warm app.js:9\n");
+	cr_assert_str_eq(user(&code, 0x20010, 1 * s + 10), "[unknown]");
+	cr_assert_str_eq(user(&code, 0x20010, 3 * s), "LazyCompile:warm app.js:9_[j]");
+	/* an exec: what the old image compiled is no longer there */
+	symbolizer__forget_process(sz, (int)getpid());
+	write_map("10000 100 other\n");
+	cr_assert_str_eq(user(&code, 0x10010, 3 * s + 10), "other_[j]", "read at once after forget");
+	symbolizer__forget_process(sz, 1); /* a pid it never saw */
+}
+
+/* A compaction of the names keeps every frame the symbolizer hands out. */
+Test(symbolizer, names_survive_a_compaction)
+{
+	struct symbolize_code code;
+	struct strtab_remap r;
+	struct strtab *to = strtab__new();
+	struct symbolizer_stats st;
+
+	memset(&code, 0, sizeof(code));
+	write_map("10000 100 jitted\n");
+	cr_assert_str_eq(user(&code, 0x10010, 1), "jitted_[j]");
+	cr_assert_eq(strtab_remap__init(&r, names, to), 0);
+	cr_assert_eq(symbolizer__remap_names(sz, &r), 0);
+	strtab_remap__commit(&r);
+	cr_assert_eq(symbolizer__remap_names(sz, &r), 0);
+	strtab_remap__fini(&r);
+	strtab__delete(names);
+	names = to;
+	cr_assert_str_eq(user(&code, 0x10010, 2), "jitted_[j]");
+	cr_assert_str_eq(strtab__str(names, symbolizer__unknown(sz)), "[unknown]");
+	symbolizer__stats(sz, &st);
+	cr_assert_eq(st.jit_processes, 1);
+}
