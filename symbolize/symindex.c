@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,8 @@
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "profile/frame_name.h"
-#include "symbolize/debugcache.h"
 #include "symbolize/debugdata.h"
+#include "symbolize/debugfind.h"
 #include "symbolize/demangle.h"
 #include "symbolize/inlines.h"
 #include "symbolize/symindex.h"
@@ -86,92 +85,10 @@ struct symindex {
 	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
 };
 
-/* Separate debug info is looked up only under /usr/lib/debug (by build-id,
- * then by .gnu_debuglink name), never next to the binary as the default
- * path ":.debug:/usr/lib/debug" would: libdwfl opens candidates with a
- * blocking open(), and a FIFO planted beside another user's binary would
- * hang the profiler. */
-static char *debuginfo_path = (char *)"/usr/lib/debug";
-
 void symindex__set_debug_root(const char *dir)
 {
-	debuginfo_path = (char *)dir;
+	debugfind__set_root(dir);
 }
-
-/* Separate debug info from local files only, by build-id. libdwfl's
- * standard callback goes on, when that finds nothing, to ask debuginfod: in
- * elfutils 0.188 that loads libdebuginfod, libcurl and GnuTLS (~4 MB of
- * resident libraries) and opens a socketpair per binary even with
- * DEBUGINFOD_URLS unset, and a profiler must not fetch from the network
- * anyway. Its other fallback, the .gnu_debuglink name under the binary's
- * directory, never matched here: our paths are /proc/PID/root/... ones. */
-/* With a cache directory, the debug file is looked up here rather than by
- * dwfl_build_id_find_debuginfo: that one hands libdwfl an Elf of the file it
- * found through a back door, and libdwfl would use it whatever fd we return.
- * Same lookup (debuginfo_path/.build-id/NN/REST.debug, build-id checked),
- * then the plain copy from the cache when one can be had. */
-static int find_debuginfo_cached(const struct symindex *s, const unsigned char *id, size_t len,
-				 char **debuginfo_file_name)
-{
-	char path[PATH_MAX], *p;
-	size_t i, off;
-	struct stat st;
-	int fd, cfd;
-
-	if (len < 2 || len > 64)
-		return -1;
-	off = (size_t)snprintf(path, sizeof(path), "%s/.build-id/%02x/", debuginfo_path, id[0]);
-	for (i = 1; i < len && off + 3 < sizeof(path); i++)
-		off += (size_t)snprintf(path + off, sizeof(path) - off, "%02x", id[i]);
-	if (off + sizeof(".debug") > sizeof(path))
-		return -1;
-	memcpy(path + off, ".debug", sizeof(".debug"));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !debugcache__build_id_is(fd, id, len)) {
-		close(fd);
-		return -1;
-	}
-	p = strdup(path);
-	if (!p) {
-		close(fd);
-		return -1;
-	}
-	/* the plain copy when there is one: libdw then maps instead of inflating */
-	cfd = debugcache__open(s->cache_dir, fd, id, len);
-	if (cfd >= 0) {
-		close(fd);
-		fd = cfd;
-	}
-	*debuginfo_file_name = p;
-	return fd;
-}
-
-static int find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
-				Dwarf_Addr base, const char *file_name, const char *debuglink_file,
-				GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	const struct symindex *s = *userdata;
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	int len;
-
-	len = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (len <= 0)
-		return -1;
-	if (s && s->cache_dir)
-		return find_debuginfo_cached(s, bits, (size_t)len, debuginfo_file_name);
-	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
-					    debuglink_file, debuglink_crc, debuginfo_file_name);
-}
-
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo_local,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 static int cmp_func(const void *a, const void *b)
 {
@@ -314,7 +231,7 @@ static int open_module(struct symindex *s, const char *path, int fd)
 	/* A decompression bomb in MiniDebugInfo: no symbols rather than OOM. */
 	if (!debugdata__ok(fd, &dwarf_ok))
 		goto out_close;
-	s->dwfl = dwfl_begin(&callbacks);
+	s->dwfl = dwfl_begin(debugfind__callbacks());
 	if (!s->dwfl) {
 		close(fd);
 		return -ENOMEM;
@@ -329,10 +246,10 @@ static int open_module(struct symindex *s, const char *path, int fd)
 	{
 		void **userdata = NULL;
 
-		/* for find_debuginfo_local, which gets the module's slot */
+		/* the debug-file finder gets the module's slot: our cache */
 		dwfl_module_info(s->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 		if (userdata)
-			*userdata = s;
+			*userdata = s->cache_dir;
 	}
 	if (!dwfl_module_getelf(s->mod, &bias)) {
 		s->mod = NULL;

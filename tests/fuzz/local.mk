@@ -120,7 +120,7 @@ FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c co
 	profile/frame_name.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
 	symbolize/symindex.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c \
-	symbolize/kallsyms_cache.c symbolize/debugcache.c symbolize/debugdata.c \
+	symbolize/kallsyms_cache.c symbolize/debugcache.c symbolize/debugdata.c symbolize/debugfind.c \
 	collector/record.c collector/ring.c collector/procmaps.c daemon/conf.c \
 	export/gzip.c export/dump_read.c
 FUZZ_LIB_CXX_SRCS = symbolize/demangle.cc
