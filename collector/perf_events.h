@@ -127,7 +127,7 @@ int perf_events__resolve_mode(const struct perf_features *f, const struct perf_s
  * number of online CPUs, and counts the metadata page). */
 size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_sampling_opts *o);
 
-/* Builds the sampling attr (see DESIGN §2): disabled, sample_id_all,
+/* Builds the sampling attr: disabled, sample_id_all,
  * mmap/mmap2/comm/comm_exec/task side-band, clock per features, and a wakeup
  * watermark of about one poll interval (bounded by half of the data_pages
  * ring). inherit is left 0 (perf_events__open sets it for pids). Returns 0,

@@ -1,4 +1,4 @@
-/* Atomic file replacement for dumps and spool files (DESIGN §6). */
+/* Atomic file replacement for dumps and spool files. */
 #include "config.h"
 
 #include <errno.h>

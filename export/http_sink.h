@@ -1,5 +1,5 @@
 /* An HTTP POST client for the sinks (libcurl easy handle, kept alive between
- * sends), and the JSON sink built on it (DESIGN §6). Pure helpers (status
+ * sends), and the JSON sink built on it (doc/format.md). Pure helpers (status
  * classification, origin comparison, answer excerpts) are exposed for tests. */
 #ifndef SMOLDER_EXPORT_HTTP_SINK_H
 #define SMOLDER_EXPORT_HTTP_SINK_H

@@ -1,5 +1,5 @@
 /* The Grafana Pyroscope sink: one POST /ingest (folded format, plain body)
- * per profile of a dump and per 16,000 distinct stacks (DESIGN §6). The
+ * per profile of a dump and per 16,000 distinct stacks. The
  * request-building helpers are exposed for tests. */
 #ifndef SMOLDER_EXPORT_PYROSCOPE_H
 #define SMOLDER_EXPORT_PYROSCOPE_H

@@ -1,6 +1,6 @@
 /* Sinks: where a finished dump goes. A sink sends ONE dump per call and says
  * what became of it; retries, backoff and the spool are the uploader's job.
- * Implementations: JSON over HTTP (DESIGN §6) and Grafana Pyroscope's
+ * Implementations: JSON over HTTP (doc/format.md) and Grafana Pyroscope's
  * /ingest. A sink is used by one thread at a time. */
 #ifndef SMOLDER_EXPORT_SINK_H
 #define SMOLDER_EXPORT_SINK_H

@@ -1,4 +1,4 @@
-/* The spool directory of finished dumps awaiting delivery (DESIGN §6). */
+/* The spool directory of finished dumps awaiting delivery (doc/decisions.md: the spool is the queue). */
 #include "config.h"
 
 #include <dirent.h>

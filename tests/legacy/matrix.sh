@@ -1,5 +1,5 @@
 #!/bin/sh
-# The emulated kernel matrix (DESIGN §9): smolder runs under
+# The emulated kernel matrix (doc/compat.md): smolder runs under
 # tests/legacy/kernel_shim.so, which makes perf_event_open answer as 2.6.32,
 # 3.10 (upstream) or 4.4 would, and once natively. Per row: `smolder probe`
 # names the fallbacks and the mode (2.6.32: frame pointers, else dwarf), and
