@@ -537,15 +537,106 @@ static void forget_process(void *ctx, int pid)
 	symbolizer__forget_process(ctx, pid);
 }
 
+/* Probes the host and builds the attr of the best mode it supports. */
+static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *pages,
+		       int *with_kernel, struct sampler_error *e)
+{
+	const struct sampler_opts *o = &s->opts;
+	struct perf_sampling_opts po;
+	enum perf_unwind_mode mode;
+	int rc;
+
+	perf_features__probe(&s->features);
+	if (!s->features.open.ok) {
+		rc = -(s->features.open.err ? s->features.open.err : EACCES);
+		set_error(e, rc, -1, -1, "perf_event_open");
+		return rc;
+	}
+	perf_sampling_opts__init(&po);
+	po.event = o->event && strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES : PERF_EVENT_CPU_CLOCK;
+	if (o->freq_hz)
+		po.freq_hz = o->freq_hz;
+	if (o->stack_size)
+		po.stack_size = o->stack_size;
+	rc = perf_events__resolve_mode(&s->features, &po, &mode, with_kernel);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "choosing the sampling mode");
+		return rc;
+	}
+	po.mode = mode;
+	s->mode_dwarf = mode == PERF_MODE_DWARF;
+	snprintf(s->mode, sizeof(s->mode), "%s, %s",
+		 s->mode_dwarf ? "dwarf unwinding" : "frame pointers",
+		 *with_kernel ? "user+kernel" : "user only");
+	*pages = perf_events__ring_pages(&s->features, &po);
+	rc = perf_events__build_attr(&s->features, &po, *pages, attr);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "building the perf event attributes");
+		return rc;
+	}
+	rc = record__layout_from_attr(&s->layout, attr);
+	if (rc < 0)
+		set_error(e, rc, -1, -1, "decoding the sample layout");
+	return rc;
+}
+
+/* The events on every CPU (of every thread of the targets), and their rings. */
+static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t pages,
+		       struct sampler_error *e)
+{
+	const struct sampler_opts *o = &s->opts;
+	struct perf_open_error oe;
+	size_t ntids = 0;
+	int rc;
+
+	if (!o->system_wide) {
+		rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
+		if (rc < 0) {
+			set_error(e, rc, -1, -1, "listing threads");
+			return rc;
+		}
+	}
+	rc = perf_events__open(&s->features, attr, o->system_wide ? NULL : s->tids,
+			       o->system_wide ? 0 : ntids, &s->events, &oe);
+	if (rc < 0) {
+		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
+		return rc;
+	}
+	return map_rings(s, pages, e);
+}
+
+/* What the records feed: names, symbolizer, binaries, processes, profile. */
+static int make_model(struct sampler *s, int with_kernel)
+{
+	const struct sampler_opts *o = &s->opts;
+
+	s->names = strtab__new();
+	if (!s->names || symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
+		return -ENOMEM;
+	s->bins = binaries__new(s->names);
+	if (!s->bins)
+		return -ENOMEM;
+	binaries__set_cache(s->bins, o->cache);
+	s->procs = proctable__new(s->names, s->bins);
+	if (!s->procs)
+		return -ENOMEM;
+	proctable__on_image_gone(s->procs, forget_process, s->sym);
+	s->profile = profile__new(s->names);
+	s->stack_cap = o->max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
+	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
+	if (!s->profile || !s->stack ||
+	    user_stack__new(s->procs, s->sym, s->mode_dwarf, s->layout.regs_user_mask,
+			    o->max_frames, &s->user) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 int sampler__new(const struct sampler_opts *o, struct sampler **out, struct sampler_error *e)
 {
-	struct perf_sampling_opts po;
 	struct perf_event_attr attr;
-	struct perf_open_error oe;
 	struct sampler *s;
-	size_t pages, ntids = 0;
+	size_t pages = 0, i;
 	int with_kernel = 0, rc;
-	enum perf_unwind_mode mode;
 
 	set_error(e, 0, -1, -1, "");
 	s = calloc(1, sizeof(*s));
@@ -556,76 +647,16 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	s->opts = *o;
 	if (!s->opts.max_frames)
 		s->opts.max_frames = DEFAULT_MAX_FRAMES;
-
-	perf_features__probe(&s->features);
-	if (!s->features.open.ok) {
-		rc = -(s->features.open.err ? s->features.open.err : EACCES);
-		set_error(e, rc, -1, -1, "perf_event_open");
-		goto out_delete;
-	}
-	perf_sampling_opts__init(&po);
-	po.event = o->event && strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES : PERF_EVENT_CPU_CLOCK;
-	if (o->freq_hz)
-		po.freq_hz = o->freq_hz;
-	if (o->stack_size)
-		po.stack_size = o->stack_size;
-	rc = perf_events__resolve_mode(&s->features, &po, &mode, &with_kernel);
-	if (rc < 0) {
-		set_error(e, rc, -1, -1, "choosing the sampling mode");
-		goto out_delete;
-	}
-	po.mode = mode;
-	s->mode_dwarf = mode == PERF_MODE_DWARF;
-	snprintf(s->mode, sizeof(s->mode), "%s, %s",
-		 s->mode_dwarf ? "dwarf unwinding" : "frame pointers",
-		 with_kernel ? "user+kernel" : "user only");
-	pages = perf_events__ring_pages(&s->features, &po);
-	rc = perf_events__build_attr(&s->features, &po, pages, &attr);
-	if (rc < 0) {
-		set_error(e, rc, -1, -1, "building the perf event attributes");
-		goto out_delete;
-	}
-	rc = record__layout_from_attr(&s->layout, &attr);
-	if (rc < 0) {
-		set_error(e, rc, -1, -1, "decoding the sample layout");
-		goto out_delete;
-	}
-	if (!o->system_wide) {
-		rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
-		if (rc < 0) {
-			set_error(e, rc, -1, -1, "listing threads");
-			goto out_delete;
-		}
-	}
-	rc = perf_events__open(&s->features, &attr, o->system_wide ? NULL : s->tids,
-			       o->system_wide ? 0 : ntids, &s->events, &oe);
-	if (rc < 0) {
-		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
-		goto out_delete;
-	}
-	rc = map_rings(s, pages, e);
+	rc = choose_attr(s, &attr, &pages, &with_kernel, e);
+	if (rc == 0)
+		rc = open_events(s, &attr, pages, e);
 	if (rc < 0)
 		goto out_delete;
-
-	rc = -ENOMEM;
-	s->names = strtab__new();
-	if (!s->names)
-		goto out_nomem;
-	if (symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
-		goto out_nomem;
-	s->bins = binaries__new(s->names);
-	if (s->bins)
-		binaries__set_cache(s->bins, o->cache);
-	s->procs = s->bins ? proctable__new(s->names, s->bins) : NULL;
-	if (s->procs)
-		proctable__on_image_gone(s->procs, forget_process, s->sym);
-	s->profile = s->procs ? profile__new(s->names) : NULL;
-	s->stack_cap = s->opts.max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
-	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
-	if (!s->profile || !s->stack ||
-	    user_stack__new(s->procs, s->sym, s->mode_dwarf, s->layout.regs_user_mask,
-			    s->opts.max_frames, &s->user) < 0)
-		goto out_nomem;
+	rc = make_model(s, with_kernel);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "allocating the sampler");
+		goto out_delete;
+	}
 	/* System-wide, a process is read from /proc when it first shows up (a
 	 * sample, a mapping, a fork), not all of them at start: that was a
 	 * third of the start-up (5 reads of /proc per process), for processes
@@ -633,18 +664,12 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	 * us, is first sampled in its last moments and is gone before the
 	 * batch is read (within a poll interval) has no maps left to read, and
 	 * those samples lose their user frames. */
-	if (!o->system_wide) {
-		size_t i;
-
-		for (i = 0; i < o->npids; i++)
-			proctable__seed(s->procs, o->pids[i]);
-	}
+	for (i = 0; !o->system_wide && i < o->npids; i++)
+		proctable__seed(s->procs, o->pids[i]);
 	s->window_cpu_start = selfusage__cpu_ns();
 	*out = s;
 	return 0;
 
-out_nomem:
-	set_error(e, rc, -1, -1, "allocating the sampler");
 out_delete:
 	sampler__delete(s);
 	return rc;

@@ -1,4 +1,4 @@
-/* Reading a dump file back (for `smolder upload`, the uploader and later
+/* Reading a dump file back (for `smolder upload`, the uploader and
  * `smolder report`): gzip or plain JSON, size-limited, fully validated
  * against smolder.profile/v1 before anything uses it. Dumps handed to us are
  * hostile input. */
