@@ -26,6 +26,7 @@
 
 struct load_segment {
 	uint64_t offset, vaddr, filesz;
+	int exec; /* PF_X */
 };
 
 struct binary {
@@ -209,6 +210,7 @@ static void read_loads(struct binary *b)
 		b->loads[b->nloads].offset = ph.p_offset;
 		b->loads[b->nloads].vaddr = ph.p_vaddr;
 		b->loads[b->nloads].filesz = ph.p_filesz;
+		b->loads[b->nloads].exec = (ph.p_flags & PF_X) != 0;
 		b->nloads++;
 	}
 }
@@ -291,21 +293,48 @@ out_close:
 	return -ENOMEM;
 }
 
-uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t pgoff)
+/* How well segment l explains an executable mapping of the file range
+ * [pgoff, pgoff + len): 0 not at all; more when it is the executable one
+ * and when the mapping starts in the segment's first page. */
+static int segment_score(const struct load_segment *l, uint64_t pgoff, uint64_t len)
 {
+	uint64_t first_page = l->offset & ~(uint64_t)0xfff;
+	uint64_t end = l->offset + (l->filesz ? l->filesz : 1);
+	int score = 1;
+
+	if (pgoff >= end || pgoff + len <= first_page)
+		return 0; /* no byte of the mapping is in the segment */
+	/* lld and mold let the read-only and the executable segment share a
+	 * file page: both contain pgoff, only one is what was mapped PROT_EXEC */
+	if (l->exec)
+		score += 2;
+	if (pgoff == first_page)
+		score += 1;
+	return score;
+}
+
+uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t map_end, uint64_t pgoff)
+{
+	const struct load_segment *best = NULL;
+	uint64_t len = map_end > map_start ? map_end - map_start : 1;
+	int best_score = 0;
 	size_t i;
 
 	for (i = 0; i < b->nloads; i++) {
-		const struct load_segment *l = &b->loads[i];
-		/* mappings start at the page holding p_offset */
-		uint64_t page_off = l->offset & ~(uint64_t)0xfff;
+		int score = segment_score(&b->loads[i], pgoff, len);
 
-		if (pgoff >= page_off && pgoff < l->offset + (l->filesz ? l->filesz : 1))
-			return map_start - pgoff - l->vaddr + l->offset;
+		if (score > best_score) {
+			best = &b->loads[i];
+			best_score = score;
+		}
 	}
-	if (b->nloads)
-		return map_start - pgoff - b->loads[0].vaddr + b->loads[0].offset;
-	return map_start - pgoff;
+	if (!best && b->nloads)
+		best = &b->loads[0];
+	if (!best)
+		return map_start - pgoff;
+	/* the mapping holds file offset pgoff at map_start, and the segment
+	 * puts file offset l->offset at ELF address l->vaddr */
+	return map_start - pgoff - best->vaddr + best->offset;
 }
 
 struct cfi *binary__cfi(struct binary *b)

@@ -75,9 +75,13 @@ int binaries__remap_names(struct binaries *bs, struct strtab_remap *r);
  * *out, -ENOENT when there is no vDSO, or -errno; the failure is remembered. */
 int binaries__get_vdso(struct binaries *bs, struct binary **out);
 
-/* The bias of a mapping: ELF vaddr = pc - bias, for a mapping that starts at
- * map_start with file offset pgoff. Uses the PT_LOAD segment holding pgoff. */
-uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t pgoff);
+/* The bias of an executable mapping: ELF vaddr = pc - bias, for a mapping
+ * [map_start, map_end) of file offset pgoff. The PT_LOAD segment it maps is
+ * the executable one among those its file range overlaps: linkers that
+ * pack segments (lld, mold) put the read-only and the executable segment in
+ * one file page, and picking by pgoff alone took the read-only one, whose
+ * vaddr is a page off. */
+uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t map_end, uint64_t pgoff);
 /* The CFI (loaded on first call) or NULL when the file has none. */
 struct cfi *binary__cfi(struct binary *b);
 /* The symbol index (built on first call), or NULL on allocation failure. */

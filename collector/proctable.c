@@ -619,7 +619,7 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 				m->resolved = 1;
 				if (m->path == pt->vdso_path) {
 					if (binaries__get_vdso(pt->bs, &m->bin) == 0 && binary__is_elf(m->bin)) {
-						m->bias = binary__bias(m->bin, m->start, m->pgoff);
+						m->bias = binary__bias(m->bin, m->start, m->end, m->pgoff);
 					} else if (m->bin) {
 						binaries__put(pt->bs, m->bin, clock__mono_ns());
 						m->bin = NULL;
@@ -628,7 +628,7 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 				    binaries__get(pt->bs, p->pid, strtab__str(pt->names, m->path), m->dev,
 						  m->ino, m->start, m->end, &m->bin) == 0 &&
 				    binary__is_elf(m->bin))
-					m->bias = binary__bias(m->bin, m->start, m->pgoff);
+					m->bias = binary__bias(m->bin, m->start, m->end, m->pgoff);
 				else if (m->path == 0)
 					m->bin = NULL;
 			}

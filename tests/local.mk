@@ -11,7 +11,8 @@ AM_TESTS_ENVIRONMENT = \
 	TESTS_SRCDIR='$(abs_top_srcdir)/tests'; export TESTS_SRCDIR; \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
 	PERF='$(PERF)'; export PERF; \
-	STRIP='$(STRIP)'; export STRIP;
+	STRIP='$(STRIP)'; export STRIP; \
+	CC='$(CC)'; export CC;
 
 # --- Workload programs profiled by the integration tests --------------------
 # Built like production code is: -O2 without frame pointers, so the stacks can
@@ -95,6 +96,8 @@ INTEGRATION_TESTS = \
 	tests/integration/bad_input.sh \
 	tests/integration/chain.sh \
 	tests/integration/chain_system.sh \
+	tests/integration/linkers.sh \
+	tests/integration/rust.sh \
 	tests/integration/pid.sh \
 	tests/integration/formats.sh \
 	tests/integration/dlopen.sh \
@@ -147,6 +150,7 @@ tests_integration_alloc_count_so_LDADD = -ldl
 CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
 	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*.svg tests/integration/flamegraph_*.png
 EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/workloads/rust_chain.rs \
 	tests/tree/check_tree.py \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
