@@ -730,6 +730,12 @@ int perf_events__open(const struct perf_features *f, const struct perf_event_att
 			/* A CPU that went offline since we read the list. */
 			if (fd == -ENODEV && npids == 0)
 				continue;
+			/* A thread that exited since it was listed: the others
+			 * are still worth sampling. */
+			if (fd == -ESRCH && npids > 0) {
+				set_error(err, ESRCH, cpus[c], pid, "perf_event_open");
+				break;
+			}
 			if (fd < 0) {
 				rc = fd;
 				set_error(err, -fd, cpus[c], pid, "perf_event_open");
@@ -742,8 +748,9 @@ int perf_events__open(const struct perf_features *f, const struct perf_event_att
 		}
 	}
 	if (ev->n == 0) {
-		rc = -ENODEV;
-		set_error(err, ENODEV, -1, -1, "perf_event_open");
+		rc = npids ? -ESRCH : -ENODEV;
+		if (!npids)
+			set_error(err, ENODEV, -1, -1, "perf_event_open");
 		goto out_delete;
 	}
 	free(cpus);

@@ -124,14 +124,27 @@ int procmaps__read_fd(int fd, procmaps_fn fn, void *ctx, size_t *bad)
 	return rc;
 }
 
-int procmaps__read(pid_t pid, procmaps_fn fn, void *ctx, size_t *bad)
+static int read_path(const char *path, procmaps_fn fn, void *ctx, size_t *bad)
 {
-	char path[64];
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	return procmaps__read_fd(fd, fn, ctx, bad);
+}
+
+int procmaps__read(pid_t pid, procmaps_fn fn, void *ctx, size_t *bad)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	return read_path(path, fn, ctx, bad);
+}
+
+int procmaps__read_task(pid_t pid, pid_t tid, procmaps_fn fn, void *ctx, size_t *bad)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid, (int)tid);
+	return read_path(path, fn, ctx, bad);
 }

@@ -28,6 +28,10 @@ int procmaps__parse_line(const char *line, size_t len, struct procmaps_entry *ou
  * opened (-ENOENT: the process is gone). At most 1,000,000 lines are read. */
 typedef int (*procmaps_fn)(void *ctx, const struct procmaps_entry *e);
 int procmaps__read(pid_t pid, procmaps_fn fn, void *ctx, size_t *bad);
+/* Same, through thread tid of the process: the maps of a process whose main
+ * thread exited (pthread_exit) are empty under /proc/PID/maps, which reads
+ * them through the zombie leader, but whole under a live thread's task. */
+int procmaps__read_task(pid_t pid, pid_t tid, procmaps_fn fn, void *ctx, size_t *bad);
 /* Same, reading an already opened maps file (for tests and fuzzing). */
 int procmaps__read_fd(int fd, procmaps_fn fn, void *ctx, size_t *bad);
 

@@ -14,6 +14,7 @@
 #include "collector/binary.h"
 #include "collector/procmaps.h"
 #include "collector/proctable.h"
+#include "collector/threads.h"
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
@@ -43,6 +44,7 @@ struct process {
 	int exe_pending;             /* exec seen, exe comes with the next exec mapping */
 	uint64_t maps_reread_ns;     /* last /proc/PID/maps re-read (rate limit) */
 	uint64_t exited_ns;          /* 0 while alive */
+	int leader_gone;             /* the main thread exited, others run on */
 	int exe_looked_up;           /* /proc/PID/exe read since the last exec */
 };
 
@@ -261,24 +263,39 @@ static int add_mapping(struct proctable *pt, struct process *p, uint64_t start, 
 	return insert_map(pt, p, &m);
 }
 
+struct seed {
+	struct proctable *pt;
+	struct process *p;
+	size_t nexec; /* executable mappings seen */
+};
+
 static int seed_map_cb(void *ctx, const struct procmaps_entry *e)
 {
-	void **args = ctx;
-	struct proctable *pt = args[0];
-	struct process *p = args[1];
+	struct seed *sd = ctx;
 
 	if (!e->executable)
 		return 0;
-	add_mapping(pt, p, e->start, e->end, e->pgoff, (uint64_t)makedev(e->maj, e->min), e->ino,
-		    e->path, e->path_len);
+	sd->nexec++;
+	add_mapping(sd->pt, sd->p, e->start, e->end, e->pgoff, (uint64_t)makedev(e->maj, e->min),
+		    e->ino, e->path, e->path_len);
 	return 0;
 }
 
 static int load_maps(struct proctable *pt, struct process *p)
 {
-	void *args[2] = { pt, p };
+	struct seed sd = { pt, p, 0 };
+	int rc, tid;
 
-	return procmaps__read(p->pid, seed_map_cb, args, NULL);
+	rc = procmaps__read(p->pid, seed_map_cb, &sd, NULL);
+	if (rc < 0 || sd.nexec)
+		return rc;
+	/* Nothing executable: a kernel thread, or a process whose main thread
+	 * exited (pthread_exit) while others run on. Its maps read through the
+	 * zombie leader are empty; a live thread still has them. */
+	tid = threads__live_other(p->pid, p->pid);
+	if (tid > 0)
+		rc = procmaps__read_task(p->pid, tid, seed_map_cb, &sd, NULL);
+	return rc;
 }
 
 /* Reads a small /proc/PID/<name> file into buf (NUL-terminated). */
@@ -333,11 +350,17 @@ static uint32_t service_from_cgroup(struct proctable *pt, int pid)
 static uint32_t read_exe(struct proctable *pt, int pid)
 {
 	static const char del[] = " (deleted)";
-	char path[64], buf[4096];
+	char path[96], buf[4096];
 	ssize_t n;
+	int tid;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0 && (tid = threads__live_other(pid, pid)) > 0) {
+		/* a zombie main thread has no exe; its live threads do */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", pid, tid);
+		n = readlink(path, buf, sizeof(buf) - 1);
+	}
 	if (n <= 0)
 		return 0;
 	if ((size_t)n > sizeof(del) - 1 && memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
@@ -551,15 +574,22 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 
 void proctable__exit(struct proctable *pt, int pid, int tid, uint64_t now_ns)
 {
-	struct process *p;
+	struct process *p = proctable__find(pt, pid);
 
-	if (pid != tid)
+	if (!p || p->exited_ns)
 		return;
-	p = proctable__find(pt, pid);
-	if (p && !p->exited_ns) {
-		p->exited_ns = now_ns ? now_ns : 1;
-		pt->nexited++;
+	/* a thread of a process whose main thread lives: nothing ends */
+	if (pid != tid && !p->leader_gone)
+		return;
+	/* The main thread's exit ends the process unless other threads run on
+	 * (main called pthread_exit): then it ends with the last of them. Its
+	 * maps stay, since /proc/PID/maps of a zombie leader is empty. */
+	if (threads__live_other(pid, tid) > 0) {
+		p->leader_gone = 1;
+		return;
 	}
+	p->exited_ns = now_ns ? now_ns : 1;
+	pt->nexited++;
 }
 
 void proctable__reap(struct proctable *pt, uint64_t now_ns, uint64_t delay_ns)

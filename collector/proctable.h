@@ -44,6 +44,8 @@ int proctable__mmap(struct proctable *pt, int pid, uint64_t start, uint64_t len,
 		    uint64_t dev, uint64_t ino, const char *path, int exec);
 int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, int is_exec);
 int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid);
+/* EXIT of thread tid: the process ends with its main thread's exit, or,
+ * when that left other threads running, with the last of them. */
 void proctable__exit(struct proctable *pt, int pid, int tid, uint64_t now_ns);
 /* Frees processes that exited more than delay_ns before now (samples of a
  * process may still arrive from another CPU's ring after its EXIT). */

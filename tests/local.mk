@@ -35,7 +35,8 @@ check_PROGRAMS += \
 	tests/workloads/vdso \
 	tests/workloads/spawner \
 	tests/workloads/remap \
-	tests/workloads/jit
+	tests/workloads/jit \
+	tests/workloads/main_exits
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -85,6 +86,10 @@ tests_workloads_remap_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_remap_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_remap_LDADD = -ldl
 
+tests_workloads_main_exits_SOURCES = tests/workloads/main_exits.c tests/workloads/wl_time.h
+tests_workloads_main_exits_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
+tests_workloads_main_exits_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
+
 tests_workloads_jit_SOURCES = tests/workloads/jit.c tests/workloads/wl_time.h
 tests_workloads_jit_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_jit_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
@@ -102,6 +107,7 @@ INTEGRATION_TESTS = \
 	tests/integration/formats.sh \
 	tests/integration/dlopen.sh \
 	tests/integration/threads.sh \
+	tests/integration/main_exits.sh \
 	tests/integration/cxx.sh \
 	tests/integration/recursion.sh \
 	tests/integration/forkexec.sh \
