@@ -378,16 +378,6 @@ static void progress(int on, double elapsed, const struct profile *prof,
 	fflush(stderr);
 }
 
-static int all_gone(const struct record_args *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->so.npids; i++)
-		if (kill(a->pids[i], 0) == 0 || errno == EPERM)
-			return 0;
-	return 1;
-}
-
 static int check_pids(const struct record_args *a)
 {
 	size_t i;
@@ -541,7 +531,7 @@ int record_cmd__main(int argc, char **argv)
 					log__notice("%s was killed by signal %d", a.cmd[0], WTERMSIG(wst));
 				break;
 			}
-		} else if (a.so.npids && !a.cmd && all_gone(&a)) {
+		} else if (a.so.npids && !a.cmd && !sampler__targets_alive(s)) {
 			break;
 		}
 		rc = sampler__poll(s, poll_timeout_ms(&a, elapsed));

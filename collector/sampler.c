@@ -54,7 +54,7 @@ struct sampler {
 	struct perf_events *events;
 	/* one ring per CPU; the other events of that CPU write into it */
 	struct ring **rings;
-	struct pollfd *pfds;
+	struct pollfd *pfds;      /* fd -1: the ring's events hung up */
 	size_t nrings;
 	int *tids; /* -p: every thread of the targets */
 
@@ -355,10 +355,31 @@ static void process_available(struct sampler *s)
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
 	int rc = poll(s->pfds, s->nrings, timeout_ms);
+	size_t i;
 
 	if (rc < 0 && errno != EINTR)
 		return -errno;
+	/* The events of a task that exited report POLLHUP at every poll from
+	 * then on: polling them again would spin. The ring is still read at
+	 * every pass (other threads' events may write into it); only its
+	 * wakeups are ignored, and with no fd left poll() just sleeps. */
+	for (i = 0; rc > 0 && i < s->nrings; i++)
+		if (s->pfds[i].fd >= 0 && (s->pfds[i].revents & (POLLHUP | POLLERR)))
+			s->pfds[i].fd = -1;
 	process_available(s);
+	return 0;
+}
+
+int sampler__targets_alive(const struct sampler *s)
+{
+	size_t i;
+
+	if (s->opts.system_wide)
+		return 1;
+	/* a process lives while it has a thread that is no zombie */
+	for (i = 0; i < s->opts.npids; i++)
+		if (threads__live_other(s->opts.pids[i], 0) > 0)
+			return 1;
 	return 0;
 }
 

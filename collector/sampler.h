@@ -53,6 +53,10 @@ int sampler__disable(struct sampler *s);
 /* Waits up to timeout_ms for data, then processes every record available.
  * Returns 0, or -errno on a failure of poll itself (EINTR is 0). */
 int sampler__poll(struct sampler *s, int timeout_ms);
+/* Whether any of the target processes (-p or the command) still has a
+ * thread that is not a zombie; always 1 system-wide. A process that exited
+ * but was not reaped yet by its parent counts as gone. */
+int sampler__targets_alive(const struct sampler *s);
 /* Processes everything left in the rings (after disabling). */
 void sampler__drain(struct sampler *s);
 

@@ -104,6 +104,7 @@ INTEGRATION_TESTS = \
 	tests/integration/linkers.sh \
 	tests/integration/rust.sh \
 	tests/integration/pid.sh \
+	tests/integration/pid_zombie.sh \
 	tests/integration/formats.sh \
 	tests/integration/dlopen.sh \
 	tests/integration/threads.sh \
