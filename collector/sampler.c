@@ -203,6 +203,9 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 		st->kernel_only++;
 	}
 
+	/* a stack cut short says so at its root, rather than posing as one */
+	if (have_user && why != UNWIND_COMPLETE && push_frame(s, &n, symbolizer__truncated(s->sym)) < 0)
+		goto add;
 	if (user_stack__append_names(s->user, p, nuf, smp.time, s->stack, s->stack_cap, &n) < 0)
 		goto add;
 	for (i = cc.kernel_nr; i-- > 0;)
@@ -643,7 +646,7 @@ static int make_model(struct sampler *s, int with_kernel)
 		return -ENOMEM;
 	proctable__on_image_gone(s->procs, forget_process, s->sym);
 	s->profile = profile__new(s->names);
-	s->stack_cap = o->max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
+	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
 	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
 	if (!s->profile || !s->stack ||
 	    user_stack__new(s->procs, s->sym, s->mode_dwarf, s->layout.regs_user_mask,

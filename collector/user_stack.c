@@ -127,6 +127,7 @@ static size_t from_callchain(struct user_stack *u, const struct callchain_parts 
 		f->owner = m && proc_map__binary(m) ? m : NULL;
 		f->vaddr = f->owner ? lookup - proc_map__bias(m) : 0;
 		f->func_start = 0;
+		f->signal = false; /* the kernel's walk does not say */
 		if (f->owner) {
 			struct cfi *c = binary__cfi(proc_map__binary(m));
 
@@ -167,6 +168,7 @@ static void describe_code(const struct unwind_frame *f, struct symbolize_code *c
 	struct binary *bin = m ? proc_map__binary(m) : NULL;
 
 	memset(code, 0, sizeof(*code));
+	code->signal_frame = f->signal;
 	if (!m)
 		return;
 	code->path = proc_map__path(m);

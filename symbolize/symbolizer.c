@@ -30,7 +30,7 @@ struct symbolizer {
 	struct strtab *names;
 	struct kallsyms *ksyms; /* NULL: kernel frames are "[kernel]_[k]" */
 	struct u64map *jits;    /* pid -> struct jit * */
-	uint32_t id_unknown, id_kernel;
+	uint32_t id_unknown, id_kernel, id_truncated, id_signal;
 };
 
 int symbolizer__new(struct strtab *names, struct cachedir *cache, int kernel,
@@ -43,7 +43,9 @@ int symbolizer__new(struct strtab *names, struct cachedir *cache, int kernel,
 	sz->names = names;
 	sz->jits = u64map__new(64);
 	if (!sz->jits || strtab__intern_cstr(names, "[unknown]", &sz->id_unknown) < 0 ||
-	    strtab__intern_cstr(names, "[kernel]_[k]", &sz->id_kernel) < 0) {
+	    strtab__intern_cstr(names, "[kernel]_[k]", &sz->id_kernel) < 0 ||
+	    strtab__intern_cstr(names, "[truncated]", &sz->id_truncated) < 0 ||
+	    strtab__intern_cstr(names, "[signal]", &sz->id_signal) < 0) {
 		symbolizer__delete(sz);
 		return -ENOMEM;
 	}
@@ -80,6 +82,11 @@ void symbolizer__delete(struct symbolizer *sz)
 uint32_t symbolizer__unknown(const struct symbolizer *sz)
 {
 	return sz->id_unknown;
+}
+
+uint32_t symbolizer__truncated(const struct symbolizer *sz)
+{
+	return sz->id_truncated;
 }
 
 uint32_t symbolizer__kernel(struct symbolizer *sz, uint64_t pc)
@@ -152,6 +159,10 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 	if (max == 0)
 		return -EINVAL;
 	*n = 0;
+	if (code->signal_frame) {
+		out[(*n)++] = sz->id_signal;
+		return 0;
+	}
 	if (code->index) {
 		if (symindex__lookup(code->index, code->vaddr, code->func_start, out, max, n) == 0 &&
 		    *n > 0)
@@ -207,6 +218,10 @@ int symbolizer__remap_names(struct symbolizer *sz, struct strtab_remap *r)
 	err = strtab_remap__id(r, &sz->id_unknown);
 	if (!err)
 		err = strtab_remap__id(r, &sz->id_kernel);
+	if (!err)
+		err = strtab_remap__id(r, &sz->id_truncated);
+	if (!err)
+		err = strtab_remap__id(r, &sz->id_signal);
 	if (!err && sz->ksyms)
 		err = kallsyms__remap_names(sz->ksyms, r);
 	while (!err && u64map__next(sz->jits, &pos, &k, &v)) {

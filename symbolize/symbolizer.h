@@ -35,6 +35,9 @@ struct symbolize_code {
 	                          * process sees it; 0 for anonymous memory */
 	uint64_t vaddr;          /* the pc in the binary's ELF addresses */
 	uint64_t func_start;     /* start of its function from the CFI; 0: unknown */
+	int signal_frame;        /* the CFI marks it a signal trampoline: named
+	                          * "[signal]" whatever the symbol (__restore_rt,
+	                          * often stripped to libc.so.6+0x...) */
 };
 
 /* The process a user pc belongs to: its JIT maps are read on its behalf,
@@ -66,6 +69,10 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 uint32_t symbolizer__kernel(struct symbolizer *sz, uint64_t pc);
 /* The "[unknown]" frame. */
 uint32_t symbolizer__unknown(const struct symbolizer *sz);
+/* The "[truncated]" frame: the root of a stack whose unwinding stopped
+ * before its outermost frame (the stack copy ended, the depth limit, no
+ * CFI, a bad pc), so that a cut stack never poses as a root of its own. */
+uint32_t symbolizer__truncated(const struct symbolizer *sz);
 
 /* The image of process pid is gone (exec, or the process was reaped):
  * its JIT maps are dropped. */

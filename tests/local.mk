@@ -36,7 +36,8 @@ check_PROGRAMS += \
 	tests/workloads/spawner \
 	tests/workloads/remap \
 	tests/workloads/jit \
-	tests/workloads/main_exits
+	tests/workloads/main_exits \
+	tests/workloads/sighandler
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -90,6 +91,10 @@ tests_workloads_main_exits_SOURCES = tests/workloads/main_exits.c tests/workload
 tests_workloads_main_exits_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
 tests_workloads_main_exits_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
 
+tests_workloads_sighandler_SOURCES = tests/workloads/sighandler.c tests/workloads/wl_time.h
+tests_workloads_sighandler_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_sighandler_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
 tests_workloads_jit_SOURCES = tests/workloads/jit.c tests/workloads/wl_time.h
 tests_workloads_jit_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_jit_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
@@ -111,6 +116,7 @@ INTEGRATION_TESTS = \
 	tests/integration/main_exits.sh \
 	tests/integration/cxx.sh \
 	tests/integration/recursion.sh \
+	tests/integration/signal.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \

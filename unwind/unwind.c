@@ -195,6 +195,7 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	f->vaddr = 0;
 	f->func_start = 0;
 	f->owner = NULL;
+	f->signal = false;
 	memset(mod, 0, sizeof(*mod));
 	if (find(ctx, pc, mod) != 0)
 		return -ENOENT;
@@ -240,6 +241,7 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 		err = mod.cfi ? cfi__lookup(mod.cfi, f->vaddr, &row) : -ENOENT;
 		if (err == 0) {
 			f->func_start = row->func_start;
+			f->signal = row->signal;
 			if (!cfi_step(mod.cfi, row, cur, stack, next, &why))
 				break;
 			exact = row->signal;

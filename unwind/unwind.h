@@ -44,6 +44,8 @@ struct unwind_frame {
 	                        return addresses) - bias; 0 when owner is NULL */
 	uint64_t func_start; /* ELF vaddr of the enclosing FDE's start, 0 if unknown */
 	void *owner;         /* from unwind_module, NULL when find failed */
+	bool signal;         /* a signal trampoline (CFI augmentation S): the
+	                        frame above it was interrupted, not calling */
 };
 
 /* Why a stack ended. UNWIND_COMPLETE means the outermost frame was reached:

@@ -412,6 +412,11 @@ def cmd_recursion(a):
     if pct(bottom, total) < 50:
         print("FAIL: fewer than half the samples show the hot leaf 'bottom'")
         rc = 1
+    cut = sum(c for s, c in stacks.items() if frames(s)[0] == "[truncated]")
+    print("recursion: %.1f%% of samples carry [truncated] at their root" % pct(cut, total))
+    if pct(cut, total) < 90:
+        print("FAIL: a stack cut by the end of the stack copy must start with [truncated]")
+        rc = 1
     return rc
 
 
