@@ -57,17 +57,26 @@ void user_stack__delete(struct user_stack *u)
 	free(u);
 }
 
+/* The module holding pc for the unwinder. Executable memory that is no
+ * binary (JIT code caches, anonymous or memfd mappings) is a module without
+ * CFI: the unwinder steps over it by frame pointer, as JITs keep them. */
 static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 {
 	struct user_stack *u = ctx;
 	struct proc_map *m = process__find_map(u->procs, u->cur, pc);
 	struct binary *bin = m ? proc_map__binary(m) : NULL;
 
-	if (!bin)
+	if (!m)
 		return -ENOENT;
+	out->owner = m;
+	if (!bin) {
+		out->cfi = NULL;
+		out->bias = 0;
+		out->entry = 0;
+		return 0;
+	}
 	out->cfi = binary__cfi(bin);
 	out->bias = proc_map__bias(m);
-	out->owner = m;
 	out->entry = binary__entry(bin);
 	return 0;
 }

@@ -37,7 +37,8 @@ check_PROGRAMS += \
 	tests/workloads/remap \
 	tests/workloads/jit \
 	tests/workloads/main_exits \
-	tests/workloads/sighandler
+	tests/workloads/sighandler \
+	tests/workloads/jit_fp
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -95,6 +96,10 @@ tests_workloads_sighandler_SOURCES = tests/workloads/sighandler.c tests/workload
 tests_workloads_sighandler_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_sighandler_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 
+tests_workloads_jit_fp_SOURCES = tests/workloads/jit_fp.c tests/workloads/wl_time.h
+tests_workloads_jit_fp_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_jit_fp_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
 tests_workloads_jit_SOURCES = tests/workloads/jit.c tests/workloads/wl_time.h
 tests_workloads_jit_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_jit_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
@@ -117,6 +122,8 @@ INTEGRATION_TESTS = \
 	tests/integration/cxx.sh \
 	tests/integration/recursion.sh \
 	tests/integration/signal.sh \
+	tests/integration/jit_fp.sh \
+	tests/integration/node_jit.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \
@@ -164,6 +171,7 @@ CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
 	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*.svg tests/integration/flamegraph_*.png
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rust_chain.rs \
+	tests/workloads/node_loop.js \
 	tests/tree/check_tree.py \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
