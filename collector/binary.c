@@ -19,10 +19,14 @@
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "profile/frame_name.h"
+#include "runtimes/gostack.h"
 #include "symbolize/symindex.h"
 #include "unwind/cfi.h"
+#include "unwind/unwind.h"
 
 #define MAX_LOADS 16
+/* Functions of a runtime where stacks end (a handful for Go). */
+#define MAX_ROOTS 16
 
 struct load_segment {
 	uint64_t offset, vaddr, filesz;
@@ -49,6 +53,9 @@ struct binary {
 	int cfi_tried;
 	struct symindex *sym;
 	int sym_tried;
+	struct unwind_root *roots; /* a runtime's roots (Go), sorted */
+	size_t nroots;
+	int roots_tried;
 	uint32_t unknown_frame; /* "[module]", interned on first use */
 };
 
@@ -94,6 +101,7 @@ static void binary_delete(struct binary *b)
 		return;
 	symindex__delete(b->sym);
 	cfi__delete(b->cfi);
+	free(b->roots);
 	if (b->elf)
 		elf_end(b->elf);
 	if (b->fd >= 0)
@@ -345,6 +353,81 @@ struct cfi *binary__cfi(struct binary *b)
 			b->cfi = NULL;
 	}
 	return b->cfi;
+}
+
+/* Go programs: their .gopclntab or .go.buildinfo section says so. */
+static int is_go(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    gostack__is_go_section(name))
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_root(const void *a, const void *b)
+{
+	const struct unwind_root *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The functions of the symbol table where a Go stack ends. */
+static void load_go_roots(struct binary *b)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n && b->nroots < MAX_ROOTS; i++) {
+			GElf_Sym sym;
+			const char *name;
+			enum gostack_kind kind;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_size || !(name = elf_strptr(b->elf, sh.sh_link, sym.st_name)) ||
+			    strncmp(name, "runtime.", 8) != 0)
+				continue;
+			kind = gostack__kind(name, strlen(name));
+			if (kind == GOSTACK_NONE)
+				continue;
+			b->roots[b->nroots].start = sym.st_value;
+			b->roots[b->nroots].end = sym.st_value + sym.st_size;
+			b->roots[b->nroots].kind = kind == GOSTACK_ROOT ? UNWIND_ROOT : UNWIND_ROOT_AS_CALLER;
+			b->nroots++;
+		}
+	}
+	qsort(b->roots, b->nroots, sizeof(*b->roots), cmp_root);
+}
+
+size_t binary__roots(struct binary *b, const struct unwind_root **roots)
+{
+	if (!b->roots_tried) {
+		b->roots_tried = 1;
+		if (b->is_elf && is_go(b->elf)) {
+			b->roots = calloc(MAX_ROOTS, sizeof(*b->roots));
+			if (b->roots)
+				load_go_roots(b);
+		}
+	}
+	*roots = b->roots;
+	return b->nroots;
 }
 
 struct symindex *binary__symindex(struct binary *b)

@@ -84,6 +84,12 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out);
 uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t map_end, uint64_t pgoff);
 /* The CFI (loaded on first call) or NULL when the file has none. */
 struct cfi *binary__cfi(struct binary *b);
+/* The functions where stacks end although the CFI does not say so: for a
+ * Go program, its runtime's roots and stack switches (runtimes/gostack.h),
+ * read from the symbol table on first call. Returns their number; *roots
+ * (sorted, owned by the binary) is NULL when there are none. */
+struct unwind_root;
+size_t binary__roots(struct binary *b, const struct unwind_root **roots);
 /* The symbol index (built on first call), or NULL on allocation failure. */
 struct symindex *binary__symindex(struct binary *b);
 /* The frame "[module]" for a pc of this binary that nothing names, interned

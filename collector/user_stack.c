@@ -73,11 +73,14 @@ static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 		out->cfi = NULL;
 		out->bias = 0;
 		out->entry = 0;
+		out->roots = NULL;
+		out->nroots = 0;
 		return 0;
 	}
 	out->cfi = binary__cfi(bin);
 	out->bias = proc_map__bias(m);
 	out->entry = binary__entry(bin);
+	out->nroots = binary__roots(bin, &out->roots);
 	return 0;
 }
 

@@ -124,6 +124,7 @@ INTEGRATION_TESTS = \
 	tests/integration/signal.sh \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \
+	tests/integration/go.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \
@@ -172,6 +173,7 @@ CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
+	tests/workloads/go_chain.go \
 	tests/tree/check_tree.py \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \

@@ -184,6 +184,26 @@ static bool fp_step(const struct unwind_regs *cur, const struct unwind_stack *st
 	return true;
 }
 
+/* Whether the frame at vaddr (the k-th of the stack, 0 the leaf) is one of
+ * the module's roots. */
+static bool at_root(const struct unwind_module *mod, uint64_t vaddr, size_t k)
+{
+	size_t lo = 0, hi = mod->nroots;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct unwind_root *r = &mod->roots[mid];
+
+		if (vaddr < r->start)
+			hi = mid;
+		else if (vaddr >= r->end)
+			lo = mid + 1;
+		else
+			return r->kind == UNWIND_ROOT || k > 0;
+	}
+	return false;
+}
+
 /* Appends the frame of pc. exact: pc is the sampled ip or resumes an
  * interrupted context, so it is looked up as is (a return address is
  * looked up at pc - 1, inside the call). Returns 0 with *mod, or -ENOENT
@@ -239,6 +259,12 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 			break;
 		}
 		err = mod.cfi ? cfi__lookup(mod.cfi, f->vaddr, &row) : -ENOENT;
+		if (mod.nroots && at_root(&mod, f->vaddr, k - 1)) {
+			if (err == 0)
+				f->func_start = row->func_start;
+			why = UNWIND_COMPLETE;
+			break;
+		}
 		if (err == 0) {
 			f->func_start = row->func_start;
 			f->signal = row->signal;

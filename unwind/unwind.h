@@ -20,11 +20,26 @@ struct unwind_stack {
 };
 
 /* What the caller's address map says about one pc. */
+/* A function where a stack ends although its CFI does not say so (a
+ * runtime's roots, see runtimes/gostack.h). */
+enum unwind_root_kind {
+	UNWIND_ROOT = 1,       /* wherever it is in the stack */
+	UNWIND_ROOT_AS_CALLER, /* when reached as a caller, not as the leaf:
+	                          the function switched stacks before calling */
+};
+
+struct unwind_root {
+	uint64_t start, end; /* ELF vaddrs of the function */
+	int kind;            /* enum unwind_root_kind */
+};
+
 struct unwind_module {
 	struct cfi *cfi;   /* NULL: the binary has no CFI (frame-pointer step) */
 	uint64_t bias;     /* ELF vaddr = pc - bias */
 	void *owner;       /* opaque, copied into the frame (e.g. the mapping) */
 	uint64_t entry;    /* the binary's ELF entry point (vaddr), 0 if none */
+	const struct unwind_root *roots; /* sorted by start, disjoint; may be NULL */
+	size_t nroots;
 };
 
 /* Bytes after a binary's entry point taken as its entry stub when no FDE
@@ -50,7 +65,8 @@ struct unwind_frame {
 
 /* Why a stack ended. UNWIND_COMPLETE means the outermost frame was reached:
  * its CFI marks the return address undefined (_start, clone, start_thread),
- * or it is an entry stub without CFI (see UNWIND_ENTRY_SPAN). */
+ * it is an entry stub without CFI (see UNWIND_ENTRY_SPAN), or one of its
+ * module's roots (struct unwind_root). */
 enum unwind_stop {
 	UNWIND_COMPLETE = 0,
 	UNWIND_TRUNCATED,     /* a read fell outside the copied stack */

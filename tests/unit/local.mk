@@ -14,6 +14,7 @@ UNIT_TESTS = \
 	tests/unit/test_cachedir \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
+	tests/unit/test_gostack \
 	tests/unit/test_unwind \
 	tests/unit/test_symbolize \
 	tests/unit/test_symbolizer \
@@ -63,6 +64,11 @@ tests_unit_test_procmem_SOURCES = tests/unit/test_procmem.c
 tests_unit_test_procmem_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_procmem_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmem_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_gostack_SOURCES = tests/unit/test_gostack.c
+tests_unit_test_gostack_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_gostack_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_gostack_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 # --- unwind/
 # One function described only by .debug_frame: -g without unwind tables.
