@@ -15,6 +15,7 @@
 #include "collector/procmaps.h"
 #include "collector/proctable.h"
 #include "collector/threads.h"
+#include "symbolize/jitdump.h"
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
@@ -46,6 +47,7 @@ struct process {
 	uint64_t exited_ns;          /* 0 while alive */
 	int leader_gone;             /* the main thread exited, others run on */
 	int exe_looked_up;           /* /proc/PID/exe read since the last exec */
+	uint32_t jitdump;            /* path of its jit-PID.dump mapping, 0: none */
 };
 
 struct proctable {
@@ -136,6 +138,8 @@ static int remap_process(struct process *p, struct strtab_remap *r)
 	int err;
 
 	err = strtab_remap__id(r, &p->comm);
+	if (!err)
+		err = strtab_remap__id(r, &p->jitdump);
 	if (!err)
 		err = strtab_remap__id(r, &p->exe);
 	if (!err)
@@ -260,6 +264,9 @@ static int add_mapping(struct proctable *pt, struct process *p, uint64_t start, 
 		path_len = 0;
 	if (path_len && (path[0] == '/' || (path_len == 6 && memcmp(path, "[vdso]", 6) == 0)))
 		m.path = intern(pt, path, path_len);
+	/* a JIT maps its jitdump file executable so that profilers find it */
+	if (m.path && jitdump__is_dump_path(path, path_len))
+		p->jitdump = m.path;
 	return insert_map(pt, p, &m);
 }
 
@@ -530,6 +537,7 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		 * is seen, the exe /proc showed (if any) stands in: several execs
 		 * may lie between this record and the readlink. */
 		release_all(pt, p);
+		p->jitdump = 0;
 		p->exe_pending = 1;
 		p->exe_looked_up = 0;
 		p->exe = link;
@@ -559,6 +567,7 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 	child->exe = parent->exe;
 	child->service = parent->service;
 	child->uid = parent->uid;
+	child->jitdump = parent->jitdump;
 	if (parent->nmaps) {
 		child->maps = malloc(parent->nmaps * sizeof(*child->maps));
 		if (!child->maps)
@@ -675,6 +684,7 @@ uint32_t process__exe(const struct process *p) { return p->exe; }
 uint32_t process__service(const struct process *p) { return p->service; }
 int process__exe_pending(const struct process *p) { return p->exe_pending; }
 int process__exited(const struct process *p) { return p->exited_ns != 0; }
+uint32_t process__jitdump(const struct process *p) { return p->jitdump; }
 size_t process__nmaps(const struct process *p) { return p->nmaps; }
 
 const struct proc_map *process__map(const struct process *p, size_t i)

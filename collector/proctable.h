@@ -74,6 +74,9 @@ uint32_t process__service(const struct process *p);
 int process__exe_pending(const struct process *p);
 /* Its EXIT was seen (it stays for a grace period, see proctable__reap). */
 int process__exited(const struct process *p);
+/* The path (strtab id) of the jitdump file (jit-PID.dump) it maps, the way
+ * JITs point profilers at it; 0 when none. */
+uint32_t process__jitdump(const struct process *p);
 /* Its executable mappings, sorted by start, non-overlapping. */
 size_t process__nmaps(const struct process *p);
 const struct proc_map *process__map(const struct process *p, size_t i);

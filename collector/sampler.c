@@ -400,12 +400,23 @@ struct agent_stats *sampler__stats(struct sampler *s) { return &s->stats; }
 const struct perf_features *sampler__features(const struct sampler *s) { return &s->features; }
 const char *sampler__mode(const struct sampler *s) { return s->mode; }
 
+/* JIT code named only after it was sampled gets its name in the window. */
+static void settle_jit_names(struct sampler *s)
+{
+	if (symbolizer__settle(s->sym) == 0)
+		return;
+	/* on failure the pending frames stay as they are: "[jit PID 0xPC]" */
+	(void)profile__rename_frames(s->profile, symbolizer__renamed, s->sym);
+	symbolizer__clear_renames(s->sym);
+}
+
 void sampler__finish_window(struct sampler *s)
 {
 	struct agent_stats *st = &s->stats;
 	struct binaries_stats bst;
 	struct symbolizer_stats sst;
 
+	settle_jit_names(s);
 	st->processes = proctable__count(s->procs);
 	st->binaries = binaries__count(s->bins);
 	binaries__stats(s->bins, &bst);

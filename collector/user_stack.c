@@ -201,6 +201,7 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 
 	proc.pid = process__pid(p);
 	proc.uid = process__uid(p);
+	proc.jitdump = process__jitdump(p);
 	for (i = nframes; i-- > 0;) {
 		const struct unwind_frame *f = &u->frames[i];
 		struct symbolize_code code;

@@ -440,3 +440,71 @@ size_t profile__bytes(const struct profile *p)
 	       p->stack_index_cap * sizeof(*p->stack_index) +
 	       p->frames_cap * sizeof(*p->frames);
 }
+
+struct rename_ctx {
+	struct profile *to;
+	const struct profile_key *key;
+	uint32_t (*rename)(void *ctx, uint32_t id);
+	void *rctx;
+	uint32_t *buf;
+	size_t cap;
+	int err;
+};
+
+static int readd_stack(void *ctx, const uint32_t *frames, size_t n, uint64_t count)
+{
+	struct rename_ctx *rc = ctx;
+	size_t i;
+
+	if (n > rc->cap) {
+		uint32_t *nb = realloc(rc->buf, n * sizeof(*nb));
+
+		if (!nb) {
+			rc->err = -ENOMEM;
+			return 1;
+		}
+		rc->buf = nb;
+		rc->cap = n;
+	}
+	for (i = 0; i < n; i++)
+		rc->buf[i] = rc->rename(rc->rctx, frames[i]);
+	rc->err = profile__add(rc->to, rc->key, rc->buf, n, count);
+	return rc->err != 0;
+}
+
+int profile__rename_frames(struct profile *p, uint32_t (*rename)(void *ctx, uint32_t id), void *ctx)
+{
+	struct rename_ctx rc;
+	struct profile *n, tmp;
+	size_t g;
+
+	n = profile__new(p->names);
+	if (!n)
+		return -ENOMEM;
+	n->meta = p->meta;
+	n->max_stacks = p->max_stacks > p->nstacks ? p->max_stacks : p->nstacks;
+	n->max_frames = p->max_frames > p->nframes ? p->max_frames : p->nframes;
+	memset(&rc, 0, sizeof(rc));
+	rc.to = n;
+	rc.rename = rename;
+	rc.rctx = ctx;
+	for (g = 0; g < p->ngroups && !rc.err; g++) {
+		rc.key = &p->groups[g].key;
+		profile__foreach_stack(p, g, readd_stack, &rc);
+	}
+	free(rc.buf);
+	if (rc.err) {
+		profile__delete(n);
+		return rc.err;
+	}
+	/* the same samples, differently named: the accounting carries over */
+	n->samples = p->samples;
+	n->dropped = p->dropped;
+	n->max_stacks = p->max_stacks;
+	n->max_frames = p->max_frames;
+	tmp = *p;
+	*p = *n;
+	*n = tmp;
+	profile__delete(n);
+	return 0;
+}

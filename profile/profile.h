@@ -52,6 +52,11 @@ void profile__reset(struct profile *p);
  * samples; the commit pass switches the profile to r->to. */
 struct strtab_remap;
 int profile__remap_names(struct profile *p, struct strtab_remap *r);
+/* Renames frames: every frame id f of every stack becomes rename(ctx, f),
+ * and stacks that become equal are merged. For names found late (JIT code
+ * named after its samples were taken). Groups, their order, the samples
+ * and the meta are kept. Returns 0, or -ENOMEM (the window unchanged). */
+int profile__rename_frames(struct profile *p, uint32_t (*rename)(void *ctx, uint32_t id), void *ctx);
 /* Bounds on distinct stacks (default 1,000,000) and on the total frames they
  * hold (default 16M ids = 64 MiB) per window. Past them new stacks are
  * dropped; stacks already in the window keep counting. */

@@ -13,5 +13,7 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/kallsyms.c symbolize/kallsyms.h \
 	symbolize/kallsyms_cache.c symbolize/kallsyms_cache.h \
 	symbolize/perfmap.c symbolize/perfmap.h \
+	symbolize/jitdump.c symbolize/jitdump.h \
+	symbolize/jitnames.c symbolize/jitnames.h \
 	symbolize/demangle.cc symbolize/demangle.h
 SYMBOLIZE_LIBS = symbolize/libsymbolize.a $(RUNTIMES_LIBS) $(DW_LIBS)

@@ -29,7 +29,8 @@ struct jsym {
 
 struct perfmap {
 	struct jsym *syms;
-	size_t n;
+	size_t n, cap;
+	uint32_t seq;   /* of the next entry */
 	/* the file as it was read: a refresh reads it again only once changed */
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
@@ -115,12 +116,16 @@ static int parse_line(char *line, size_t len, uint64_t *start, uint64_t *size, c
 	return 0;
 }
 
-/* Opens path as perfmap__load requires; 0 and *fd, *st, or -errno. */
-static int open_checked(const char *path, uid_t owner_uid, int *fd, struct stat *st)
+int perfmap__open(const char *path, uid_t owner_uid, int *fd, struct stat *st)
+{
+	return perfmap__open_at(AT_FDCWD, path, owner_uid, fd, st);
+}
+
+int perfmap__open_at(int dirfd, const char *path, uid_t owner_uid, int *fd, struct stat *st)
 {
 	/* O_NONBLOCK: a FIFO planted at the path must not block us before the
 	 * S_ISREG check; O_NOFOLLOW: no symlink to someone else's file. */
-	int f = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), err;
+	int f = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), err;
 
 	if (f < 0)
 		return errno == ELOOP ? -EPERM : -errno;
@@ -137,68 +142,58 @@ static int open_checked(const char *path, uid_t owner_uid, int *fd, struct stat 
 	return 0;
 }
 
-static int same_file(const struct perfmap *m, const struct stat *st)
+int perfmap__same_file(const struct perfmap *m, const struct stat *st)
 {
 	return m->dev == (uint64_t)st->st_dev && m->ino == (uint64_t)st->st_ino &&
 	       m->size == (uint64_t)st->st_size && m->mtime_sec == (int64_t)st->st_mtim.tv_sec &&
 	       m->mtime_nsec == (int64_t)st->st_mtim.tv_nsec;
 }
 
-/* Reads the open file fd (closed by the caller). */
-static int load_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap **out)
+int perfmap__new_empty(const struct stat *st, struct perfmap **out)
 {
-	struct perfmap *m;
-	char *buf = NULL, *p, *end;
-	size_t len = 0, cap = 0, i, w;
-	uint32_t seq = 0;
-	int err;
+	struct perfmap *m = calloc(1, sizeof(*m));
 
-	err = read_all(fd, &buf, &len);
-	if (err < 0)
-		return err;
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		err = -ENOMEM;
-		goto out_buf;
-	}
+	if (!m)
+		return -ENOMEM;
 	m->dev = (uint64_t)st->st_dev;
 	m->ino = (uint64_t)st->st_ino;
 	m->size = (uint64_t)st->st_size;
 	m->mtime_sec = (int64_t)st->st_mtim.tv_sec;
 	m->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
-	for (p = buf, end = buf + len; p < end && m->n < PERFMAP_MAX_ENTRIES; ) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
-		size_t llen = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		uint64_t start, size;
+	*out = m;
+	return 0;
+}
 
-		if (!nl && len == PERFMAP_MAX_BYTES)
-			break; /* last line cut by the size limit */
-		if (parse_line(p, llen, &start, &size, &name) == 0) {
-			if (m->n == cap) {
-				size_t ncap = cap ? cap * 2 : 256;
-				struct jsym *ns = realloc(m->syms, ncap * sizeof(*ns));
+int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, uint32_t id)
+{
+	if (size == 0 || start + size < start)
+		return -EINVAL;
+	if (m->n == PERFMAP_MAX_ENTRIES)
+		return -ENOSPC;
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 256;
+		struct jsym *ns = realloc(m->syms, ncap * sizeof(*ns));
 
-				if (!ns) {
-					err = -ENOMEM;
-					goto out_map;
-				}
-				m->syms = ns;
-				cap = ncap;
-			}
-			err = frame_name__intern(names, name, "_[j]", &m->syms[m->n].id);
-			if (err < 0)
-				goto out_map;
-			m->syms[m->n].start = start;
-			m->syms[m->n].size = size;
-			m->syms[m->n].seq = seq;
-			m->n++;
-		}
-		seq++;
-		p += llen + 1;
+		if (!ns)
+			return -ENOMEM;
+		m->syms = ns;
+		m->cap = ncap;
 	}
+	m->syms[m->n].start = start;
+	m->syms[m->n].size = size;
+	m->syms[m->n].seq = m->seq++;
+	m->syms[m->n].id = id;
+	m->n++;
+	return 0;
+}
+
+void perfmap__seal(struct perfmap *m)
+{
+	size_t i, w;
+
 	if (m->n > 1)
 		qsort(m->syms, m->n, sizeof(*m->syms), cmp_jsym);
-	/* JITs re-emit code at the same address: the last line for a start wins */
+	/* JITs re-emit code at the same address: the last entry for a start wins */
 	for (i = 0, w = 0; i < m->n; i++) {
 		if (w && m->syms[w - 1].start == m->syms[i].start)
 			m->syms[w - 1] = m->syms[i];
@@ -206,6 +201,42 @@ static int load_fd(int fd, const struct stat *st, struct strtab *names, struct p
 			m->syms[w++] = m->syms[i];
 	}
 	m->n = w;
+}
+
+/* Reads the open file fd (closed by the caller). */
+static int load_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap **out)
+{
+	struct perfmap *m = NULL;
+	char *buf = NULL, *p, *end;
+	size_t len = 0;
+	int err;
+
+	err = read_all(fd, &buf, &len);
+	if (err < 0)
+		return err;
+	err = perfmap__new_empty(st, &m);
+	if (err < 0)
+		goto out_buf;
+	for (p = buf, end = buf + len; p < end && m->n < PERFMAP_MAX_ENTRIES; ) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
+		size_t llen = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		uint64_t start, size;
+		uint32_t id;
+
+		if (!nl && len == PERFMAP_MAX_BYTES)
+			break; /* last line cut by the size limit */
+		if (parse_line(p, llen, &start, &size, &name) == 0) {
+			err = frame_name__intern(names, name, "_[j]", &id);
+			if (err == 0)
+				err = perfmap__add(m, start, size, id);
+			if (err < 0)
+				goto out_map;
+		} else {
+			m->seq++; /* line order counts every line */
+		}
+		p += llen + 1;
+	}
+	perfmap__seal(m);
 	free(buf);
 	*out = m;
 	return 0;
@@ -222,7 +253,7 @@ int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struc
 	struct stat st;
 	int fd, err;
 
-	err = open_checked(path, owner_uid, &fd, &st);
+	err = perfmap__open(path, owner_uid, &fd, &st);
 	if (err < 0)
 		return err;
 	err = load_fd(fd, &st, names, out);
@@ -232,14 +263,20 @@ int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struc
 
 int perfmap__refresh(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **m)
 {
+	return perfmap__refresh_at(AT_FDCWD, path, owner_uid, names, m);
+}
+
+int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct strtab *names,
+			struct perfmap **m)
+{
 	struct perfmap *fresh;
 	struct stat st;
 	int fd, err;
 
-	err = open_checked(path, owner_uid, &fd, &st);
+	err = perfmap__open_at(dirfd, path, owner_uid, &fd, &st);
 	if (err < 0)
 		return err;
-	if (*m && same_file(*m, &st)) {
+	if (*m && perfmap__same_file(*m, &st)) {
 		close(fd);
 		return 0;
 	}

@@ -24,6 +24,31 @@ void perfmap__delete(struct perfmap *m);
  * *m is kept (its code may still be mapped). One open and fstat when
  * unchanged. */
 int perfmap__refresh(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **m);
+/* The same, path relative to dirfd. */
+int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct strtab *names,
+			struct perfmap **m);
+/* Opens a JIT symbol file of another user's process: O_NOFOLLOW and
+ * O_NONBLOCK (a FIFO planted there must not block before the check), a
+ * regular file owned by owner_uid or root. Returns 0 with *fd (the caller
+ * closes it) and *st, -EPERM, or -errno. */
+struct stat;
+int perfmap__open(const char *path, uid_t owner_uid, int *fd, struct stat *st);
+/* The same, path relative to the directory dirfd (openat): a process's
+ * root, kept open so that its files can be read after it exited. */
+int perfmap__open_at(int dirfd, const char *path, uid_t owner_uid, int *fd, struct stat *st);
+/* Whether m was read from the file st describes, as it is now (device,
+ * inode, size, modification time). */
+int perfmap__same_file(const struct perfmap *m, const struct stat *st);
+
+/* Building a map from another source of JIT symbols (jitdump): an empty map
+ * identified by the file st describes; entries added in order (later wins
+ * for the same start); sealed (sorted) before the first lookup. add returns
+ * 0, -EINVAL (empty or wrapping range), -ENOSPC past 1,000,000 entries, or
+ * -ENOMEM. */
+int perfmap__new_empty(const struct stat *st, struct perfmap **out);
+int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, uint32_t id);
+void perfmap__seal(struct perfmap *m);
+
 /* 0 and *id for a covered pc, -ENOENT otherwise. */
 int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id);
 size_t perfmap__count(const struct perfmap *m);

@@ -7,29 +7,17 @@
 
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
-#include "common/u64map.h"
 #include "profile/frame_name.h"
+#include "symbolize/jitnames.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
-#include "symbolize/perfmap.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/symindex.h"
-
-/* A pc past what a perf map names is looked up again at most this often per
- * process (JITs append to the map as they compile). */
-#define JIT_RELOAD_INTERVAL_NS 1000000000ull
-
-/* A process's JIT state. */
-struct jit {
-	struct perfmap *map; /* NULL until a map was read */
-	uint64_t loaded_ns;  /* last (re)load attempt */
-	int tried;
-};
 
 struct symbolizer {
 	struct strtab *names;
 	struct kallsyms *ksyms; /* NULL: kernel frames are "[kernel]_[k]" */
-	struct u64map *jits;    /* pid -> struct jit * */
+	struct jitnames *jit;
 	uint32_t id_unknown, id_kernel, id_truncated, id_signal;
 };
 
@@ -41,11 +29,11 @@ int symbolizer__new(struct strtab *names, struct cachedir *cache, int kernel,
 	if (!sz)
 		return -ENOMEM;
 	sz->names = names;
-	sz->jits = u64map__new(64);
-	if (!sz->jits || strtab__intern_cstr(names, "[unknown]", &sz->id_unknown) < 0 ||
+	if (strtab__intern_cstr(names, "[unknown]", &sz->id_unknown) < 0 ||
 	    strtab__intern_cstr(names, "[kernel]_[k]", &sz->id_kernel) < 0 ||
 	    strtab__intern_cstr(names, "[truncated]", &sz->id_truncated) < 0 ||
-	    strtab__intern_cstr(names, "[signal]", &sz->id_signal) < 0) {
+	    strtab__intern_cstr(names, "[signal]", &sz->id_signal) < 0 ||
+	    jitnames__new(names, sz->id_unknown, &sz->jit) < 0) {
 		symbolizer__delete(sz);
 		return -ENOMEM;
 	}
@@ -57,24 +45,11 @@ int symbolizer__new(struct strtab *names, struct cachedir *cache, int kernel,
 	return 0;
 }
 
-static void jit_delete(struct jit *j)
-{
-	if (!j)
-		return;
-	perfmap__delete(j->map);
-	free(j);
-}
-
 void symbolizer__delete(struct symbolizer *sz)
 {
-	size_t pos = 0;
-	uint64_t k, v;
-
 	if (!sz)
 		return;
-	while (sz->jits && u64map__next(sz->jits, &pos, &k, &v))
-		jit_delete((struct jit *)(uintptr_t)v);
-	u64map__delete(sz->jits);
+	jitnames__delete(sz->jit);
 	kallsyms__delete(sz->ksyms);
 	free(sz);
 }
@@ -96,47 +71,6 @@ uint32_t symbolizer__kernel(struct symbolizer *sz, uint64_t pc)
 	if (sz->ksyms && kallsyms__lookup(sz->ksyms, pc, &id) == 0)
 		return id;
 	return sz->id_kernel;
-}
-
-static struct jit *jit_of(struct symbolizer *sz, int pid)
-{
-	struct jit *j;
-	uint64_t v;
-
-	if (u64map__get(sz->jits, (uint64_t)(uint32_t)pid, &v))
-		return (struct jit *)(uintptr_t)v;
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return NULL;
-	if (u64map__put(sz->jits, (uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)j) < 0) {
-		free(j);
-		return NULL;
-	}
-	return j;
-}
-
-/* A pc outside every file mapping: JIT code, named from the process's perf
- * map. On a miss the map is read again (at most once a second per process,
- * and only when the file changed): JITs append to it as they compile. */
-static int jit_frame(struct symbolizer *sz, const struct symbolize_process *proc, uint64_t pc,
-		     uint64_t now_ns, uint32_t *id)
-{
-	struct jit *j = jit_of(sz, proc->pid);
-	char path[128];
-
-	if (!j)
-		return -ENOMEM;
-	if (j->map && perfmap__lookup(j->map, pc, id) == 0)
-		return 0;
-	if (j->tried && now_ns - j->loaded_ns <= JIT_RELOAD_INTERVAL_NS)
-		return -ENOENT;
-	j->tried = 1;
-	j->loaded_ns = now_ns;
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", proc->pid, proc->pid);
-	if (perfmap__refresh(path, proc->uid, sz->names, &j->map) > 0 &&
-	    perfmap__lookup(j->map, pc, id) == 0)
-		return 0;
-	return -ENOENT;
 }
 
 /* "[module]" for a pc of a file nothing names. */
@@ -172,29 +106,43 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 		return 0;
 	}
 	/* anonymous memory, or a file that is no ELF (a memfd JITs map twice):
-	 * JIT code if the process's perf map names it */
+	 * JIT code if the process's perf map or jitdump names it; anonymous
+	 * code they do not name yet stays pending until the window's end */
 	*n = 1;
-	if (jit_frame(sz, proc, pc, now_ns, &out[0]) == 0)
+	if (code->path || code->module_frame) {
+		if (jitnames__lookup(sz->jit, proc->pid, proc->uid, proc->jitdump, pc, now_ns, 0,
+				     &out[0]) == 0)
+			return 0;
+		out[0] = module_frame(sz, code);
 		return 0;
-	out[0] = code->path || code->module_frame ? module_frame(sz, code) : sz->id_unknown;
+	}
+	if (jitnames__lookup(sz->jit, proc->pid, proc->uid, proc->jitdump, pc, now_ns, 1, &out[0]) != 0)
+		out[0] = sz->id_unknown;
 	return 0;
 }
 
 void symbolizer__forget_process(struct symbolizer *sz, int pid)
 {
-	uint64_t v;
+	jitnames__forget(sz->jit, pid);
+}
 
-	if (!u64map__get(sz->jits, (uint64_t)(uint32_t)pid, &v))
-		return;
-	u64map__del(sz->jits, (uint64_t)(uint32_t)pid);
-	jit_delete((struct jit *)(uintptr_t)v);
+size_t symbolizer__settle(struct symbolizer *sz)
+{
+	return jitnames__settle(sz->jit);
+}
+
+uint32_t symbolizer__renamed(void *ctx, uint32_t id)
+{
+	return jitnames__renamed(((struct symbolizer *)ctx)->jit, id);
+}
+
+void symbolizer__clear_renames(struct symbolizer *sz)
+{
+	jitnames__clear_renames(sz->jit);
 }
 
 void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *out)
 {
-	size_t pos = 0;
-	uint64_t k, v;
-
 	out->ksym_lookups = out->ksym_hits = out->ksym_evictions = 0;
 	out->jit_processes = 0;
 	if (sz->ksyms) {
@@ -205,14 +153,11 @@ void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *out
 		out->ksym_hits = ks.hits;
 		out->ksym_evictions = ks.evictions;
 	}
-	while (u64map__next(sz->jits, &pos, &k, &v))
-		out->jit_processes += ((struct jit *)(uintptr_t)v)->map != NULL;
+	out->jit_processes = jitnames__processes(sz->jit);
 }
 
 int symbolizer__remap_names(struct symbolizer *sz, struct strtab_remap *r)
 {
-	size_t pos = 0;
-	uint64_t k, v;
 	int err;
 
 	err = strtab_remap__id(r, &sz->id_unknown);
@@ -224,12 +169,8 @@ int symbolizer__remap_names(struct symbolizer *sz, struct strtab_remap *r)
 		err = strtab_remap__id(r, &sz->id_signal);
 	if (!err && sz->ksyms)
 		err = kallsyms__remap_names(sz->ksyms, r);
-	while (!err && u64map__next(sz->jits, &pos, &k, &v)) {
-		struct jit *j = (struct jit *)(uintptr_t)v;
-
-		if (j->map)
-			err = perfmap__remap_names(j->map, r);
-	}
+	if (!err)
+		err = jitnames__remap_names(sz->jit, r);
 	if (!err && r->commit)
 		sz->names = r->to;
 	return err;

@@ -40,11 +40,12 @@ struct symbolize_code {
 	                          * often stripped to libc.so.6+0x...) */
 };
 
-/* The process a user pc belongs to: its JIT maps are read on its behalf,
- * owned by uid. */
+/* The process a user pc belongs to: its JIT symbols are read on its
+ * behalf, owned by uid: /tmp/perf-PID.map, and the jitdump file it maps. */
 struct symbolize_process {
 	int pid;
 	uid_t uid;
+	uint32_t jitdump;        /* strtab id of its jit-PID.dump path; 0: none */
 };
 
 /* names is borrowed (frames are interned there) and must outlive the
@@ -59,8 +60,8 @@ void symbolizer__delete(struct symbolizer *sz);
  * was inlined into it), into out[0..max), their number in *n (>= 1 on
  * success). An ELF binary's pc is named from its index, a stripped
  * function "module+0xSTART", else "[module]"; anonymous memory from the
- * process's perf map (read again when it changed, at most once a second),
- * else "[module]" or "[unknown]". now_ns paces the perf-map reloads.
+ * process's perf map or jitdump (read again when they changed, at most once
+ * a second), else "[module]" or "[unknown]". now_ns paces the perf-map reloads.
  * Returns 0, or -EINVAL for max == 0. A pc seen before allocates nothing. */
 int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc, uint64_t pc,
 		     const struct symbolize_code *code, uint64_t now_ns, uint32_t *out, size_t max,
@@ -75,8 +76,17 @@ uint32_t symbolizer__unknown(const struct symbolizer *sz);
 uint32_t symbolizer__truncated(const struct symbolizer *sz);
 
 /* The image of process pid is gone (exec, or the process was reaped):
- * its JIT maps are dropped. */
+ * its pending JIT frames are settled, its JIT maps dropped. */
 void symbolizer__forget_process(struct symbolizer *sz, int pid);
+
+/* At a window's end: anonymous code no file named when it was sampled got
+ * a pending frame; each is now looked up once more in freshly read files
+ * (symbolize/jitnames.h). Returns how many frames are renamed; the caller
+ * applies symbolizer__renamed to the window (profile__rename_frames), then
+ * clears the renames. */
+size_t symbolizer__settle(struct symbolizer *sz);
+uint32_t symbolizer__renamed(void *sz, uint32_t id);
+void symbolizer__clear_renames(struct symbolizer *sz);
 
 struct symbolizer_stats {
 	uint64_t ksym_lookups, ksym_hits, ksym_evictions; /* kernel symbol cache */

@@ -26,7 +26,7 @@
 # Reproduce one input: tests/fuzz/build/fuzz_NAME FILE (or, with the
 # configured compiler, tests/fuzz/replay_NAME FILE).
 
-FUZZ_NAMES = record ring procmaps kallsyms perfmap conf dump elf unwind kallsyms_cache
+FUZZ_NAMES = record ring procmaps kallsyms perfmap jitdump conf dump elf unwind kallsyms_cache
 
 FUZZ_COMMON_SRCS = tests/fuzz/replay_main.c tests/fuzz/fuzz.h
 FUZZ_REPLAY_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORPUS_DIR='"$(abs_top_srcdir)/tests/fuzz/corpus"'
@@ -37,12 +37,12 @@ check_PROGRAMS += \
 	tests/fuzz/replay_record tests/fuzz/replay_ring tests/fuzz/replay_procmaps \
 	tests/fuzz/replay_kallsyms tests/fuzz/replay_perfmap tests/fuzz/replay_conf \
 	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind \
-	tests/fuzz/replay_kallsyms_cache
+	tests/fuzz/replay_kallsyms_cache tests/fuzz/replay_jitdump
 TESTS += \
 	tests/fuzz/replay_record tests/fuzz/replay_ring tests/fuzz/replay_procmaps \
 	tests/fuzz/replay_kallsyms tests/fuzz/replay_perfmap tests/fuzz/replay_conf \
 	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind \
-	tests/fuzz/replay_kallsyms_cache
+	tests/fuzz/replay_kallsyms_cache tests/fuzz/replay_jitdump
 
 tests_fuzz_replay_record_SOURCES = tests/fuzz/fuzz_record.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_record_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/record"'
@@ -77,6 +77,12 @@ tests_fuzz_replay_perfmap_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ
 tests_fuzz_replay_perfmap_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
 tests_fuzz_replay_perfmap_LDADD = $(SYMBOLIZE_LIBS)
 tests_fuzz_replay_perfmap_LINK = $(CXXLINK)
+
+tests_fuzz_replay_jitdump_SOURCES = tests/fuzz/fuzz_jitdump.c $(FUZZ_COMMON_SRCS)
+tests_fuzz_replay_jitdump_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/jitdump"'
+tests_fuzz_replay_jitdump_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_jitdump_LDADD = $(SYMBOLIZE_LIBS)
+tests_fuzz_replay_jitdump_LINK = $(CXXLINK)
 
 tests_fuzz_replay_conf_SOURCES = tests/fuzz/fuzz_conf.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_conf_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/conf"'
@@ -119,7 +125,7 @@ FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c co
 	common/strtab.c common/strtab_remap.c common/privdir.c common/cachedir.c \
 	profile/frame_name.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
-	symbolize/symindex.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c \
+	symbolize/symindex.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c symbolize/jitdump.c \
 	symbolize/kallsyms_cache.c symbolize/debugcache.c symbolize/debugdata.c symbolize/debugfind.c \
 	collector/record.c collector/ring.c collector/procmaps.c daemon/conf.c \
 	export/gzip.c export/dump_read.c
@@ -131,6 +137,7 @@ fuzz_max_len_ring = 8300
 fuzz_max_len_procmaps = 16384
 fuzz_max_len_kallsyms = 16384
 fuzz_max_len_perfmap = 16384
+fuzz_max_len_jitdump = 65536
 fuzz_max_len_conf = 16384
 fuzz_max_len_dump = 65536
 fuzz_max_len_elf = 65536
@@ -170,6 +177,7 @@ fuzz: fuzz-build
 		record) ml=$(fuzz_max_len_record);; ring) ml=$(fuzz_max_len_ring);; \
 		procmaps) ml=$(fuzz_max_len_procmaps);; kallsyms) ml=$(fuzz_max_len_kallsyms);; \
 		perfmap) ml=$(fuzz_max_len_perfmap);; conf) ml=$(fuzz_max_len_conf);; \
+		jitdump) ml=$(fuzz_max_len_jitdump);; \
 		dump) ml=$(fuzz_max_len_dump);; elf) ml=$(fuzz_max_len_elf);; \
 		unwind) ml=$(fuzz_max_len_unwind);; \
 		kallsyms_cache) ml=$(fuzz_max_len_kallsyms_cache);; *) ml=4096;; \

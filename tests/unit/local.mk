@@ -18,6 +18,7 @@ UNIT_TESTS = \
 	tests/unit/test_unwind \
 	tests/unit/test_symbolize \
 	tests/unit/test_symbolizer \
+	tests/unit/test_jitdump \
 	tests/unit/test_debugcache \
 	tests/unit/test_kallsyms_cache \
 	tests/unit/test_inlines \
@@ -96,6 +97,12 @@ tests_unit_test_symbolizer_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_symbolizer_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_symbolizer_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
 tests_unit_test_symbolizer_LINK = $(CXXLINK)
+
+tests_unit_test_jitdump_SOURCES = tests/unit/test_jitdump.c
+tests_unit_test_jitdump_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_jitdump_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_jitdump_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_jitdump_LINK = $(CXXLINK)
 
 tests_unit_test_debugcache_SOURCES = tests/unit/test_debugcache.c
 tests_unit_test_debugcache_CPPFLAGS = $(UNIT_CPPFLAGS)

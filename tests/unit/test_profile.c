@@ -317,3 +317,41 @@ Test(profile, delete_null)
 {
 	profile__delete(NULL);
 }
+
+/* 7 and 8 become 2: stacks that become equal merge, the rest stay. */
+static uint32_t rename_to_2(void *ctx, uint32_t id)
+{
+	(void)ctx;
+	return id == 7 || id == 8 ? 2 : id;
+}
+
+Test(profile, rename_merges_stacks_that_become_equal)
+{
+	struct profile_key k1 = key(1, 2, 3, -1), k2 = key(4, 5, 6, -1);
+	uint32_t a[] = { 1, 7 }, b[] = { 1, 8 }, c[] = { 1, 2 }, d[] = { 9 };
+	struct profile_group g;
+	struct seen s;
+
+	cr_assert_eq(profile__add(prof, &k1, a, 2, 3), 0);
+	cr_assert_eq(profile__add(prof, &k2, d, 1, 1), 0);
+	cr_assert_eq(profile__add(prof, &k1, b, 2, 4), 0);
+	cr_assert_eq(profile__add(prof, &k1, c, 2, 5), 0);
+	profile__drop(prof, 2);
+	profile__meta(prof)->frequency_hz = 99;
+	cr_assert_eq(profile__rename_frames(prof, rename_to_2, NULL), 0);
+	cr_assert_eq(profile__ngroups(prof), 2, "groups are kept, in order");
+	profile__group(prof, 0, &g);
+	cr_assert_eq(g.key.service_name, 1);
+	cr_assert_eq(g.nstacks, 1);
+	cr_assert_eq(g.samples, 12);
+	memset(&s, 0, sizeof(s));
+	profile__foreach_stack(prof, 0, visit, &s);
+	cr_assert_eq(s.count_of_ab, 12, "{1,7} {1,8} {1,2} are all {1,2} now");
+	profile__group(prof, 1, &g);
+	cr_assert_eq(g.key.service_name, 4);
+	cr_assert_eq(g.samples, 1);
+	cr_assert_eq(profile__samples(prof), 15);
+	cr_assert_eq(profile__dropped(prof), 2);
+	cr_assert_eq(profile__meta(prof)->frequency_hz, 99);
+	assert_consistent();
+}

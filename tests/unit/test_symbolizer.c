@@ -64,7 +64,7 @@ static const char *joined(const uint32_t *ids, size_t n)
 
 static const char *user(const struct symbolize_code *code, uint64_t pc, uint64_t now)
 {
-	struct symbolize_process proc = { (int)getpid(), getuid() };
+	struct symbolize_process proc = { (int)getpid(), getuid(), 0 };
 	uint32_t ids[SYMBOLIZER_MAX_FRAMES_PER_PC];
 	size_t n = 0;
 
@@ -89,13 +89,27 @@ Test(symbolizer, names_a_binary_pc_from_its_index)
 	symindex__delete(index);
 }
 
+static uint32_t id_of(const char *s)
+{
+	uint32_t id;
+
+	cr_assert_eq(strtab__intern_cstr(names, s, &id), 0);
+	return id;
+}
+
 Test(symbolizer, fallbacks_without_symbols)
 {
 	struct symbolize_code code;
+	char pending[64];
 	uint32_t module;
 
 	memset(&code, 0, sizeof(code));
-	cr_assert_str_eq(user(&code, 0x1234, 1), "[unknown]", "anonymous memory, no perf map");
+	snprintf(pending, sizeof(pending), "[jit %d 0x1234]", (int)getpid());
+	cr_assert_str_eq(user(&code, 0x1234, 1), pending, "anonymous memory, no perf map yet");
+	cr_assert_eq(symbolizer__settle(sz), 1);
+	cr_assert_str_eq(strtab__str(names, symbolizer__renamed(sz, id_of(pending))), "[unknown]",
+			 "nothing named it by the window's end");
+	symbolizer__clear_renames(sz);
 	cr_assert_eq(strtab__intern_cstr(names, "/opt/app/lib/libthing.so.1", &code.path), 0);
 	cr_assert_str_eq(user(&code, 0x1234, 1), "[libthing.so.1]", "a file nothing names");
 	cr_assert_eq(strtab__intern_cstr(names, "[prebuilt]", &module), 0);
@@ -120,19 +134,46 @@ Test(symbolizer, jit_code_from_the_perf_map)
 {
 	struct symbolize_code code;
 	const uint64_t s = 1000000000ull;
+	char pending[64];
 
 	memset(&code, 0, sizeof(code));
 	write_map("10000 100 LazyCompile:hot app.js:3\n");
 	cr_assert_str_eq(user(&code, 0x10010, 1 * s), "LazyCompile:hot app.js:3_[j]");
-	/* the JIT appends; a pc past the map waits for the next second */
+	/* the JIT appends; a pc past the map is pending until the next second */
 	write_map("10000 100 LazyCompile:hot app.js:3\n20000 100 LazyCompile:warm app.js:9\n");
-	cr_assert_str_eq(user(&code, 0x20010, 1 * s + 10), "[unknown]");
+	snprintf(pending, sizeof(pending), "[jit %d 0x20010]", (int)getpid());
+	cr_assert_str_eq(user(&code, 0x20010, 1 * s + 10), pending);
 	cr_assert_str_eq(user(&code, 0x20010, 3 * s), "LazyCompile:warm app.js:9_[j]");
+	/* and the pending frame is named at the window's end */
+	cr_assert_eq(symbolizer__settle(sz), 1);
+	cr_assert_str_eq(strtab__str(names, symbolizer__renamed(sz, id_of(pending))),
+			 "LazyCompile:warm app.js:9_[j]");
+	symbolizer__clear_renames(sz);
 	/* an exec: what the old image compiled is no longer there */
 	symbolizer__forget_process(sz, (int)getpid());
 	write_map("10000 100 other\n");
 	cr_assert_str_eq(user(&code, 0x10010, 3 * s + 10), "other_[j]", "read at once after forget");
 	symbolizer__forget_process(sz, 1); /* a pid it never saw */
+}
+
+/* A map written only when the process is done (HotSpot's
+ * DumpPerfMapAtExit): the samples taken before are named once the process
+ * is forgotten, through its root kept open. */
+Test(symbolizer, a_map_written_at_exit_names_earlier_samples)
+{
+	struct symbolize_code code;
+	char pending[64];
+
+	memset(&code, 0, sizeof(code));
+	unlink(map_path);
+	snprintf(pending, sizeof(pending), "[jit %d 0x30010]", (int)getpid());
+	cr_assert_str_eq(user(&code, 0x30010, 1), pending);
+	write_map("30000 100 Hot.method\n");
+	symbolizer__forget_process(sz, (int)getpid());
+	cr_assert_str_eq(strtab__str(names, symbolizer__renamed(sz, id_of(pending))), "Hot.method_[j]");
+	cr_assert_eq(symbolizer__settle(sz), 1, "the rename waits for the window");
+	symbolizer__clear_renames(sz);
+	cr_assert_eq(symbolizer__settle(sz), 0);
 }
 
 /* A compaction of the names keeps every frame the symbolizer hands out. */

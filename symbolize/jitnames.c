@@ -1,0 +1,271 @@
+/* JIT code's names per process, and the pcs still waiting for one. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "common/u64map.h"
+#include "symbolize/jitdump.h"
+#include "symbolize/jitnames.h"
+#include "symbolize/perfmap.h"
+
+/* A pc past what the files name is looked up again at most this often per
+ * process (JITs append as they compile). */
+#define RELOAD_INTERVAL_NS 1000000000ull
+
+struct jit {
+	int pid;
+	uid_t uid;
+	uint32_t jitdump;      /* path of its jitdump (strtab id), 0: none */
+	int root_fd;           /* /proc/PID/root, O_PATH; -1: could not open */
+	struct perfmap *map;   /* /tmp/perf-PID.map, NULL until read */
+	struct perfmap *dump;  /* its jitdump, NULL until read */
+	uint64_t loaded_ns;    /* last (re)load attempt */
+	int tried;
+	struct u64map *pending; /* pc -> pending frame id; NULL: none */
+};
+
+struct jitnames {
+	struct strtab *names;
+	uint32_t unknown;
+	struct u64map *by_pid;  /* pid -> struct jit * */
+	struct u64map *renames; /* pending frame id -> settled id */
+	size_t npending;
+};
+
+int jitnames__new(struct strtab *names, uint32_t unknown, struct jitnames **out)
+{
+	struct jitnames *jn = calloc(1, sizeof(*jn));
+
+	if (!jn)
+		return -ENOMEM;
+	jn->names = names;
+	jn->unknown = unknown;
+	jn->by_pid = u64map__new(64);
+	jn->renames = u64map__new(64);
+	if (!jn->by_pid || !jn->renames) {
+		jitnames__delete(jn);
+		return -ENOMEM;
+	}
+	*out = jn;
+	return 0;
+}
+
+static void jit_delete(struct jitnames *jn, struct jit *j)
+{
+	if (!j)
+		return;
+	if (j->pending) {
+		jn->npending -= u64map__count(j->pending);
+		u64map__delete(j->pending);
+	}
+	perfmap__delete(j->map);
+	perfmap__delete(j->dump);
+	if (j->root_fd >= 0)
+		close(j->root_fd);
+	free(j);
+}
+
+void jitnames__delete(struct jitnames *jn)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+
+	if (!jn)
+		return;
+	while (jn->by_pid && u64map__next(jn->by_pid, &pos, &k, &v))
+		jit_delete(jn, (struct jit *)(uintptr_t)v);
+	u64map__delete(jn->by_pid);
+	u64map__delete(jn->renames);
+	free(jn);
+}
+
+static struct jit *jit_of(struct jitnames *jn, int pid, uid_t uid)
+{
+	char root[64];
+	struct jit *j;
+	uint64_t v;
+
+	if (u64map__get(jn->by_pid, (uint64_t)(uint32_t)pid, &v))
+		return (struct jit *)(uintptr_t)v;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->pid = pid;
+	j->uid = uid;
+	/* the process's root as it is now: its files stay readable through it
+	 * after the process is gone, and never through another process that
+	 * reuses the pid */
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	j->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (u64map__put(jn->by_pid, (uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)j) < 0) {
+		jit_delete(jn, j);
+		return NULL;
+	}
+	return j;
+}
+
+static int lookup_loaded(const struct jit *j, uint64_t pc, uint32_t *id)
+{
+	return (j->map && perfmap__lookup(j->map, pc, id) == 0) ||
+	       (j->dump && perfmap__lookup(j->dump, pc, id) == 0) ? 0 : -ENOENT;
+}
+
+/* Reads the files again where they changed; 1 when anything was reloaded. */
+static int reload(struct jitnames *jn, struct jit *j)
+{
+	char rel[PATH_MAX];
+	int reloaded = 0;
+
+	if (j->root_fd < 0)
+		return 0;
+	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", j->pid);
+	reloaded |= perfmap__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->map) > 0;
+	if (j->jitdump) {
+		const char *path = strtab__str(jn->names, j->jitdump);
+
+		/* relative to the process's root: the path without its '/' */
+		if (path && path[0] == '/' && snprintf(rel, sizeof(rel), "%s", path + 1) < (int)sizeof(rel))
+			reloaded |= jitdump__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->dump) > 0;
+	}
+	return reloaded;
+}
+
+/* A frame that stands for pc until the window's end names it. */
+static int pending_frame(struct jitnames *jn, struct jit *j, uint64_t pc, uint32_t *id)
+{
+	char name[64];
+	uint64_t v;
+
+	if (j->pending && u64map__get(j->pending, pc, &v)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	if (jn->npending >= JITNAMES_PENDING_MAX ||
+	    (j->pending && u64map__count(j->pending) >= JITNAMES_PENDING_PER_PROCESS))
+		return -ENOENT;
+	if (!j->pending && !(j->pending = u64map__new(64)))
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "[jit %d 0x%llx]", j->pid, (unsigned long long)pc);
+	if (strtab__intern_cstr(jn->names, name, id) < 0 || u64map__put(j->pending, pc, *id) < 0)
+		return -ENOMEM;
+	jn->npending++;
+	return 0;
+}
+
+int jitnames__lookup(struct jitnames *jn, int pid, uid_t uid, uint32_t jitdump, uint64_t pc,
+		     uint64_t now_ns, int may_pend, uint32_t *id)
+{
+	struct jit *j = jit_of(jn, pid, uid);
+
+	if (!j)
+		return -ENOMEM;
+	j->jitdump = jitdump;
+	if (lookup_loaded(j, pc, id) == 0)
+		return 0;
+	if (!j->tried || now_ns - j->loaded_ns > RELOAD_INTERVAL_NS) {
+		j->tried = 1;
+		j->loaded_ns = now_ns;
+		if (reload(jn, j) && lookup_loaded(j, pc, id) == 0)
+			return 0;
+	}
+	return may_pend ? pending_frame(jn, j, pc, id) : -ENOENT;
+}
+
+/* Names this process's pending pcs from its files as they are now. */
+static void settle_one(struct jitnames *jn, struct jit *j)
+{
+	size_t pos = 0;
+	uint64_t pc, v;
+
+	if (!j->pending || !u64map__count(j->pending))
+		return;
+	reload(jn, j);
+	while (u64map__next(j->pending, &pos, &pc, &v)) {
+		uint32_t id;
+
+		if (lookup_loaded(j, pc, &id) != 0)
+			id = jn->unknown;
+		/* without room for the rename the frame would stay pending:
+		 * then it is renamed to nothing and shows its placeholder */
+		(void)u64map__put(jn->renames, v, id);
+	}
+	jn->npending -= u64map__count(j->pending);
+	u64map__clear(j->pending);
+}
+
+void jitnames__forget(struct jitnames *jn, int pid)
+{
+	uint64_t v;
+
+	if (!u64map__get(jn->by_pid, (uint64_t)(uint32_t)pid, &v))
+		return;
+	settle_one(jn, (struct jit *)(uintptr_t)v);
+	u64map__del(jn->by_pid, (uint64_t)(uint32_t)pid);
+	jit_delete(jn, (struct jit *)(uintptr_t)v);
+}
+
+size_t jitnames__settle(struct jitnames *jn)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+
+	while (jn->npending && u64map__next(jn->by_pid, &pos, &k, &v))
+		settle_one(jn, (struct jit *)(uintptr_t)v);
+	return u64map__count(jn->renames);
+}
+
+uint32_t jitnames__renamed(void *ctx, uint32_t id)
+{
+	const struct jitnames *jn = ctx;
+	uint64_t v;
+
+	return u64map__get(jn->renames, id, &v) ? (uint32_t)v : id;
+}
+
+void jitnames__clear_renames(struct jitnames *jn)
+{
+	u64map__clear(jn->renames);
+}
+
+size_t jitnames__processes(const struct jitnames *jn)
+{
+	size_t pos = 0, n = 0;
+	uint64_t k, v;
+
+	while (u64map__next(jn->by_pid, &pos, &k, &v)) {
+		const struct jit *j = (const struct jit *)(uintptr_t)v;
+
+		n += j->map || j->dump;
+	}
+	return n;
+}
+
+int jitnames__remap_names(struct jitnames *jn, struct strtab_remap *r)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+	int err = 0;
+
+	if (jn->npending || u64map__count(jn->renames))
+		return -EBUSY;
+	err = strtab_remap__id(r, &jn->unknown);
+	while (!err && u64map__next(jn->by_pid, &pos, &k, &v)) {
+		struct jit *j = (struct jit *)(uintptr_t)v;
+
+		err = strtab_remap__id(r, &j->jitdump);
+		if (!err && j->map)
+			err = perfmap__remap_names(j->map, r);
+		if (!err && j->dump)
+			err = perfmap__remap_names(j->dump, r);
+	}
+	if (!err && r->commit)
+		jn->names = r->to;
+	return err;
+}

@@ -1,0 +1,57 @@
+/* Names of JIT code, per process: /tmp/perf-PID.map and the process's
+ * jitdump file, read through its root (kept open, so a process's files can
+ * still be read after it exited: JVMs write their map at exit), re-read
+ * on a miss when they changed, at most once a second.
+ *
+ * A pc no file names yet gets a pending frame: JITs write a function's
+ * name after it started running, and some only at exit. At the window's
+ * end (jitnames__settle) every pending pc is looked up once more in freshly
+ * read files and renamed to its name, or to "[unknown]"; the caller then
+ * renames the window's stacks (profile__rename_frames). Pending frames
+ * never outlive a window. Not thread-safe. */
+#ifndef SMOLDER_SYMBOLIZE_JITNAMES_H
+#define SMOLDER_SYMBOLIZE_JITNAMES_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct jitnames;
+struct strtab;
+struct strtab_remap;
+
+/* Pending pcs kept per process and in all; past them a pc is unknown. */
+#define JITNAMES_PENDING_PER_PROCESS 4096
+#define JITNAMES_PENDING_MAX 65536
+
+/* names is borrowed; unknown is its "[unknown]" id. Returns 0 or -ENOMEM. */
+int jitnames__new(struct strtab *names, uint32_t unknown, struct jitnames **out);
+void jitnames__delete(struct jitnames *jn);
+
+/* The frame of JIT pc in process pid (uid owns its files; jitdump: strtab
+ * id of its jit-PID.dump path, 0 none): 0 and *id (a name, or with may_pend
+ * a pending frame), -ENOENT when it is unknown (and, with may_pend, no more
+ * can be pending), -ENOMEM. */
+int jitnames__lookup(struct jitnames *jn, int pid, uid_t uid, uint32_t jitdump, uint64_t pc,
+		     uint64_t now_ns, int may_pend, uint32_t *id);
+
+/* The process's image is gone: its pending pcs are settled (from its files,
+ * read through its root), then its state is dropped. */
+void jitnames__forget(struct jitnames *jn, int pid);
+
+/* Settles every pending pc. Returns the number of frames to rename. */
+size_t jitnames__settle(struct jitnames *jn);
+/* What a settled frame id becomes (ids that were not pending stay).
+ * ctx is the jitnames: usable as profile__rename_frames' callback. */
+uint32_t jitnames__renamed(void *ctx, uint32_t id);
+/* Forgets the renames once applied. */
+void jitnames__clear_renames(struct jitnames *jn);
+
+/* Processes with a map or jitdump read. */
+size_t jitnames__processes(const struct jitnames *jn);
+
+/* One pass of a compaction of the names table (common/strtab_remap.h):
+ * between windows, when nothing is pending. Returns 0, -EBUSY when pcs are
+ * pending, or -ENOMEM in the collect pass. */
+int jitnames__remap_names(struct jitnames *jn, struct strtab_remap *r);
+
+#endif
