@@ -16,6 +16,7 @@
 #include "collector/binary.h"
 #include "collector/procmaps.h"
 #include "common/hash.h"
+#include "common/selfusage.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "profile/frame_name.h"
@@ -34,6 +35,7 @@ struct load_segment {
 };
 
 struct binary {
+	struct binaries *owner;
 	uint64_t dev, ino;
 	struct binary *next_same_hash;
 	unsigned refs;        /* mappings using it (the vDSO holds one more) */
@@ -61,6 +63,7 @@ struct binary {
 
 struct binaries {
 	struct strtab *names;
+	uint64_t load_cpu_ns;  /* opening files, reading CFI and symbols */
 	struct cachedir *cache;
 	struct binary *vdso;
 	int vdso_err;
@@ -99,6 +102,13 @@ static void binary_delete(struct binary *b)
 {
 	if (!b)
 		return;
+	if (b->sym && b->owner) {
+		struct symindex_stats ss;
+
+		/* what its symbols cost stays counted */
+		symindex__stats(b->sym, &ss);
+		b->owner->load_cpu_ns += ss.build_cpu_ns;
+	}
 	symindex__delete(b->sym);
 	cfi__delete(b->cfi);
 	free(b->roots);
@@ -230,22 +240,16 @@ static const char *basename_of(const char *p)
 	return s ? s + 1 : p;
 }
 
-int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
-		  uint64_t map_start, uint64_t map_end, struct binary **out)
+/* The miss path of binaries__get: opens the file, and makes its object
+ * unless the file was known under another name. */
+static int open_new(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
+		    uint64_t map_start, uint64_t map_end, struct binary **out)
 {
-	struct binary *b;
-	struct stat st;
 	char used[4096];
+	struct stat st;
+	struct binary *b;
 	int fd;
 
-	if (ino) {
-		b = find(bs, dev, ino);
-		if (b) {
-			binaries__ref(b);
-			*out = b;
-			return 0;
-		}
-	}
 	fd = open_matching(pid, path, dev, ino, map_start, map_end, used, sizeof(used), &st);
 	if (fd >= 0) {
 		dev = (uint64_t)st.st_dev;
@@ -272,6 +276,7 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 	if (!b)
 		goto out_close;
 	b->fd = fd;
+	b->owner = bs;
 	b->names = bs->names;
 	b->cache = bs->cache;
 	b->dev = dev;
@@ -300,6 +305,28 @@ out_close:
 		close(fd);
 	return -ENOMEM;
 }
+
+int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
+		  uint64_t map_start, uint64_t map_end, struct binary **out)
+{
+	struct binary *b;
+	uint64_t t0;
+	int rc;
+
+	if (ino) {
+		b = find(bs, dev, ino);
+		if (b) {
+			binaries__ref(b);
+			*out = b;
+			return 0;
+		}
+	}
+	t0 = selfusage__thread_cpu_ns();
+	rc = open_new(bs, pid, path, dev, ino, map_start, map_end, out);
+	bs->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
+	return rc;
+}
+
 
 /* How well segment l explains an executable mapping of the file range
  * [pgoff, pgoff + len): 0 not at all; more when it is the executable one
@@ -348,9 +375,12 @@ uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t map_e
 struct cfi *binary__cfi(struct binary *b)
 {
 	if (!b->cfi_tried) {
+		uint64_t t0 = selfusage__thread_cpu_ns();
+
 		b->cfi_tried = 1;
 		if (b->is_elf && cfi__new(b->elf, &b->cfi) < 0)
 			b->cfi = NULL;
+		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}
 	return b->cfi;
 }
@@ -436,6 +466,7 @@ struct symindex *binary__symindex(struct binary *b)
 		struct stat st;
 		char self_fd[64];
 		const char *p = b->open_path;
+		uint64_t t0;
 
 		b->sym_tried = 1;
 		/* The process's own path is best (debuglink looks beside it), if it
@@ -447,8 +478,10 @@ struct symindex *binary__symindex(struct binary *b)
 			snprintf(self_fd, sizeof(self_fd), "/proc/self/fd/%d", b->fd);
 			p = self_fd;
 		}
+		t0 = selfusage__thread_cpu_ns();
 		if (symindex__new_cached(p, b->module, b->names, b->cache, &b->sym) < 0)
 			b->sym = NULL;
+		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}
 	return b->sym;
 }
@@ -537,6 +570,8 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 		return -ENOMEM;
 	}
 	b->fd = fd;
+	b->owner = bs;
+	b->owner = bs;
 	b->names = bs->names;
 	b->cache = bs->cache;
 	b->dev = 0;
@@ -576,6 +611,7 @@ void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
+	out->load_cpu_ns = bs->load_cpu_ns;
 	for (i = 0; i < bs->n; i++) {
 		const struct binary *b = bs->all[i];
 
@@ -597,6 +633,7 @@ void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
 			out->inline_lookups += ss.cu_lookups;
 			out->inline_hits += ss.cu_hits;
 			out->inline_evictions += ss.cu_evictions;
+			out->load_cpu_ns += ss.build_cpu_ns;
 		}
 	}
 }

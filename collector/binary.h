@@ -58,6 +58,9 @@ struct binaries_stats {
 	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
 	uint64_t sym_lookups, sym_hits, sym_evictions;
 	uint64_t inline_lookups, inline_hits, inline_evictions;
+	/* CPU spent opening binaries, loading their CFI and symbols, building
+	 * units' inline trees: one-off work, not the steady cost of sampling */
+	uint64_t load_cpu_ns;
 };
 void binaries__stats(const struct binaries *bs, struct binaries_stats *out);
 

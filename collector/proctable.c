@@ -20,6 +20,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/clock.h"
+#include "common/selfusage.h"
 #include "common/u64map.h"
 
 /* A process cannot have more executable mappings than this (hostile or
@@ -56,6 +57,7 @@ struct proctable {
 	struct u64map *by_pid; /* pid -> struct process * */
 	size_t nexited;
 	uint32_t vdso_path; /* id of "[vdso]" */
+	uint64_t load_cpu_ns; /* reading processes from /proc */
 	void (*image_gone)(void *ctx, int pid);
 	void *image_gone_ctx;
 };
@@ -131,6 +133,7 @@ void proctable__delete(struct proctable *pt)
 }
 
 size_t proctable__count(const struct proctable *pt) { return u64map__count(pt->by_pid); }
+uint64_t proctable__load_cpu_ns(const struct proctable *pt) { return pt->load_cpu_ns; }
 
 static int remap_process(struct process *p, struct strtab_remap *r)
 {
@@ -423,14 +426,17 @@ static void remove_process(struct proctable *pt, struct process *p)
 struct process *proctable__get(struct proctable *pt, int pid)
 {
 	struct process *p = proctable__find(pt, pid);
+	uint64_t t0;
 
 	if (p)
 		return p;
 	p = new_process(pt, pid);
 	if (!p)
 		return NULL;
+	t0 = selfusage__thread_cpu_ns();
 	load_identity(pt, p);
 	load_maps(pt, p);
+	pt->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	return p;
 }
 
@@ -623,14 +629,18 @@ void proctable__reap(struct proctable *pt, uint64_t now_ns, uint64_t delay_ns)
 int proctable__reread_maps(struct proctable *pt, struct process *p, uint64_t now_ns,
 			   uint64_t min_interval_ns)
 {
+	uint64_t t0;
+	int rc;
+
 	if (p->maps_reread_ns && now_ns - p->maps_reread_ns < min_interval_ns)
 		return 0;
 	p->maps_reread_ns = now_ns;
-	if (load_maps(pt, p) < 0)
-		return 0;
-	if (!p->exe || !p->comm)
+	t0 = selfusage__thread_cpu_ns();
+	rc = load_maps(pt, p);
+	if (rc == 0 && (!p->exe || !p->comm))
 		load_identity(pt, p);
-	return 1;
+	pt->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
+	return rc == 0;
 }
 
 void proctable__fill_exe(struct proctable *pt, struct process *p)

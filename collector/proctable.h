@@ -92,6 +92,9 @@ struct binary *proc_map__binary(const struct proc_map *m);
 uint64_t proc_map__bias(const struct proc_map *m);
 
 size_t proctable__count(const struct proctable *pt);
+/* CPU spent reading processes from /proc (first sight, maps re-read),
+ * since start: one-off work, apart from the steady cost of sampling. */
+uint64_t proctable__load_cpu_ns(const struct proctable *pt);
 
 /* One pass of a compaction of the names table (common/strtab_remap.h): the
  * ids of every process (comm, exe, service, its mappings' paths, its JIT

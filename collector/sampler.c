@@ -77,6 +77,7 @@ struct sampler {
 	uint64_t names_compactions;
 	uint64_t last_trim_ns;
 	uint64_t window_cpu_start;
+	uint64_t window_load_start; /* one-off CPU so far at the window's start */
 };
 
 static int push_frame(struct sampler *s, size_t *n, uint32_t id)
@@ -400,6 +401,17 @@ struct agent_stats *sampler__stats(struct sampler *s) { return &s->stats; }
 const struct perf_features *sampler__features(const struct sampler *s) { return &s->features; }
 const char *sampler__mode(const struct sampler *s) { return s->mode; }
 
+/* CPU spent on one-off work since start (see agent_stats.agent_load_cpu_ns). */
+static uint64_t load_cpu_ns(const struct sampler *s)
+{
+	struct binaries_stats bst;
+	struct symbolizer_stats sst;
+
+	binaries__stats(s->bins, &bst);
+	symbolizer__stats(s->sym, &sst);
+	return bst.load_cpu_ns + sst.load_cpu_ns + proctable__load_cpu_ns(s->procs);
+}
+
 /* JIT code named only after it was sampled gets its name in the window. */
 static void settle_jit_names(struct sampler *s)
 {
@@ -438,6 +450,9 @@ void sampler__finish_window(struct sampler *s)
 	st->names_compactions = s->names_compactions;
 	st->frequency_configured_hz = s->opts.freq_hz;
 	st->agent_cpu_ns = selfusage__cpu_ns() - s->window_cpu_start;
+	st->agent_load_cpu_ns = load_cpu_ns(s) - s->window_load_start;
+	if (st->agent_load_cpu_ns > st->agent_cpu_ns)
+		st->agent_load_cpu_ns = st->agent_cpu_ns; /* clocks of different grain */
 	st->agent_rss_bytes = selfusage__rss_bytes();
 	st->agent_peak_rss_bytes = selfusage__peak_rss_bytes();
 }
@@ -447,6 +462,7 @@ void sampler__reset_window(struct sampler *s)
 	profile__reset(s->profile);
 	memset(&s->stats, 0, sizeof(s->stats));
 	s->window_cpu_start = selfusage__cpu_ns();
+	s->window_load_start = load_cpu_ns(s);
 }
 
 /* One pass over every holder of name ids. */
@@ -702,6 +718,7 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	for (i = 0; !o->system_wide && i < o->npids; i++)
 		proctable__seed(s->procs, o->pids[i]);
 	s->window_cpu_start = selfusage__cpu_ns();
+	s->window_load_start = load_cpu_ns(s);
 	*out = s;
 	return 0;
 

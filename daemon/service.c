@@ -86,7 +86,7 @@ static void apply_budget(struct service *sv, uint64_t cpu_ns, uint64_t wall_ns)
 		log__warn("cpu_budget: cannot change the sampling frequency to %u Hz", next);
 		return;
 	}
-	log__notice("cpu_budget: the agent used %.2f%% of a CPU (budget %.2f%%): sampling at %u Hz "
+	log__notice("cpu_budget: sampling cost %.2f%% of a CPU (budget %.2f%%): sampling at %u Hz "
 		    "(configured %u Hz)", used_bp / 100.0, (double)sv->conf.cpu_budget_bp / 100.0, next,
 		    sv->conf.frequency);
 	budget__applied(&sv->budget, next);
@@ -117,7 +117,8 @@ static void rotate(struct service *sv, uint64_t end_ns)
 			  sv->spool) == 0 && sv->up)
 		uploader__kick(sv->up);
 	stats_line__add(&sv->stats, sampler__profile(sv->s), st);
-	apply_budget(sv, st->agent_cpu_ns, end_ns > start ? end_ns - start : 0);
+	/* the steady cost: one-off loading must not starve the sampling */
+	apply_budget(sv, st->agent_cpu_ns - st->agent_load_cpu_ns, end_ns > start ? end_ns - start : 0);
 	sampler__reset_window(sv->s);
 	compact_names(sv);
 	window__start(&sv->window, end_ns, sv->conf.interval_ns);

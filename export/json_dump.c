@@ -265,6 +265,7 @@ static json_t *build_stats(const struct profile *p, const struct agent_stats *ag
 	if (set(o, "processes", jint(s->processes)) < 0 ||
 	    set(o, "binaries", jint(s->binaries)) < 0 ||
 	    set(o, "agent_cpu_ns", jint(s->agent_cpu_ns)) < 0 ||
+	    set(o, "agent_load_cpu_ns", jint(s->agent_load_cpu_ns)) < 0 ||
 	    set(o, "agent_rss_bytes", jint(s->agent_rss_bytes)) < 0 ||
 	    set(o, "agent_peak_rss_bytes", jint(s->agent_peak_rss_bytes)) < 0 ||
 	    set(o, "spool_dropped", jint(s->spool_dropped)) < 0 ||

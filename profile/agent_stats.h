@@ -24,6 +24,9 @@ struct agent_stats {
 	uint64_t processes;        /* processes known at the window's end */
 	uint64_t binaries;         /* distinct binaries loaded */
 	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
+	uint64_t agent_load_cpu_ns; /* of it, one-off work: reading processes,
+	                            * loading binaries' CFI, symbols and debug
+	                            * info, reading JIT files */
 	uint64_t agent_rss_bytes;
 	uint64_t agent_peak_rss_bytes; /* VmHWM: the most the agent has held since start */
 	uint64_t spool_dropped;    /* dumps the spool's bounds dropped since the last window */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/selfusage.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
@@ -37,6 +38,7 @@ struct jitnames {
 	struct u64map *by_pid;  /* pid -> struct jit * */
 	struct u64map *renames; /* pending frame id -> settled id */
 	size_t npending;
+	uint64_t load_cpu_ns;   /* reading the files */
 };
 
 int jitnames__new(struct strtab *names, uint32_t unknown, struct jitnames **out)
@@ -122,9 +124,11 @@ static int reload(struct jitnames *jn, struct jit *j)
 {
 	char rel[PATH_MAX];
 	int reloaded = 0;
+	uint64_t t0;
 
 	if (j->root_fd < 0)
 		return 0;
+	t0 = selfusage__thread_cpu_ns();
 	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", j->pid);
 	reloaded |= perfmap__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->map) > 0;
 	if (j->jitdump) {
@@ -134,6 +138,7 @@ static int reload(struct jitnames *jn, struct jit *j)
 		if (path && path[0] == '/' && snprintf(rel, sizeof(rel), "%s", path + 1) < (int)sizeof(rel))
 			reloaded |= jitdump__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->dump) > 0;
 	}
+	jn->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	return reloaded;
 }
 
@@ -232,6 +237,11 @@ uint32_t jitnames__renamed(void *ctx, uint32_t id)
 void jitnames__clear_renames(struct jitnames *jn)
 {
 	u64map__clear(jn->renames);
+}
+
+uint64_t jitnames__load_cpu_ns(const struct jitnames *jn)
+{
+	return jn->load_cpu_ns;
 }
 
 size_t jitnames__processes(const struct jitnames *jn)

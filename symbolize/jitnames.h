@@ -46,6 +46,8 @@ uint32_t jitnames__renamed(void *ctx, uint32_t id);
 /* Forgets the renames once applied. */
 void jitnames__clear_renames(struct jitnames *jn);
 
+/* CPU spent reading JIT files, since start. */
+uint64_t jitnames__load_cpu_ns(const struct jitnames *jn);
 /* Processes with a map or jitdump read. */
 size_t jitnames__processes(const struct jitnames *jn);
 

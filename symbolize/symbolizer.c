@@ -154,6 +154,7 @@ void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *out
 		out->ksym_evictions = ks.evictions;
 	}
 	out->jit_processes = jitnames__processes(sz->jit);
+	out->load_cpu_ns = jitnames__load_cpu_ns(sz->jit);
 }
 
 int symbolizer__remap_names(struct symbolizer *sz, struct strtab_remap *r)

@@ -90,7 +90,8 @@ void symbolizer__clear_renames(struct symbolizer *sz);
 
 struct symbolizer_stats {
 	uint64_t ksym_lookups, ksym_hits, ksym_evictions; /* kernel symbol cache */
-	uint64_t jit_processes;  /* processes with a perf map loaded */
+	uint64_t jit_processes;  /* processes with a perf map or jitdump loaded */
+	uint64_t load_cpu_ns;    /* CPU spent reading JIT files, since start */
 };
 void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *out);
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/selfusage.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
@@ -83,6 +84,7 @@ struct symindex {
 	size_t ncus, cus_cap, cu_bytes, inline_budget;
 	struct u64map *cu_slots; /* cu_off -> index in cus */
 	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
+	uint64_t build_cpu_ns; /* building units' inline trees */
 };
 
 void symindex__set_debug_root(const char *dir)
@@ -391,6 +393,7 @@ void symindex__stats(const struct symindex *s, struct symindex_stats *out)
 	out->cu_evictions = s->cu_evictions;
 	out->cu_trees = s->ncus;
 	out->cu_bytes = s->cu_bytes;
+	out->build_cpu_ns = s->build_cpu_ns;
 }
 
 /* Interns a raw (possibly mangled) name with suffix. */
@@ -479,7 +482,7 @@ static int intern_dwarf_name(struct symindex *s, const struct inline_frame *f, c
  * tree is too big to keep (the caller frees it after use). */
 static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int *transient)
 {
-	uint64_t cu_off = dwarf_dieoffset(cu), slot;
+	uint64_t cu_off = dwarf_dieoffset(cu), slot, t0;
 	struct inlines *t;
 	size_t bytes;
 	int err;
@@ -493,7 +496,9 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 		*out = s->cus[slot].tree;
 		return 0;
 	}
+	t0 = selfusage__thread_cpu_ns();
 	err = inlines__build(cu, &t);
+	s->build_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	if (err < 0)
 		return err;
 	bytes = inlines__bytes(t);

@@ -71,6 +71,7 @@ struct symindex_stats {
 	/* inlined-call trees of compilation units: built on a pc-cache miss in
 	 * a unit not seen before, least recently used dropped past 4 MB */
 	uint64_t cu_lookups, cu_hits, cu_evictions, cu_trees, cu_bytes;
+	uint64_t build_cpu_ns; /* CPU spent building those trees */
 };
 void symindex__stats(const struct symindex *s, struct symindex_stats *out);
 

@@ -47,7 +47,7 @@ CONF
 run_daemon tight 0.01% 4 3
 summarize tight >"$TMP/tight.txt"
 echo "tight budget (frequency, configured, samples per window):"; sed 's/^/  /' "$TMP/tight.txt"
-grep -q "cpu_budget: the agent used" "$TMP/tight/run.err" || fail "no cpu_budget message in the log"
+grep -q "cpu_budget: sampling cost" "$TMP/tight/run.err" || fail "no cpu_budget message in the log"
 lowered=$(awk '$1 < $2' "$TMP/tight.txt" | wc -l)
 [ "$lowered" -ge 2 ] || fail "frequency lowered in only $lowered windows"
 first=$(awk 'NR == 2 { print $3 }' "$TMP/tight.txt")

@@ -203,7 +203,7 @@ Test(json, document_fields)
 					       "labels", "profiles", "stats"};
 	static const char *const stats_keys[] = {"samples", "lost", "dropped", "throttled",
 						 "kernel_only", "idle", "corrupt", "unwind", "processes",
-						 "binaries", "agent_cpu_ns", "agent_rss_bytes",
+						 "binaries", "agent_cpu_ns", "agent_load_cpu_ns", "agent_rss_bytes",
 						 "agent_peak_rss_bytes",
 						 "spool_dropped", "frequency_configured_hz",
 						 "cfi_lookups", "cfi_hits", "cfi_evictions",
