@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/redact.h"
 #include "daemon/conf.h"
 #include "daemon/conf_source.h"
 
@@ -37,6 +38,20 @@ int conf_source__load(const struct conf_source *src, struct conf *out, char *err
 fail:
 	conf__free(out);
 	return rc;
+}
+
+int conf_source__exposes_secret(const struct conf_source *src, const struct conf *c, char *msg,
+				size_t len)
+{
+	struct stat st;
+
+	if (!c->url || !redact__url_has_secret(c->url) || stat(src->path, &st) != 0 ||
+	    !(st.st_mode & S_IROTH))
+		return 0;
+	snprintf(msg, len, "%s holds credentials in its url and other users can read it: "
+		 "chmod 640 %s (or put the secret in auth_token_file / basic_auth_file)",
+		 src->path, src->path);
+	return 1;
 }
 
 int conf_source__uses_defaults(const struct conf_source *src)

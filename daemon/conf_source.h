@@ -25,6 +25,11 @@ struct conf_source {
  * -errno with a one-line message naming the file, line and key in err;
  * *out holds nothing to free then. */
 int conf_source__load(const struct conf_source *src, struct conf *out, char *err, size_t errlen);
+/* Whether the file that holds c's credentials (a url with userinfo or a
+ * query string) can be read by users other than its owner's group: then
+ * msg gets a warning naming the file and the fix, and 1 is returned. */
+int conf_source__exposes_secret(const struct conf_source *src, const struct conf *c, char *msg,
+				size_t len);
 /* Whether the default file was absent and the defaults are in use. */
 int conf_source__uses_defaults(const struct conf_source *src);
 

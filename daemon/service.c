@@ -12,6 +12,7 @@
 #include "common/cachedir.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "daemon/budget.h"
 #include "daemon/conf.h"
 #include "daemon/detach.h"
@@ -163,6 +164,21 @@ static void keep_restart_keys(struct service *sv, struct conf *nc)
 	swap_str(&nc->cache_dir, &c->cache_dir);
 }
 
+/* Said at every start and reload: tls_verify = no (the credentials and the
+ * profiles go to whoever answers), and credentials in a file others read. */
+static void warn_insecure(const struct service *sv, const struct conf *c)
+{
+	char url[512], msg[1024];
+
+	if (conf_source__exposes_secret(&sv->opts->conf, c, msg, sizeof(msg)))
+		log__warn("%s", msg);
+	if (c->export == CONF_EXPORT_NONE || c->tls_verify)
+		return;
+	log__warn("tls_verify = no: the collector's certificate is not checked; the credentials "
+		  "and the profiles go to whoever answers for %s",
+		  redact__url(c->url, url, sizeof(url)));
+}
+
 /* SIGHUP: a new configuration replaces the old one only if all of it is good. */
 static void reload(struct service *sv)
 {
@@ -188,6 +204,7 @@ static void reload(struct service *sv)
 	conf__free(&sv->conf);
 	sv->conf = nc;
 	log__notice("configuration reloaded from %s", sv->opts->conf.path);
+	warn_insecure(sv, &sv->conf);
 out:
 	notify__send("READY=1");
 }
@@ -284,14 +301,16 @@ static void log_running(const struct service *sv)
 {
 	const struct conf *c = &sv->conf;
 	uint64_t files = 0, bytes = 0;
+	char url[512];
 
 	spool__depth(sv->spool, &files, &bytes);
 	log__notice("running: %s, %u Hz, windows of %.3gs, export %s%s%s, spool %s (%llu dumps waiting)",
 		    sampler__mode(sv->s), c->frequency, (double)c->interval_ns / 1e9,
 		    c->export == CONF_EXPORT_JSON ? "json" :
 		    c->export == CONF_EXPORT_PYROSCOPE ? "pyroscope" : "none",
-		    c->url ? " to " : "", c->url ? c->url : "", c->spool_dir,
-		    (unsigned long long)files);
+		    c->url ? " to " : "", c->url ? redact__url(c->url, url, sizeof(url)) : "",
+		    c->spool_dir, (unsigned long long)files);
+	warn_insecure(sv, c);
 }
 
 /* Samples until a stop signal; returns 0, or 1 when polling failed. */
@@ -312,7 +331,8 @@ static int loop(struct service *sv)
 			continue;
 		}
 		if (stats_line__due(&sv->stats, mono, sv->conf.stats_interval_ns))
-			stats_line__log(&sv->stats, mono, sv->spool, sv->up);
+			stats_line__log(&sv->stats, mono, sv->spool, sv->up,
+					sv->conf.export != CONF_EXPORT_NONE && !sv->conf.tls_verify);
 		timeout_ms = (int)((sv->window.end_ns - now) / 1000000) + 1;
 		if (timeout_ms > PERF_DEFAULT_POLL_MS)
 			timeout_ms = PERF_DEFAULT_POLL_MS;

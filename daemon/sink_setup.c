@@ -8,6 +8,7 @@
 #include "daemon/sink_setup.h"
 #include "daemon/conf.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "export/sink.h"
 
 /* Reads a secret and warns when others may read it too. */
@@ -65,10 +66,13 @@ int sink_setup__new(const struct conf *c, int (*should_abort)(void *), void *ctx
 		o.basic_password = colon + 1;
 	}
 	rc = sink__new(&o, out);
-	if (rc < 0)
+	if (rc < 0) {
+		char url[512];
+
 		log__error("export: cannot set up the %s sink for %s: %s",
-			   o.kind == SINK_PYROSCOPE ? "pyroscope" : "json", c->url ? c->url : "(no url)",
-			   strerror(-rc));
+			   o.kind == SINK_PYROSCOPE ? "pyroscope" : "json",
+			   c->url ? redact__url(c->url, url, sizeof(url)) : "(no url)", strerror(-rc));
+	}
 out:
 	/* the sink copied them; wipe our copies of the secrets */
 	if (token) {

@@ -20,8 +20,9 @@ void stats_line__init(struct stats_line *l, uint64_t now_mono_ns);
 void stats_line__add(struct stats_line *l, const struct profile *p, const struct agent_stats *st);
 /* Whether interval_ns (0: never) has passed since the period started. */
 int stats_line__due(const struct stats_line *l, uint64_t now_mono_ns, uint64_t interval_ns);
-/* Logs the line (notice) and starts a new period. up may be NULL. */
+/* Logs the line (notice) and starts a new period. up may be NULL.
+ * tls_unverified: export runs with tls_verify = no, which the line says. */
 void stats_line__log(struct stats_line *l, uint64_t now_mono_ns, struct spool *spool,
-		     struct uploader *up);
+		     struct uploader *up, int tls_unverified);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include <curl/curl.h>
 
+#include "common/redact.h"
 #include "export/curl_loader.h"
 #include "export/http_sink.h"
 
@@ -607,7 +608,8 @@ enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, 
 		}
 		if (!http_sink__same_origin(r->url, loc)) {
 			res = SINK_REJECTED;
-			sanitize_into(locbuf, sizeof(locbuf), loc, strlen(loc));
+			redact__url(loc, locbuf, sizeof(locbuf));
+			sanitize_into(locbuf, sizeof(locbuf), locbuf, strlen(locbuf));
 			if (msg)
 				snprintf(msg, msglen, "redirect to another host refused: %s", locbuf);
 			break;

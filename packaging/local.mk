@@ -9,7 +9,8 @@
 #   $(man8dir)/smolder.8                       cli/local.mk
 #   $(systemdsystemunitdir)/smolder.service    default $(prefix)/lib/systemd/system
 #   $(initddir)/smolder                        default $(sysconfdir)/init.d, mode 0755
-#   $(sysconfdir)/smolder/smolder.conf         only if absent: an edited copy is kept
+#   $(sysconfdir)/smolder/smolder.conf         only if absent: an edited copy is kept;
+#                                              mode 0640: it may name a url with credentials
 #   $(localstatedir)/lib/smolder/              mode 0700 (the spool's parent)
 #   $(localstatedir)/cache/smolder/            mode 0700 (cache_dir)
 # Override a directory on the make command line, e.g.
@@ -64,8 +65,8 @@ packaging-install-data-local: packaging/smolder.init
 	  echo "keeping the existing $(DESTDIR)$(smolderconfdir)/smolder.conf" \
 	       "(the new default is $(srcdir)/packaging/smolder.conf)"; \
 	else \
-	  echo " $(INSTALL_DATA) $(srcdir)/packaging/smolder.conf '$(DESTDIR)$(smolderconfdir)/smolder.conf'"; \
-	  $(INSTALL_DATA) $(srcdir)/packaging/smolder.conf '$(DESTDIR)$(smolderconfdir)/smolder.conf'; \
+	  echo " $(INSTALL) -m 0640 $(srcdir)/packaging/smolder.conf '$(DESTDIR)$(smolderconfdir)/smolder.conf'"; \
+	  $(INSTALL) -m 0640 $(srcdir)/packaging/smolder.conf '$(DESTDIR)$(smolderconfdir)/smolder.conf'; \
 	fi
 	$(MKDIR_P) '$(DESTDIR)$(smolderstatedir)'
 	chmod 0700 '$(DESTDIR)$(smolderstatedir)'

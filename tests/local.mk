@@ -153,6 +153,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_crash.sh \
 	tests/integration/service_spool_limit.sh \
 	tests/integration/service_reload.sh \
+	tests/integration/service_secrets.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \

@@ -24,6 +24,8 @@ ok "init script mode 755"
 check_file "$sysconfdir/smolder/smolder.conf"
 cmp -s "$SRCDIR/packaging/smolder.conf" "$D$sysconfdir/smolder/smolder.conf" ||
 	fail "installed smolder.conf differs from packaging/smolder.conf"
+mode=$(stat -c %a "$D$sysconfdir/smolder/smolder.conf")
+[ "$mode" = 640 ] || fail "smolder.conf installed with mode $mode, want 640 (it may hold a url with credentials)"
 check_file "$docdir/compat.md"
 [ -d "$D$localstatedir/lib/smolder" ] || fail "no $localstatedir/lib/smolder"
 [ "$(mode_of "$D$localstatedir/lib/smolder")" = 700 ] ||

@@ -11,6 +11,7 @@ UNIT_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(C
 UNIT_TESTS = \
 	tests/unit/test_common \
 	tests/unit/test_units \
+	tests/unit/test_redact \
 	tests/unit/test_cachedir \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
@@ -48,6 +49,11 @@ tests_unit_test_units_SOURCES = tests/unit/test_units.c
 tests_unit_test_units_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_units_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_units_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_redact_SOURCES = tests/unit/test_redact.c
+tests_unit_test_redact_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_redact_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_redact_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_cachedir_SOURCES = tests/unit/test_cachedir.c
 tests_unit_test_cachedir_CPPFLAGS = $(UNIT_CPPFLAGS)
