@@ -19,6 +19,7 @@
 #include "common/selfusage.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
+#include "common/userfile.h"
 #include "profile/frame_name.h"
 #include "runtimes/gostack.h"
 #include "symbolize/symindex.h"
@@ -176,23 +177,28 @@ static int open_matching(int pid, const char *path, uint64_t dev, uint64_t ino,
 			 struct stat *st_out)
 {
 	char cand[3][4096];
+	int cand_is_link[3] = { 0, 0, 0 };
 	int ncand = 0, i;
 
 	if (pid > 0 && path[0] == '/') {
 		snprintf(cand[ncand++], sizeof(cand[0]), "/proc/%d/root%s", pid, path);
+		cand_is_link[ncand] = 1;
 		snprintf(cand[ncand++], sizeof(cand[0]), "/proc/%d/map_files/%llx-%llx", pid,
 			 (unsigned long long)map_start, (unsigned long long)map_end);
 	}
 	if (path[0] == '/')
 		snprintf(cand[ncand++], sizeof(cand[0]), "%s", path);
 	for (i = 0; i < ncand; i++) {
+		/* a mapped binary: any owner (system libraries are root's), a
+		 * regular file only, nothing opened before it is checked; the
+		 * map_files entry is the kernel's own link to the mapped file */
+		struct userfile_rule rule = { USERFILE_ANY_OWNER, 1, 0, cand_is_link[i] };
 		struct stat st;
-		int fd = open(cand[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		int fd = userfile__open(AT_FDCWD, cand[i], &rule, &st);
 
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    (ino && ((uint64_t)st.st_ino != ino || (uint64_t)st.st_dev != dev))) {
+		if (ino && ((uint64_t)st.st_ino != ino || (uint64_t)st.st_dev != dev)) {
 			close(fd);
 			continue;
 		}
@@ -463,23 +469,16 @@ size_t binary__roots(struct binary *b, const struct unwind_root **roots)
 struct symindex *binary__symindex(struct binary *b)
 {
 	if (!b->sym_tried) {
-		struct stat st;
-		char self_fd[64];
-		const char *p = b->open_path;
-		uint64_t t0;
+		uint64_t t0 = selfusage__thread_cpu_ns();
+		int fd;
 
 		b->sym_tried = 1;
-		/* The process's own path is best (debuglink looks beside it), if it
-		 * is still the same file; else whatever opened it; else our fd. */
-		if (b->path[0] == '/' && stat(b->path, &st) == 0 && (uint64_t)st.st_ino == b->ino &&
-		    (uint64_t)st.st_dev == b->dev)
-			p = b->path;
-		else if (b->fd >= 0 && access(p, R_OK) != 0) {
-			snprintf(self_fd, sizeof(self_fd), "/proc/self/fd/%d", b->fd);
-			p = self_fd;
-		}
-		t0 = selfusage__thread_cpu_ns();
-		if (symindex__new_cached(p, b->module, b->names, b->cache, &b->sym) < 0)
+		/* The file this object was opened and identified as, not its path
+		 * again (it may have been replaced since); the process's path names
+		 * it, so that a .gnu_debuglink is looked for under the debug root
+		 * where distributions put it. */
+		fd = b->fd >= 0 ? fcntl(b->fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (symindex__new_fd(fd, b->path, b->module, b->names, b->cache, &b->sym) < 0)
 			b->sym = NULL;
 		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}

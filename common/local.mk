@@ -8,6 +8,7 @@ common_libcommon_a_SOURCES = \
 	common/parse.c common/parse.h \
 	common/units.c common/units.h \
 	common/redact.c common/redact.h \
+	common/userfile.c common/userfile.h \
 	common/hash.h \
 	common/u64map.c common/u64map.h \
 	common/strtab.c common/strtab.h \

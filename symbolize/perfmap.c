@@ -11,6 +11,7 @@
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
+#include "common/userfile.h"
 #include "profile/frame_name.h"
 #include "symbolize/perfmap.h"
 
@@ -123,21 +124,14 @@ int perfmap__open(const char *path, uid_t owner_uid, int *fd, struct stat *st)
 
 int perfmap__open_at(int dirfd, const char *path, uid_t owner_uid, int *fd, struct stat *st)
 {
-	/* O_NONBLOCK: a FIFO planted at the path must not block us before the
-	 * S_ISREG check; O_NOFOLLOW: no symlink to someone else's file. */
-	int f = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), err;
+	/* the process's own file: owned by its uid (by root only when it runs
+	 * as root: a user can bind-mount a root file over their own path), a
+	 * regular file checked before anything opens it (common/userfile.h) */
+	struct userfile_rule rule = userfile__owned_by(owner_uid, 0);
+	int f = userfile__open(dirfd, path, &rule, st);
 
 	if (f < 0)
-		return errno == ELOOP ? -EPERM : -errno;
-	if (fstat(f, st) < 0) {
-		err = -errno;
-		close(f);
-		return err;
-	}
-	if (!S_ISREG(st->st_mode) || (st->st_uid != owner_uid && st->st_uid != 0)) {
-		close(f);
-		return -EPERM;
-	}
+		return f == -ELOOP ? -EPERM : f;
 	*fd = f;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* JIT symbols from /tmp/perf-PID.map ("START SIZE name" lines, hex), the
  * convention of perf, V8, the JVM agents and others. Frames are interned as
  * "name_[j]". The file is read through /proc/PID/root and ignored unless it
- * is a regular file owned by the process's uid or by root. Not thread-safe. */
+ * is a regular file owned by the process's uid (root's only when the process
+ * runs as root). Not thread-safe. */
 #ifndef SMOLDER_SYMBOLIZE_PERFMAP_H
 #define SMOLDER_SYMBOLIZE_PERFMAP_H
 #include <stddef.h>
@@ -11,7 +12,7 @@
 struct strtab;
 struct perfmap;
 
-/* Loads `path`, requiring its owner to be `owner_uid` or 0. Returns 0,
+/* Loads `path` (opened by perfmap__open's rules). Returns 0,
  * -ENOENT (no file), -EPERM (wrong owner / not a regular file), -ENOMEM.
  * Malformed lines are skipped; at most 16 MiB and 1,000,000 entries read. */
 int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out);
@@ -27,10 +28,11 @@ int perfmap__refresh(const char *path, uid_t owner_uid, struct strtab *names, st
 /* The same, path relative to dirfd. */
 int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct strtab *names,
 			struct perfmap **m);
-/* Opens a JIT symbol file of another user's process: O_NOFOLLOW and
- * O_NONBLOCK (a FIFO planted there must not block before the check), a
- * regular file owned by owner_uid or root. Returns 0 with *fd (the caller
- * closes it) and *st, -EPERM, or -errno. */
+/* Opens a JIT symbol file of another user's process (common/userfile.h):
+ * a regular file, checked before anything opens it, owned by owner_uid (by
+ * root only when owner_uid is root). Returns 0 with *fd (the caller closes
+ * it) and *st, -EPERM (not a regular file, a symlink, another owner), or
+ * -errno. */
 struct stat;
 int perfmap__open(const char *path, uid_t owner_uid, int *fd, struct stat *st);
 /* The same, path relative to the directory dirfd (openat): a process's

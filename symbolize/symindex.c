@@ -18,6 +18,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
+#include "common/userfile.h"
 #include "profile/frame_name.h"
 #include "symbolize/debugdata.h"
 #include "symbolize/debugfind.h"
@@ -277,13 +278,29 @@ int symindex__new(const char *path, const char *module, struct strtab *names, st
 int symindex__new_cached(const char *path, const char *module, struct strtab *names,
 		       struct cachedir *cache, struct symindex **out)
 {
-	struct symindex *s;
+	/* a path of the caller's own (another user's binary is opened by the
+	 * registry and given as an fd): a symlink at its end is followed, but
+	 * only a regular file is opened (common/userfile.h) */
+	struct userfile_rule rule = { USERFILE_ANY_OWNER, 1, 0, 1 };
 	struct stat st;
-	int fd, err;
+	int fd = userfile__open(AT_FDCWD, path, &rule, &st);
+
+	if (fd < 0 && fd != -EPERM && fd != -ELOOP)
+		return fd;
+	return symindex__new_fd(fd, path, module, names, cache, out);
+}
+
+int symindex__new_fd(int fd, const char *path, const char *module, struct strtab *names,
+		     struct cachedir *cache, struct symindex **out)
+{
+	struct symindex *s;
+	int err;
 
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
+	if (!s) {
+		err = -ENOMEM;
+		goto out_close;
+	}
 	s->names = names;
 	s->cache_dir = cache;
 	s->inline_budget = SYMBIN_INLINE_BUDGET;
@@ -298,19 +315,12 @@ int symindex__new_cached(const char *path, const char *module, struct strtab *na
 	err = frame_name__module(names, s->module, &s->unknown_id);
 	if (err < 0)
 		goto out_free;
-	/* O_NONBLOCK: the path may have been replaced by a FIFO since it was
-	 * mapped; only a regular file is read. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		*out = s; /* usable: every pc is "[module]" */
+		*out = s; /* no regular file to read: every pc is "[module]" */
 		return 0;
 	}
 	err = open_module(s, path, fd);
+	fd = -1; /* open_module took it */
 	if (err < 0)
 		goto out_free;
 	/* not ELF or unreadable ELF: still usable, every pc is "[module]" */
@@ -324,6 +334,9 @@ int symindex__new_cached(const char *path, const char *module, struct strtab *na
 
 out_free:
 	symindex__delete(s);
+out_close:
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 

@@ -19,8 +19,10 @@ struct cachedir;
 struct strtab;
 struct symindex;
 
-/* Opens the file at `path` (e.g. "/proc/PID/root/usr/lib/libc.so.6") with
- * O_RDONLY|O_CLOEXEC|O_NONBLOCK (only a regular file is read) and indexes it.
+/* Opens the file at `path`, a path the caller trusts (a symlink at its end
+ * is followed; another user's binary is opened with common/userfile.h and
+ * given to symindex__new_fd), and indexes it: only a regular file is
+ * opened, and nothing is opened before that is checked.
  * Separate debug info is searched under /usr/lib/debug only. `module` is the short name used in
  * "module+0x..." and "[module]" (normally the basename). Never fails for a
  * file that is not ELF or has no symbols: lookups then give "[module]" or
@@ -31,6 +33,11 @@ int symindex__new(const char *path, const char *module, struct strtab *names, st
  * that later starts map instead of inflating. */
 int symindex__new_cached(const char *path, const char *module, struct strtab *names,
 		       struct cachedir *cache, struct symindex **out);
+/* The same for a file already opened safely (fd is consumed, also on
+ * failure; fd < 0: nothing to read, every pc is "[module]"). path names it
+ * for libdwfl's messages and lookups; it is not opened. */
+int symindex__new_fd(int fd, const char *path, const char *module, struct strtab *names,
+		     struct cachedir *cache, struct symindex **out);
 void symindex__delete(struct symindex *s);
 
 /* Frames at vaddr (ELF virtual address in this binary), innermost first: the

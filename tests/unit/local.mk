@@ -12,6 +12,7 @@ UNIT_TESTS = \
 	tests/unit/test_common \
 	tests/unit/test_units \
 	tests/unit/test_redact \
+	tests/unit/test_userfile \
 	tests/unit/test_cachedir \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
@@ -54,6 +55,11 @@ tests_unit_test_redact_SOURCES = tests/unit/test_redact.c
 tests_unit_test_redact_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_redact_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_redact_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_userfile_SOURCES = tests/unit/test_userfile.c
+tests_unit_test_userfile_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_userfile_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_userfile_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_cachedir_SOURCES = tests/unit/test_cachedir.c
 tests_unit_test_cachedir_CPPFLAGS = $(UNIT_CPPFLAGS)
