@@ -154,6 +154,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_spool_limit.sh \
 	tests/integration/service_reload.sh \
 	tests/integration/service_secrets.sh \
+	tests/integration/security_files.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
@@ -172,6 +173,7 @@ tests_integration_alloc_count_so_LDADD = -ldl
 CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
 	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*.svg tests/integration/flamegraph_*.png
 EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/integration/hostile_files.py \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
