@@ -64,6 +64,7 @@ struct binary {
 
 struct binaries {
 	struct strtab *names;
+	struct debugbudget *budget; /* borrowed; NULL: none */
 	uint64_t load_cpu_ns;  /* opening files, reading CFI and symbols */
 	struct cachedir *cache;
 	struct binary *vdso;
@@ -97,6 +98,11 @@ struct binaries *binaries__new(struct strtab *names)
 void binaries__set_cache(struct binaries *bs, struct cachedir *cache)
 {
 	bs->cache = cache;
+}
+
+void binaries__set_budget(struct binaries *bs, struct debugbudget *budget)
+{
+	bs->budget = budget;
 }
 
 static void binary_delete(struct binary *b)
@@ -478,7 +484,8 @@ struct symindex *binary__symindex(struct binary *b)
 		 * it, so that a .gnu_debuglink is looked for under the debug root
 		 * where distributions put it. */
 		fd = b->fd >= 0 ? fcntl(b->fd, F_DUPFD_CLOEXEC, 0) : -1;
-		if (symindex__new_fd(fd, b->path, b->module, b->names, b->cache, &b->sym) < 0)
+		if (symindex__new_budgeted(fd, b->path, b->module, b->names, b->cache, b->owner->budget,
+					   &b->sym) < 0)
 			b->sym = NULL;
 		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}

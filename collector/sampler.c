@@ -26,6 +26,7 @@
 #include "common/strtab_remap.h"
 #include "profile/agent_stats.h"
 #include "profile/profile.h"
+#include "symbolize/debugbudget.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
 
@@ -62,6 +63,7 @@ struct sampler {
 	struct binaries *bins;
 	struct proctable *procs;
 	struct symbolizer *sym;
+	struct debugbudget *budget;
 	struct profile *profile;
 	struct agent_stats stats; /* the window's, beside the profile */
 
@@ -445,6 +447,13 @@ void sampler__finish_window(struct sampler *s)
 	st->ksym_lookups = sst.ksym_lookups;
 	st->ksym_hits = sst.ksym_hits;
 	st->ksym_evictions = sst.ksym_evictions;
+	{
+		struct debugbudget_stats dst;
+
+		debugbudget__stats(s->budget, &dst);
+		st->debug_bytes = dst.bytes;
+		st->debug_refused = dst.refused_bytes + dst.refused_time;
+	}
 	st->names = strtab__count(s->names);
 	st->names_bytes = strtab__bytes(s->names);
 	st->names_compactions = s->names_compactions;
@@ -665,9 +674,10 @@ static int make_model(struct sampler *s, int with_kernel)
 	if (!s->names || symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
 		return -ENOMEM;
 	s->bins = binaries__new(s->names);
-	if (!s->bins)
+	if (!s->bins || debugbudget__new(o->debug_max_bytes, o->debug_load_ppm, &s->budget) < 0)
 		return -ENOMEM;
 	binaries__set_cache(s->bins, o->cache);
+	binaries__set_budget(s->bins, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
 	if (!s->procs)
 		return -ENOMEM;
@@ -742,6 +752,7 @@ void sampler__delete(struct sampler *s)
 	proctable__delete(s->procs); /* tells the symbolizer what goes */
 	symbolizer__delete(s->sym);
 	binaries__delete(s->bins);
+	debugbudget__delete(s->budget);
 	strtab__delete(s->names);
 	batch__free(&s->batch);
 	free(s->stack);

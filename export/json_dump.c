@@ -282,6 +282,8 @@ static json_t *build_stats(const struct profile *p, const struct agent_stats *ag
 	    set(o, "ksym_lookups", jint(s->ksym_lookups)) < 0 ||
 	    set(o, "ksym_hits", jint(s->ksym_hits)) < 0 ||
 	    set(o, "ksym_evictions", jint(s->ksym_evictions)) < 0 ||
+	    set(o, "debug_bytes", jint(s->debug_bytes)) < 0 ||
+	    set(o, "debug_refused", jint(s->debug_refused)) < 0 ||
 	    set(o, "names", jint(s->names)) < 0 ||
 	    set(o, "names_bytes", jint(s->names_bytes)) < 0 ||
 	    set(o, "names_compactions", jint(s->names_compactions)) < 0)

@@ -38,6 +38,10 @@ struct agent_stats {
 	uint64_t sym_lookups, sym_hits, sym_evictions;
 	uint64_t inline_lookups, inline_hits, inline_evictions; /* units' inline trees */
 	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
+	uint64_t debug_bytes;      /* inflated debug data and inline trees held */
+	uint64_t debug_refused;    /* binaries' debug data refused by the global
+	                            * budgets (bytes, per-user share, load time),
+	                            * since start */
 	uint64_t names, names_bytes; /* the interned frame names and paths */
 	uint64_t names_compactions;  /* since start (sampler__compact_names) */
 };

@@ -158,26 +158,26 @@ static uint64_t zdebug_size(Elf *elf, size_t shstrndx)
 	return total;
 }
 
-int debugdata__ok(int fd, int *dwarf_ok)
+void debugdata__measure(int fd, struct debugdata_sizes *out)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	int ok = 1;
 	Elf *elf;
 
+	out->minidebug = out->zdebug = 0;
+	out->minidebug_ok = out->zdebug_ok = 1;
 	elf_version(EV_CURRENT); /* before the first elf_begin; idempotent */
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
-		return 1; /* not ELF to libelf either: libdwfl will refuse it */
+		return; /* not ELF to libelf either: libdwfl will refuse it */
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		goto out;
-	if (zdebug_size(elf, shstrndx) > DEBUGDATA_MAX_ZDEBUG)
-		*dwarf_ok = 0;
+	out->zdebug = zdebug_size(elf, shstrndx);
+	out->zdebug_ok = out->zdebug <= DEBUGDATA_MAX_ZDEBUG;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *name;
 		Elf_Data *d;
-		uint64_t size;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -186,11 +186,10 @@ int debugdata__ok(int fd, int *dwarf_ok)
 			continue;
 		d = elf_rawdata(scn, NULL);
 		/* what libdwfl would decompress: the first such section */
-		if (d && d->d_buf && debugdata__xz_unpacked_size(d->d_buf, d->d_size, &size) != 0)
-			ok = 0;
+		if (d && d->d_buf && debugdata__xz_unpacked_size(d->d_buf, d->d_size, &out->minidebug) != 0)
+			out->minidebug_ok = 0;
 		break;
 	}
 out:
 	elf_end(elf);
-	return ok;
 }

@@ -11,12 +11,19 @@
  * (its symbol tables still are). */
 #define DEBUGDATA_MAX_ZDEBUG (256u << 20)
 
-/* Whether the ELF file open at fd may be given to libdwfl: false when its
- * .gnu_debugdata section is not provably at most DEBUGDATA_MAX_MINIDEBUG
- * once decompressed. *dwarf_ok is cleared (never set) when its compressed
- * DWARF sections declare more than DEBUGDATA_MAX_ZDEBUG. A file libelf
- * cannot read is "ok": libdwfl refuses it by itself. */
-int debugdata__ok(int fd, int *dwarf_ok);
+/* What the compressed debug data of an ELF file inflates to. */
+struct debugdata_sizes {
+	uint64_t minidebug;  /* .gnu_debugdata, decompressed; 0: none */
+	int minidebug_ok;    /* 0: not provably at most DEBUGDATA_MAX_MINIDEBUG
+	                      * (the file must then not reach libdwfl at all) */
+	uint64_t zdebug;     /* compressed DWARF sections, as declared */
+	int zdebug_ok;       /* 0: over DEBUGDATA_MAX_ZDEBUG (its DWARF must not
+	                      * be opened; its symbol tables still may) */
+};
+
+/* Measures the ELF file open at fd. A file libelf cannot read has no debug
+ * data to inflate: libdwfl refuses it by itself. */
+void debugdata__measure(int fd, struct debugdata_sizes *out);
 
 /* The number of bytes the xz image b[0..len) decompresses to, read from its
  * structure: the first stream (the only one libdwfl's decoder reads), whose

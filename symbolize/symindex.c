@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/selfusage.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "common/userfile.h"
 #include "profile/frame_name.h"
+#include "symbolize/debugbudget.h"
 #include "symbolize/debugdata.h"
 #include "symbolize/debugfind.h"
 #include "symbolize/demangle.h"
@@ -86,6 +88,9 @@ struct symindex {
 	struct u64map *cu_slots; /* cu_off -> index in cus */
 	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
 	uint64_t build_cpu_ns; /* building units' inline trees */
+	struct debugbudget *budget; /* NULL: none */
+	uid_t owner;            /* of the file: whose share the budget charges */
+	uint64_t charged;       /* inflated debug data reserved in the budget */
 };
 
 void symindex__set_debug_root(const char *dir)
@@ -220,19 +225,62 @@ static int build_index(struct symindex *s)
 /* Hands the file to libdwfl, which also finds separate debug info and
  * MiniDebugInfo. Always takes the fd: closed here or owned by the Dwfl.
  * s->mod stays NULL when the file is not usable ELF. */
+/* What the budgets allow of the file's compressed debug data: its
+ * MiniDebugInfo (refused: the file does not reach libdwfl, its functions
+ * are named module+0x...) and its DWARF (refused: symbol-table names only,
+ * no inlined frames). Reserves what is allowed in s->charged. */
+static void budget_debug_data(struct symindex *s, const struct debugdata_sizes *sz,
+			      int *use_file, int *dwarf_ok)
+{
+	int may_load;
+
+	if (!s->budget)
+		return;
+	may_load = debugbudget__may_load(s->budget, clock__mono_ns());
+	if (sz->minidebug) {
+		if (!may_load || debugbudget__charge(s->budget, s->owner, sz->minidebug) < 0) {
+			if (may_load)
+				debugbudget__refused(s->budget);
+			*use_file = 0;
+			return;
+		}
+		s->charged += sz->minidebug;
+	}
+	if (!may_load) {
+		*dwarf_ok = 0;
+	} else if (sz->zdebug && *dwarf_ok) {
+		if (debugbudget__charge(s->budget, s->owner, sz->zdebug) < 0) {
+			debugbudget__refused(s->budget);
+			*dwarf_ok = 0;
+		} else {
+			s->charged += sz->zdebug;
+		}
+	}
+}
+
+/* Hands the file to libdwfl, which also finds separate debug info and
+ * MiniDebugInfo. Always takes the fd: closed here or owned by the Dwfl.
+ * s->mod stays NULL when the file is not usable ELF. */
 static int open_module(struct symindex *s, const char *path, int fd)
 {
 	unsigned char magic[SELFMAG];
 	Dwarf_Addr bias = 0, start = 0, end = 0, dwbias;
-	int dwarf_ok = 1;
+	struct debugdata_sizes sz;
+	int dwarf_ok, use_file = 1;
 
 	/* Only real ELF goes to libdwfl: it would otherwise try to decompress
 	 * the file (gzip/xz/bzip2 images), which a hostile user can bomb. */
 	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
 	    memcmp(magic, ELFMAG, SELFMAG) != 0)
 		goto out_close;
-	/* A decompression bomb in MiniDebugInfo: no symbols rather than OOM. */
-	if (!debugdata__ok(fd, &dwarf_ok))
+	/* A decompression bomb in MiniDebugInfo: no symbols rather than OOM;
+	 * compressed DWARF too large: no DWARF. Then the global budgets. */
+	debugdata__measure(fd, &sz);
+	dwarf_ok = sz.zdebug_ok;
+	if (!sz.minidebug_ok)
+		goto out_close;
+	budget_debug_data(s, &sz, &use_file, &dwarf_ok);
+	if (!use_file)
 		goto out_close;
 	s->dwfl = dwfl_begin(debugfind__callbacks());
 	if (!s->dwfl) {
@@ -293,7 +341,15 @@ int symindex__new_cached(const char *path, const char *module, struct strtab *na
 int symindex__new_fd(int fd, const char *path, const char *module, struct strtab *names,
 		     struct cachedir *cache, struct symindex **out)
 {
+	return symindex__new_budgeted(fd, path, module, names, cache, NULL, out);
+}
+
+int symindex__new_budgeted(int fd, const char *path, const char *module, struct strtab *names,
+			   struct cachedir *cache, struct debugbudget *budget, struct symindex **out)
+{
 	struct symindex *s;
+	struct stat st;
+	uint64_t t0 = 0;
 	int err;
 
 	s = calloc(1, sizeof(*s));
@@ -303,6 +359,8 @@ int symindex__new_fd(int fd, const char *path, const char *module, struct strtab
 	}
 	s->names = names;
 	s->cache_dir = cache;
+	s->budget = budget;
+	s->owner = fd >= 0 && fstat(fd, &st) == 0 ? st.st_uid : 0;
 	s->inline_budget = SYMBIN_INLINE_BUDGET;
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);
@@ -319,16 +377,16 @@ int symindex__new_fd(int fd, const char *path, const char *module, struct strtab
 		*out = s; /* no regular file to read: every pc is "[module]" */
 		return 0;
 	}
+	t0 = selfusage__thread_cpu_ns();
 	err = open_module(s, path, fd);
 	fd = -1; /* open_module took it */
+	/* not ELF or unreadable ELF: still usable, every pc is "[module]" */
+	if (err == 0 && s->mod)
+		err = build_index(s);
+	if (budget)
+		debugbudget__spent(budget, selfusage__thread_cpu_ns() - t0);
 	if (err < 0)
 		goto out_free;
-	/* not ELF or unreadable ELF: still usable, every pc is "[module]" */
-	if (s->mod) {
-		err = build_index(s);
-		if (err < 0)
-			goto out_free;
-	}
 	*out = s;
 	return 0;
 
@@ -347,6 +405,8 @@ void symindex__delete(struct symindex *s)
 	/* the trees point into the DWARF: freed before it */
 	while (s->ncus)
 		inlines__delete(s->cus[--s->ncus].tree);
+	if (s->budget)
+		debugbudget__release(s->budget, s->owner, s->charged + s->cu_bytes);
 	free(s->cus);
 	u64map__delete(s->cu_slots);
 	if (s->dwfl)
@@ -511,7 +571,10 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 	}
 	t0 = selfusage__thread_cpu_ns();
 	err = inlines__build(cu, &t);
-	s->build_cpu_ns += selfusage__thread_cpu_ns() - t0;
+	t0 = selfusage__thread_cpu_ns() - t0;
+	s->build_cpu_ns += t0;
+	if (s->budget)
+		debugbudget__spent(s->budget, t0);
 	if (err < 0)
 		return err;
 	bytes = inlines__bytes(t);
@@ -527,6 +590,8 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 			if (s->cus[i].last_use < s->cus[lru].last_use)
 				lru = i;
 		s->cu_bytes -= s->cus[lru].bytes;
+		if (s->budget)
+			debugbudget__release(s->budget, s->owner, s->cus[lru].bytes);
 		inlines__delete(s->cus[lru].tree);
 		(void)u64map__del(s->cu_slots, s->cus[lru].cu_off);
 		s->cus[lru] = s->cus[--s->ncus];
@@ -543,8 +608,14 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 		s->cus = nc;
 		s->cus_cap = ncap;
 	}
-	if (u64map__put(s->cu_slots, cu_off, s->ncus) < 0)
+	/* the tree is kept only if the global budget has room for it */
+	if (s->budget && debugbudget__charge(s->budget, s->owner, bytes) < 0)
 		goto transient;
+	if (u64map__put(s->cu_slots, cu_off, s->ncus) < 0) {
+		if (s->budget)
+			debugbudget__release(s->budget, s->owner, bytes);
+		goto transient;
+	}
 	s->cus[s->ncus].cu_off = cu_off;
 	s->cus[s->ncus].tree = t;
 	s->cus[s->ncus].bytes = bytes;

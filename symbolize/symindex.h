@@ -38,6 +38,12 @@ int symindex__new_cached(const char *path, const char *module, struct strtab *na
  * for libdwfl's messages and lookups; it is not opened. */
 int symindex__new_fd(int fd, const char *path, const char *module, struct strtab *names,
 		     struct cachedir *cache, struct symindex **out);
+/* The same, its compressed debug data and inline trees reserved in budget
+ * (symbolize/debugbudget.h; borrowed, outlives the index) for the owner of
+ * the file: what the budget refuses is not loaded. */
+struct debugbudget;
+int symindex__new_budgeted(int fd, const char *path, const char *module, struct strtab *names,
+			   struct cachedir *cache, struct debugbudget *budget, struct symindex **out);
 void symindex__delete(struct symindex *s);
 
 /* Frames at vaddr (ELF virtual address in this binary), innermost first: the

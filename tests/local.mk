@@ -38,7 +38,8 @@ check_PROGRAMS += \
 	tests/workloads/jit \
 	tests/workloads/main_exits \
 	tests/workloads/sighandler \
-	tests/workloads/jit_fp
+	tests/workloads/jit_fp \
+	tests/workloads/bombs
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -100,6 +101,11 @@ tests_workloads_jit_fp_SOURCES = tests/workloads/jit_fp.c tests/workloads/wl_tim
 tests_workloads_jit_fp_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_jit_fp_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 
+tests_workloads_bombs_SOURCES = tests/workloads/bombs.c tests/workloads/wl_time.h
+tests_workloads_bombs_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_bombs_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+tests_workloads_bombs_LDADD = -ldl
+
 tests_workloads_jit_SOURCES = tests/workloads/jit.c tests/workloads/wl_time.h
 tests_workloads_jit_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_jit_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
@@ -155,6 +161,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_reload.sh \
 	tests/integration/service_secrets.sh \
 	tests/integration/security_files.sh \
+	tests/integration/security_bombs.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
@@ -177,6 +184,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
+	tests/workloads/bomb_lib.c \
 	tests/tree/check_tree.py \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \

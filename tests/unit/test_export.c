@@ -210,6 +210,7 @@ Test(json, document_fields)
 						 "sym_lookups", "sym_hits", "sym_evictions",
 						 "inline_lookups", "inline_hits", "inline_evictions",
 						 "ksym_lookups", "ksym_hits", "ksym_evictions",
+						 "debug_bytes", "debug_refused",
 						 "names", "names_bytes", "names_compactions"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth"};
