@@ -143,7 +143,7 @@ static void free_entries(struct entry *e, size_t n)
 /* Lists the dumps (sorted) with their sizes; with remove_tmp also removes
  * temp files (leftovers of a crash: the spool is locked by its one writer).
  * Caller holds the lock (or is open). */
-static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tmp)
+static int scan_dir(struct spool *s, int dirfd, struct entry **out, size_t *nout, int remove_tmp)
 {
 	struct entry *e = NULL;
 	size_t n = 0, cap = 0, seen = 0;
@@ -151,7 +151,7 @@ static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tm
 	DIR *d;
 	int fd, err = 0;
 
-	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	d = fdopendir(fd);
@@ -173,15 +173,15 @@ static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tm
 		}
 		if (de->d_name[0] == '.') {
 			if (remove_tmp && is_stale_tmp(de->d_name) &&
-			    fstatat(s->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    !S_ISDIR(st.st_mode))
-				unlinkat(s->dirfd, de->d_name, 0);
+				unlinkat(dirfd, de->d_name, 0);
 			continue;
 		}
 		if (!parse_name(de->d_name, &start))
 			continue;
 		/* Vanished meanwhile, or not a regular file: not a dump. */
-		if (fstatat(s->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
@@ -215,6 +215,73 @@ static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tm
 	*out = e;
 	*nout = n;
 	return 0;
+}
+
+static int scan(struct spool *s, struct entry **out, size_t *nout, int remove_tmp)
+{
+	return scan_dir(s, s->dirfd, out, nout, remove_tmp);
+}
+
+/* The rejected dumps, each with the size of its reason file added. */
+static int scan_rejected(struct spool *s, struct entry **out, size_t *nout)
+{
+	size_t i;
+	int err = scan_dir(s, s->rejfd, out, nout, 1);
+
+	for (i = 0; err == 0 && i < *nout; i++) {
+		char reason[NAME_MAX + 1];
+		struct stat st;
+
+		if (snprintf(reason, sizeof(reason), "%s" REASON_SUFFIX, (*out)[i].name) <
+			    (int)sizeof(reason) &&
+		    fstatat(s->rejfd, reason, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			(*out)[i].size += (uint64_t)st.st_size;
+	}
+	return err;
+}
+
+static void drop(struct spool *s, int dirfd, struct entry *e)
+{
+	char reason[NAME_MAX + 1];
+
+	if (unlinkat(dirfd, e->name, 0) < 0)
+		return;
+	if (dirfd == s->rejfd &&
+	    snprintf(reason, sizeof(reason), "%s" REASON_SUFFIX, e->name) < (int)sizeof(reason))
+		unlinkat(dirfd, reason, 0);
+	s->dropped_files++;
+	s->dropped_bytes += e->size;
+	e->gone = 1;
+}
+
+/* rejected/ is bounded like the spool, and first to go: its dumps will not
+ * be delivered (a rotated token could send every window there, forever).
+ * Drops what is past spool_max_age, then oldest first while rejected/ holds
+ * more than a quarter of spool_max_size or than `room` bytes. Returns the
+ * bytes rejected/ keeps. Lock held. */
+static uint64_t trim_rejected(struct spool *s, uint64_t room)
+{
+	uint64_t total = 0, cap = s->max_bytes ? s->max_bytes / 4 : UINT64_MAX, now = clock__real_ns();
+	struct entry *e;
+	size_t n, i;
+
+	if (cap > room)
+		cap = room;
+	if (scan_rejected(s, &e, &n) != 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		total += e[i].size;
+	for (i = 0; i < n; i++) {
+		int old = s->max_age_ns && e[i].start_ns < now && now - e[i].start_ns > s->max_age_ns;
+
+		if (!old && total <= cap)
+			continue;
+		drop(s, s->rejfd, &e[i]);
+		if (e[i].gone)
+			total -= e[i].size;
+	}
+	free_entries(e, n);
+	return total;
 }
 
 static void set_depth(struct spool *s, const struct entry *e, size_t n)
@@ -400,6 +467,8 @@ static void make_room(struct spool *s, const char *name, uint64_t len)
 	for (i = 0; i < n; i++)
 		if (strcmp(e[i].name, name) != 0)
 			total += e[i].size;
+	/* rejected/ counts too, and goes first */
+	total += trim_rejected(s, s->max_bytes && total < s->max_bytes ? s->max_bytes - total : 0);
 	for (i = 0; i < n; i++) {
 		int old = s->max_age_ns && e[i].start_ns < now && now - e[i].start_ns > s->max_age_ns;
 		int big = s->max_bytes && total > s->max_bytes;
@@ -408,12 +477,9 @@ static void make_room(struct spool *s, const char *name, uint64_t len)
 			continue;
 		if (strcmp(e[i].name, name) == 0)
 			continue;
-		if (unlinkat(s->dirfd, e[i].name, 0) < 0)
-			continue;
-		total -= e[i].size;
-		s->dropped_files++;
-		s->dropped_bytes += e[i].size;
-		e[i].gone = 1;
+		drop(s, s->dirfd, &e[i]);
+		if (e[i].gone)
+			total -= e[i].size;
 	}
 	s->files = 1;
 	s->bytes = len;
@@ -636,6 +702,8 @@ int spool__reject(struct spool *s, const char *name, const char *msg)
 	}
 	if (have && S_ISREG(st.st_mode))
 		account_gone(s, (uint64_t)st.st_size);
+	/* rejected/ within its bounds, the newcomer included */
+	(void)trim_rejected(s, UINT64_MAX);
 	pthread_mutex_unlock(&s->lock);
 	err = fsync_dirfd(s->rejfd);
 	if (!err)

@@ -4,7 +4,9 @@
  * rename, fsync dir); files start with a '.' while being written and are
  * never listed. Bounded by total size and age: the oldest are dropped first,
  * and the drops are counted. Rejected dumps move to rejected/ with the
- * server's answer beside them. Thread-safe: the sampling thread writes while
+ * server's answer beside them; they count toward the same bounds, take at
+ * most a quarter of spool_max_size, age out with spool_max_age, and are the
+ * first to go when room is needed. Thread-safe: the sampling thread writes while
  * the uploader thread lists, reads and removes. */
 #ifndef SMOLDER_EXPORT_SPOOL_H
 #define SMOLDER_EXPORT_SPOOL_H

@@ -571,3 +571,77 @@ Test(spool, bound_holds_while_writing)
 		  (unsigned long long)worst, 64 * 5, (unsigned long long)looks);
 	spool__close(r.s);
 }
+
+/* Bytes under rejected/: dumps and their reasons. */
+static uint64_t rejected_bytes(const char *rel, size_t *nfiles)
+{
+	char dir[512], p[1024];
+	DIR *d;
+	struct dirent *de;
+	uint64_t total = 0;
+
+	path_of(dir, sizeof(dir), rel);
+	d = opendir(dir);
+	cr_assert_not_null(d);
+	*nfiles = 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		cr_assert_eq(stat(p, &st), 0);
+		total += (uint64_t)st.st_size;
+		(*nfiles)++;
+	}
+	closedir(d);
+	return total;
+}
+
+/* F5: every window rejected (a rotated token) must not fill the disk:
+ * rejected/ counts toward spool_max_size, holds at most a quarter of it,
+ * goes first when room is needed, and its drops are counted. */
+Test(spool, rejected_dumps_are_bounded)
+{
+	struct spool *s = open_spool("sp", 4096, 0);
+	uint64_t files, bytes, i;
+	size_t nrej = 0, max_rej = 0;
+	char name[128];
+
+	for (i = 1; i <= 40; i++) {
+		uint64_t rej;
+
+		put(s, i, 200);
+		spool__name(name, sizeof(name), i, "host");
+		cr_assert_eq(spool__reject(s, name, "HTTP 401: token rotated"), 0);
+		rej = rejected_bytes("sp/rejected", &nrej);
+		cr_assert(rej <= 1024, "rejected/ holds %llu bytes after %llu windows",
+			  (unsigned long long)rej, (unsigned long long)i);
+		if (nrej > max_rej)
+			max_rej = nrej;
+	}
+	cr_assert_gt(max_rej, 0, "rejected dumps are kept while there is room");
+	spool__take_dropped(s, &files, &bytes);
+	cr_assert_gt(files, 30, "the dropped rejected dumps are counted (%llu)", (unsigned long long)files);
+	spool__close(s);
+}
+
+/* ... and they age out with spool_max_age. */
+Test(spool, rejected_dumps_age_out)
+{
+	uint64_t now = clock__real_ns(), hour = 3600ull * 1000000000ull;
+	struct spool *s = open_spool("sp", 0, hour);
+	char name[128];
+	size_t nrej;
+
+	put(s, now - 2 * hour, 100);
+	spool__name(name, sizeof(name), now - 2 * hour, "host");
+	cr_assert_eq(spool__reject(s, name, "HTTP 400"), 0);
+	cr_assert_eq(rejected_bytes("sp/rejected", &nrej), 0, "a rejected dump past the age goes");
+	put(s, now, 100);
+	spool__name(name, sizeof(name), now, "host");
+	cr_assert_eq(spool__reject(s, name, "HTTP 400"), 0);
+	cr_assert_gt(rejected_bytes("sp/rejected", &nrej), 100);
+	cr_assert_eq(nrej, 2, "a recent one stays, with its reason");
+	spool__close(s);
+}
