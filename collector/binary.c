@@ -64,7 +64,7 @@ struct binary {
 
 struct binaries {
 	struct strtab *names;
-	struct debugbudget *budget; /* borrowed; NULL: none */
+	struct loadbudget *budget; /* borrowed; NULL: none */
 	uint64_t load_cpu_ns;  /* opening files, reading CFI and symbols */
 	struct cachedir *cache;
 	struct binary *vdso;
@@ -100,7 +100,7 @@ void binaries__set_cache(struct binaries *bs, struct cachedir *cache)
 	bs->cache = cache;
 }
 
-void binaries__set_budget(struct binaries *bs, struct debugbudget *budget)
+void binaries__set_budget(struct binaries *bs, struct loadbudget *budget)
 {
 	bs->budget = budget;
 }

@@ -23,9 +23,9 @@ void binaries__delete(struct binaries *bs);
  * NULL: none); applies to binaries loaded from now on. */
 void binaries__set_cache(struct binaries *bs, struct cachedir *cache);
 /* The budgets the debug data of binaries loaded from now on draws on
- * (symbolize/debugbudget.h; borrowed, outlives the registry). */
-struct debugbudget;
-void binaries__set_budget(struct binaries *bs, struct debugbudget *budget);
+ * (symbolize/loadbudget.h; borrowed, outlives the registry). */
+struct loadbudget;
+void binaries__set_budget(struct binaries *bs, struct loadbudget *budget);
 
 /* Binaries are reference-counted by the mappings that resolved to them:
  * binaries__get and binaries__get_vdso return a new reference, released with

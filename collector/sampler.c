@@ -26,7 +26,7 @@
 #include "common/strtab_remap.h"
 #include "profile/agent_stats.h"
 #include "profile/profile.h"
-#include "symbolize/debugbudget.h"
+#include "symbolize/loadbudget.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
 
@@ -63,7 +63,7 @@ struct sampler {
 	struct binaries *bins;
 	struct proctable *procs;
 	struct symbolizer *sym;
-	struct debugbudget *budget;
+	struct loadbudget *budget;
 	struct profile *profile;
 	struct agent_stats stats; /* the window's, beside the profile */
 
@@ -448,9 +448,9 @@ void sampler__finish_window(struct sampler *s)
 	st->ksym_hits = sst.ksym_hits;
 	st->ksym_evictions = sst.ksym_evictions;
 	{
-		struct debugbudget_stats dst;
+		struct loadbudget_stats dst;
 
-		debugbudget__stats(s->budget, &dst);
+		loadbudget__stats(s->budget, &dst);
 		st->debug_bytes = dst.bytes;
 		st->debug_refused = dst.refused_bytes + dst.refused_time;
 	}
@@ -674,10 +674,11 @@ static int make_model(struct sampler *s, int with_kernel)
 	if (!s->names || symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
 		return -ENOMEM;
 	s->bins = binaries__new(s->names);
-	if (!s->bins || debugbudget__new(o->debug_max_bytes, o->debug_load_ppm, &s->budget) < 0)
+	if (!s->bins || loadbudget__new(o->debug_max_bytes, o->debug_load_ppm, &s->budget) < 0)
 		return -ENOMEM;
 	binaries__set_cache(s->bins, o->cache);
 	binaries__set_budget(s->bins, s->budget);
+	symbolizer__set_budget(s->sym, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
 	if (!s->procs)
 		return -ENOMEM;
@@ -752,7 +753,7 @@ void sampler__delete(struct sampler *s)
 	proctable__delete(s->procs); /* tells the symbolizer what goes */
 	symbolizer__delete(s->sym);
 	binaries__delete(s->bins);
-	debugbudget__delete(s->budget);
+	loadbudget__delete(s->budget);
 	strtab__delete(s->names);
 	batch__free(&s->batch);
 	free(s->stack);

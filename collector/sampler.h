@@ -31,7 +31,7 @@ struct sampler_opts {
 	 * sampling thread. */
 	struct cachedir *cache;
 	/* Budgets of the debug data users' binaries make the agent load
-	 * (symbolize/debugbudget.h): bytes in all (0: the default, 256 MiB),
+	 * (symbolize/loadbudget.h): bytes in all (0: the default, 256 MiB),
 	 * and loading time in parts per million of wall time (0: 2%). */
 	uint64_t debug_max_bytes;
 	unsigned debug_load_ppm;

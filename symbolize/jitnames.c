@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/selfusage.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "symbolize/jitdump.h"
 #include "symbolize/jitnames.h"
+#include "symbolize/loadbudget.h"
 #include "symbolize/perfmap.h"
 
 /* A pc past what the files name is looked up again at most this often per
@@ -39,6 +41,7 @@ struct jitnames {
 	struct u64map *renames; /* pending frame id -> settled id */
 	size_t npending;
 	uint64_t load_cpu_ns;   /* reading the files */
+	struct loadbudget *budget; /* borrowed; NULL: none */
 };
 
 int jitnames__new(struct strtab *names, uint32_t unknown, struct jitnames **out)
@@ -128,6 +131,9 @@ static int reload(struct jitnames *jn, struct jit *j)
 
 	if (j->root_fd < 0)
 		return 0;
+	/* reading a user's files is one-off work they can make expensive */
+	if (jn->budget && !loadbudget__may_load(jn->budget, clock__mono_ns()))
+		return 0;
 	t0 = selfusage__thread_cpu_ns();
 	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", j->pid);
 	reloaded |= perfmap__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->map) > 0;
@@ -138,7 +144,10 @@ static int reload(struct jitnames *jn, struct jit *j)
 		if (path && path[0] == '/' && snprintf(rel, sizeof(rel), "%s", path + 1) < (int)sizeof(rel))
 			reloaded |= jitdump__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->dump) > 0;
 	}
-	jn->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
+	t0 = selfusage__thread_cpu_ns() - t0;
+	jn->load_cpu_ns += t0;
+	if (jn->budget)
+		loadbudget__spent(jn->budget, t0);
 	return reloaded;
 }
 
@@ -237,6 +246,11 @@ uint32_t jitnames__renamed(void *ctx, uint32_t id)
 void jitnames__clear_renames(struct jitnames *jn)
 {
 	u64map__clear(jn->renames);
+}
+
+void jitnames__set_budget(struct jitnames *jn, struct loadbudget *budget)
+{
+	jn->budget = budget;
 }
 
 uint64_t jitnames__load_cpu_ns(const struct jitnames *jn)

@@ -46,6 +46,10 @@ uint32_t jitnames__renamed(void *ctx, uint32_t id);
 /* Forgets the renames once applied. */
 void jitnames__clear_renames(struct jitnames *jn);
 
+/* Reading the files draws on budget's time (symbolize/loadbudget.h;
+ * borrowed): with the bucket empty, a miss waits for the next chance. */
+struct loadbudget;
+void jitnames__set_budget(struct jitnames *jn, struct loadbudget *budget);
 /* CPU spent reading JIT files, since start. */
 uint64_t jitnames__load_cpu_ns(const struct jitnames *jn);
 /* Processes with a map or jitdump read. */

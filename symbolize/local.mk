@@ -8,7 +8,7 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/symindex.c symbolize/symindex.h \
 	symbolize/debugcache.c symbolize/debugcache.h \
 	symbolize/debugdata.c symbolize/debugdata.h \
-	symbolize/debugbudget.c symbolize/debugbudget.h \
+	symbolize/loadbudget.c symbolize/loadbudget.h \
 	symbolize/debugfind.c symbolize/debugfind.h \
 	symbolize/inlines.c symbolize/inlines.h \
 	symbolize/kallsyms.c symbolize/kallsyms.h \

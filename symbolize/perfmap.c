@@ -32,6 +32,7 @@ struct perfmap {
 	struct jsym *syms;
 	size_t n, cap;
 	uint32_t seq;   /* of the next entry */
+	uint64_t consumed; /* bytes of the file parsed: whole lines only */
 	/* the file as it was read: a refresh reads it again only once changed */
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
@@ -51,47 +52,6 @@ static int parse_hex(const char *s, size_t len, uint64_t *out)
 	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2, len -= 2;
 	return parse__u64n(s, len, 16, out);
-}
-
-/* Reads the whole (bounded) file into a NUL-terminated buffer. */
-static int read_all(int fd, char **out, size_t *out_len)
-{
-	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap + 1), *nb;
-	ssize_t r;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= PERFMAP_MAX_BYTES)
-				break; /* truncated: the lines read so far still count */
-			cap *= 2;
-			if (cap > PERFMAP_MAX_BYTES)
-				cap = PERFMAP_MAX_BYTES;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			free(buf);
-			return (int)r;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
 }
 
 /* "START SIZE name with spaces": 0 and the parts, or -EINVAL. */
@@ -138,9 +98,11 @@ int perfmap__open_at(int dirfd, const char *path, uid_t owner_uid, int *fd, stru
 
 int perfmap__same_file(const struct perfmap *m, const struct stat *st)
 {
+	/* Only a new inode or a new size says new content: the modification
+	 * time alone does not (a process touching its 16 MiB map every second
+	 * made it be read and parsed again every second). */
 	return m->dev == (uint64_t)st->st_dev && m->ino == (uint64_t)st->st_ino &&
-	       m->size == (uint64_t)st->st_size && m->mtime_sec == (int64_t)st->st_mtim.tv_sec &&
-	       m->mtime_nsec == (int64_t)st->st_mtim.tv_nsec;
+	       m->size == (uint64_t)st->st_size;
 }
 
 int perfmap__new_empty(const struct stat *st, struct perfmap **out)
@@ -197,39 +159,91 @@ void perfmap__seal(struct perfmap *m)
 	m->n = w;
 }
 
-/* Reads the open file fd (closed by the caller). */
-static int load_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap **out)
+/* Parses the lines of buf[0..len) into m (unsealed); returns the bytes the
+ * complete ones take, or -ENOMEM. A last line without its newline is
+ * parsed too, but not counted: the JIT may still be writing it, and the
+ * next read parses it again whole (the later entry for a start wins). One
+ * cut by the size limit is left out. */
+static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, struct strtab *names)
 {
-	struct perfmap *m = NULL;
-	char *buf = NULL, *p, *end;
-	size_t len = 0;
+	char *p = buf, *end = buf + len;
 	int err;
 
-	err = read_all(fd, &buf, &len);
-	if (err < 0)
-		return err;
-	err = perfmap__new_empty(st, &m);
-	if (err < 0)
-		goto out_buf;
-	for (p = buf, end = buf + len; p < end && m->n < PERFMAP_MAX_ENTRIES; ) {
+	while (p < end && m->n < PERFMAP_MAX_ENTRIES) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
 		size_t llen = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		uint64_t start, size;
 		uint32_t id;
 
 		if (!nl && len == PERFMAP_MAX_BYTES)
-			break; /* last line cut by the size limit */
+			break;
 		if (parse_line(p, llen, &start, &size, &name) == 0) {
 			err = frame_name__intern(names, name, "_[j]", &id);
 			if (err == 0)
 				err = perfmap__add(m, start, size, id);
-			if (err < 0)
-				goto out_map;
+			if (err == -ENOMEM)
+				return err;
 		} else {
 			m->seq++; /* line order counts every line */
 		}
-		p += llen + 1;
+		if (!nl)
+			break;
+		p = nl + 1;
 	}
+	return (ssize_t)(p - buf);
+}
+
+/* Reads fd from offset off (at most PERFMAP_MAX_BYTES) into a
+ * NUL-terminated buffer. */
+static int read_from(int fd, uint64_t off, char **out, size_t *out_len)
+{
+	char *buf = malloc(PERFMAP_MAX_BYTES + 1);
+	size_t len = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (len < PERFMAP_MAX_BYTES) {
+		ssize_t r = pread(fd, buf + len, PERFMAP_MAX_BYTES - len, (off_t)(off + len));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(buf);
+			return err;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+/* Reads the open file fd (closed by the caller). */
+static int load_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap **out)
+{
+	struct perfmap *m = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t used;
+	int err;
+
+	err = read_from(fd, 0, &buf, &len);
+	if (err < 0)
+		return err;
+	err = perfmap__new_empty(st, &m);
+	if (err < 0)
+		goto out_buf;
+	used = parse_lines(m, buf, len, names);
+	if (used < 0) {
+		err = (int)used;
+		goto out_map;
+	}
+	m->consumed = (uint64_t)used;
 	perfmap__seal(m);
 	free(buf);
 	*out = m;
@@ -240,6 +254,32 @@ out_map:
 out_buf:
 	free(buf);
 	return err;
+}
+
+/* The lines appended to a map since it was read: JITs append as they
+ * compile (perf reads these files as append-only too). Only the new bytes
+ * are read and parsed, and merged into m. Returns 1, or -errno (m is then
+ * as it was, but for entries a failed merge may have added). */
+static int append_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t used;
+	int err;
+
+	err = read_from(fd, m->consumed, &buf, &len);
+	if (err < 0)
+		return err;
+	used = parse_lines(m, buf, len, names);
+	free(buf);
+	if (used < 0)
+		return (int)used;
+	m->consumed += (uint64_t)used;
+	m->size = (uint64_t)st->st_size;
+	m->mtime_sec = (int64_t)st->st_mtim.tv_sec;
+	m->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
+	perfmap__seal(m);
+	return 1;
 }
 
 int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out)
@@ -273,6 +313,13 @@ int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct str
 	if (*m && perfmap__same_file(*m, &st)) {
 		close(fd);
 		return 0;
+	}
+	/* the same file, grown: only what was appended */
+	if (*m && (*m)->dev == (uint64_t)st.st_dev && (*m)->ino == (uint64_t)st.st_ino &&
+	    (uint64_t)st.st_size > (*m)->consumed && (*m)->consumed > 0) {
+		err = append_fd(fd, &st, names, *m);
+		close(fd);
+		return err;
 	}
 	err = load_fd(fd, &st, names, &fresh);
 	close(fd);

@@ -121,6 +121,11 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 	return 0;
 }
 
+void symbolizer__set_budget(struct symbolizer *sz, struct loadbudget *budget)
+{
+	jitnames__set_budget(sz->jit, budget);
+}
+
 void symbolizer__forget_process(struct symbolizer *sz, int pid)
 {
 	jitnames__forget(sz->jit, pid);

@@ -75,6 +75,11 @@ uint32_t symbolizer__unknown(const struct symbolizer *sz);
  * CFI, a bad pc), so that a cut stack never poses as a root of its own. */
 uint32_t symbolizer__truncated(const struct symbolizer *sz);
 
+/* Reading JIT files draws on budget's time (symbolize/loadbudget.h;
+ * borrowed, outlives the symbolizer). */
+struct loadbudget;
+void symbolizer__set_budget(struct symbolizer *sz, struct loadbudget *budget);
+
 /* The image of process pid is gone (exec, or the process was reaped):
  * its pending JIT frames are settled, its JIT maps dropped. */
 void symbolizer__forget_process(struct symbolizer *sz, int pid);

@@ -21,7 +21,7 @@
 #include "common/u64map.h"
 #include "common/userfile.h"
 #include "profile/frame_name.h"
-#include "symbolize/debugbudget.h"
+#include "symbolize/loadbudget.h"
 #include "symbolize/debugdata.h"
 #include "symbolize/debugfind.h"
 #include "symbolize/demangle.h"
@@ -88,7 +88,7 @@ struct symindex {
 	struct u64map *cu_slots; /* cu_off -> index in cus */
 	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
 	uint64_t build_cpu_ns; /* building units' inline trees */
-	struct debugbudget *budget; /* NULL: none */
+	struct loadbudget *budget; /* NULL: none */
 	uid_t owner;            /* of the file: whose share the budget charges */
 	uint64_t charged;       /* inflated debug data reserved in the budget */
 };
@@ -236,11 +236,11 @@ static void budget_debug_data(struct symindex *s, const struct debugdata_sizes *
 
 	if (!s->budget)
 		return;
-	may_load = debugbudget__may_load(s->budget, clock__mono_ns());
+	may_load = loadbudget__may_load(s->budget, clock__mono_ns());
 	if (sz->minidebug) {
-		if (!may_load || debugbudget__charge(s->budget, s->owner, sz->minidebug) < 0) {
+		if (!may_load || loadbudget__charge(s->budget, s->owner, sz->minidebug) < 0) {
 			if (may_load)
-				debugbudget__refused(s->budget);
+				loadbudget__refused(s->budget);
 			*use_file = 0;
 			return;
 		}
@@ -249,8 +249,8 @@ static void budget_debug_data(struct symindex *s, const struct debugdata_sizes *
 	if (!may_load) {
 		*dwarf_ok = 0;
 	} else if (sz->zdebug && *dwarf_ok) {
-		if (debugbudget__charge(s->budget, s->owner, sz->zdebug) < 0) {
-			debugbudget__refused(s->budget);
+		if (loadbudget__charge(s->budget, s->owner, sz->zdebug) < 0) {
+			loadbudget__refused(s->budget);
 			*dwarf_ok = 0;
 		} else {
 			s->charged += sz->zdebug;
@@ -345,7 +345,7 @@ int symindex__new_fd(int fd, const char *path, const char *module, struct strtab
 }
 
 int symindex__new_budgeted(int fd, const char *path, const char *module, struct strtab *names,
-			   struct cachedir *cache, struct debugbudget *budget, struct symindex **out)
+			   struct cachedir *cache, struct loadbudget *budget, struct symindex **out)
 {
 	struct symindex *s;
 	struct stat st;
@@ -384,7 +384,7 @@ int symindex__new_budgeted(int fd, const char *path, const char *module, struct 
 	if (err == 0 && s->mod)
 		err = build_index(s);
 	if (budget)
-		debugbudget__spent(budget, selfusage__thread_cpu_ns() - t0);
+		loadbudget__spent(budget, selfusage__thread_cpu_ns() - t0);
 	if (err < 0)
 		goto out_free;
 	*out = s;
@@ -406,7 +406,7 @@ void symindex__delete(struct symindex *s)
 	while (s->ncus)
 		inlines__delete(s->cus[--s->ncus].tree);
 	if (s->budget)
-		debugbudget__release(s->budget, s->owner, s->charged + s->cu_bytes);
+		loadbudget__release(s->budget, s->owner, s->charged + s->cu_bytes);
 	free(s->cus);
 	u64map__delete(s->cu_slots);
 	if (s->dwfl)
@@ -574,7 +574,7 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 	t0 = selfusage__thread_cpu_ns() - t0;
 	s->build_cpu_ns += t0;
 	if (s->budget)
-		debugbudget__spent(s->budget, t0);
+		loadbudget__spent(s->budget, t0);
 	if (err < 0)
 		return err;
 	bytes = inlines__bytes(t);
@@ -591,7 +591,7 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 				lru = i;
 		s->cu_bytes -= s->cus[lru].bytes;
 		if (s->budget)
-			debugbudget__release(s->budget, s->owner, s->cus[lru].bytes);
+			loadbudget__release(s->budget, s->owner, s->cus[lru].bytes);
 		inlines__delete(s->cus[lru].tree);
 		(void)u64map__del(s->cu_slots, s->cus[lru].cu_off);
 		s->cus[lru] = s->cus[--s->ncus];
@@ -609,11 +609,11 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 		s->cus_cap = ncap;
 	}
 	/* the tree is kept only if the global budget has room for it */
-	if (s->budget && debugbudget__charge(s->budget, s->owner, bytes) < 0)
+	if (s->budget && loadbudget__charge(s->budget, s->owner, bytes) < 0)
 		goto transient;
 	if (u64map__put(s->cu_slots, cu_off, s->ncus) < 0) {
 		if (s->budget)
-			debugbudget__release(s->budget, s->owner, bytes);
+			loadbudget__release(s->budget, s->owner, bytes);
 		goto transient;
 	}
 	s->cus[s->ncus].cu_off = cu_off;

@@ -39,11 +39,11 @@ int symindex__new_cached(const char *path, const char *module, struct strtab *na
 int symindex__new_fd(int fd, const char *path, const char *module, struct strtab *names,
 		     struct cachedir *cache, struct symindex **out);
 /* The same, its compressed debug data and inline trees reserved in budget
- * (symbolize/debugbudget.h; borrowed, outlives the index) for the owner of
+ * (symbolize/loadbudget.h; borrowed, outlives the index) for the owner of
  * the file: what the budget refuses is not loaded. */
-struct debugbudget;
+struct loadbudget;
 int symindex__new_budgeted(int fd, const char *path, const char *module, struct strtab *names,
-			   struct cachedir *cache, struct debugbudget *budget, struct symindex **out);
+			   struct cachedir *cache, struct loadbudget *budget, struct symindex **out);
 void symindex__delete(struct symindex *s);
 
 /* Frames at vaddr (ELF virtual address in this binary), innermost first: the

@@ -21,7 +21,7 @@ UNIT_TESTS = \
 	tests/unit/test_symbolize \
 	tests/unit/test_symbolizer \
 	tests/unit/test_jitdump \
-	tests/unit/test_debugbudget \
+	tests/unit/test_loadbudget \
 	tests/unit/test_debugcache \
 	tests/unit/test_kallsyms_cache \
 	tests/unit/test_inlines \
@@ -117,11 +117,11 @@ tests_unit_test_jitdump_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_jitdump_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
 tests_unit_test_jitdump_LINK = $(CXXLINK)
 
-tests_unit_test_debugbudget_SOURCES = tests/unit/test_debugbudget.c
-tests_unit_test_debugbudget_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_debugbudget_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_debugbudget_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
-tests_unit_test_debugbudget_LINK = $(CXXLINK)
+tests_unit_test_loadbudget_SOURCES = tests/unit/test_loadbudget.c
+tests_unit_test_loadbudget_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_loadbudget_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_loadbudget_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_loadbudget_LINK = $(CXXLINK)
 
 tests_unit_test_debugcache_SOURCES = tests/unit/test_debugcache.c
 tests_unit_test_debugcache_CPPFLAGS = $(UNIT_CPPFLAGS)

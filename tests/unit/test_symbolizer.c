@@ -8,11 +8,15 @@
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "symbolize/symbolizer.h"
+#include "symbolize/perfmap.h"
 #include "symbolize/symindex.h"
 
 static struct strtab *names;
@@ -198,4 +202,41 @@ Test(symbolizer, names_survive_a_compaction)
 	cr_assert_str_eq(strtab__str(names, symbolizer__unknown(sz)), "[unknown]");
 	symbolizer__stats(sz, &st);
 	cr_assert_eq(st.jit_processes, 1);
+}
+
+/* F8: a map touched without new content is not read again; appended lines
+ * are read alone (perf maps are append-only); a rewrite is read whole. */
+Test(symbolizer, perf_maps_are_read_as_they_grow)
+{
+	struct perfmap *m = NULL;
+	struct timespec ts[2];
+	uint32_t id;
+	FILE *f;
+
+	write_map("10000 100 first\n");
+	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	ts[0].tv_sec = ts[1].tv_sec = time(NULL) + 100;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	cr_assert_eq(utimensat(AT_FDCWD, map_path, ts, 0), 0);
+	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 0, "touched only: not read again");
+	f = fopen(map_path, "a");
+	cr_assert_not_null(f);
+	fputs("20000 100 second\n30000 100 thi", f); /* the last line half written */
+	fclose(f);
+	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__lookup(m, 0x10010, &id), 0, "what was read before stays");
+	cr_assert_str_eq(strtab__str(names, id), "first_[j]");
+	cr_assert_eq(perfmap__lookup(m, 0x20010, &id), 0);
+	cr_assert_str_eq(strtab__str(names, id), "second_[j]");
+	f = fopen(map_path, "a");
+	fputs("rd\n", f);
+	fclose(f);
+	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__lookup(m, 0x30010, &id), 0);
+	cr_assert_str_eq(strtab__str(names, id), "third_[j]", "the half line read whole once ended");
+	cr_assert_eq(perfmap__count(m), 3);
+	write_map("40000 100 rewritten\n"); /* shorter: a new file */
+	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__count(m), 1);
+	perfmap__delete(m);
 }

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 
 #include "common/u64map.h"
-#include "symbolize/debugbudget.h"
+#include "symbolize/loadbudget.h"
 
-struct debugbudget {
+struct loadbudget {
 	uint64_t max_bytes, user_share;
 	uint64_t bytes;
 	struct u64map *by_owner; /* uid -> bytes reserved */
@@ -17,16 +17,16 @@ struct debugbudget {
 	uint64_t refused_bytes, refused_time;
 };
 
-int debugbudget__new(uint64_t max_bytes, unsigned load_ppm, struct debugbudget **out)
+int loadbudget__new(uint64_t max_bytes, unsigned load_ppm, struct loadbudget **out)
 {
-	struct debugbudget *b = calloc(1, sizeof(*b));
+	struct loadbudget *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return -ENOMEM;
-	b->max_bytes = max_bytes ? max_bytes : DEBUGBUDGET_DEFAULT_BYTES;
+	b->max_bytes = max_bytes ? max_bytes : LOADBUDGET_DEFAULT_BYTES;
 	b->user_share = b->max_bytes / 4;
-	b->load_ppm = load_ppm ? load_ppm : DEBUGBUDGET_DEFAULT_LOAD_PPM;
-	b->tokens_ns = (int64_t)DEBUGBUDGET_BURST_NS;
+	b->load_ppm = load_ppm ? load_ppm : LOADBUDGET_DEFAULT_LOAD_PPM;
+	b->tokens_ns = (int64_t)LOADBUDGET_BURST_NS;
 	b->by_owner = u64map__new(16);
 	if (!b->by_owner) {
 		free(b);
@@ -36,7 +36,7 @@ int debugbudget__new(uint64_t max_bytes, unsigned load_ppm, struct debugbudget *
 	return 0;
 }
 
-void debugbudget__delete(struct debugbudget *b)
+void loadbudget__delete(struct loadbudget *b)
 {
 	if (!b)
 		return;
@@ -44,7 +44,7 @@ void debugbudget__delete(struct debugbudget *b)
 	free(b);
 }
 
-int debugbudget__charge(struct debugbudget *b, uid_t owner, uint64_t bytes)
+int loadbudget__charge(struct loadbudget *b, uid_t owner, uint64_t bytes)
 {
 	uint64_t mine = 0;
 
@@ -60,7 +60,7 @@ int debugbudget__charge(struct debugbudget *b, uid_t owner, uint64_t bytes)
 	return 0;
 }
 
-void debugbudget__release(struct debugbudget *b, uid_t owner, uint64_t bytes)
+void loadbudget__release(struct loadbudget *b, uid_t owner, uint64_t bytes)
 {
 	uint64_t mine = 0;
 
@@ -74,7 +74,7 @@ void debugbudget__release(struct debugbudget *b, uid_t owner, uint64_t bytes)
 	b->bytes -= bytes < b->bytes ? bytes : b->bytes;
 }
 
-static void refill(struct debugbudget *b, uint64_t now_ns)
+static void refill(struct loadbudget *b, uint64_t now_ns)
 {
 	uint64_t dt;
 
@@ -84,14 +84,14 @@ static void refill(struct debugbudget *b, uint64_t now_ns)
 	}
 	dt = now_ns - b->last_refill_ns;
 	b->last_refill_ns = now_ns;
-	if (dt > DEBUGBUDGET_BURST_NS * 1000)
-		dt = DEBUGBUDGET_BURST_NS * 1000; /* no overflow below */
+	if (dt > LOADBUDGET_BURST_NS * 1000)
+		dt = LOADBUDGET_BURST_NS * 1000; /* no overflow below */
 	b->tokens_ns += (int64_t)(dt / 1000000 * b->load_ppm);
-	if (b->tokens_ns > (int64_t)DEBUGBUDGET_BURST_NS)
-		b->tokens_ns = (int64_t)DEBUGBUDGET_BURST_NS;
+	if (b->tokens_ns > (int64_t)LOADBUDGET_BURST_NS)
+		b->tokens_ns = (int64_t)LOADBUDGET_BURST_NS;
 }
 
-int debugbudget__may_load(struct debugbudget *b, uint64_t now_ns)
+int loadbudget__may_load(struct loadbudget *b, uint64_t now_ns)
 {
 	refill(b, now_ns);
 	if (b->tokens_ns > 0)
@@ -100,17 +100,17 @@ int debugbudget__may_load(struct debugbudget *b, uint64_t now_ns)
 	return 0;
 }
 
-void debugbudget__spent(struct debugbudget *b, uint64_t cpu_ns)
+void loadbudget__spent(struct loadbudget *b, uint64_t cpu_ns)
 {
 	b->tokens_ns -= cpu_ns > (uint64_t)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)cpu_ns;
 }
 
-void debugbudget__refused(struct debugbudget *b)
+void loadbudget__refused(struct loadbudget *b)
 {
 	b->refused_bytes++;
 }
 
-void debugbudget__stats(const struct debugbudget *b, struct debugbudget_stats *out)
+void loadbudget__stats(const struct loadbudget *b, struct loadbudget_stats *out)
 {
 	out->bytes = b->bytes;
 	out->max_bytes = b->max_bytes;
