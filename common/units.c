@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/calendar.h"
 #include "common/clock.h"
 #include "common/parse.h"
 #include "common/units.h"
@@ -193,25 +194,6 @@ static int expect(const char **s, const char *chars)
 	return 0;
 }
 
-static int leap(long y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
- * days_from_civil), so the result never depends on TZ or timegm. */
-static int64_t days_from_civil(long y, long m, long d)
-{
-	long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return (int64_t)era * 146097 + doe - 719468;
-}
-
 /* Fractional seconds after the '.': up to nanoseconds, further digits ignored. */
 static int fraction(const char **s, uint64_t *frac)
 {
@@ -248,7 +230,6 @@ static int utc_offset(const char **s, int64_t *off)
 
 static int parse_rfc3339(const char *s, uint64_t *out)
 {
-	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	long Y, M, D, h, mi, sec;
 	uint64_t frac = 0;
 	int64_t secs, off = 0;
@@ -257,8 +238,8 @@ static int parse_rfc3339(const char *s, uint64_t *out)
 	    digits(&s, 2, &D) || expect(&s, "Tt ") || digits(&s, 2, &h) || expect(&s, ":") ||
 	    digits(&s, 2, &mi) || expect(&s, ":") || digits(&s, 2, &sec))
 		return -EINVAL;
-	if (M < 1 || M > 12 || D < 1 || D > mdays[M - 1] + (M == 2 && leap(Y)) || h > 23 ||
-	    mi > 59 || sec > 60)
+	if (M > 12 || D > 31 || !calendar__valid_date(Y, (int)M, (int)D) || h > 23 || mi > 59 ||
+	    sec > 60)
 		return -EINVAL;
 	if (*s == '.') {
 		s++;
@@ -268,7 +249,7 @@ static int parse_rfc3339(const char *s, uint64_t *out)
 	if (utc_offset(&s, &off) < 0 || *s)
 		return -EINVAL;
 	/* A leap second (":60") is the next second, as timegm would have it. */
-	secs = days_from_civil(Y, M, D) * 86400 + h * 3600 + mi * 60 + sec - off;
+	secs = calendar__days_from_civil(Y, (int)M, (int)D) * 86400 + h * 3600 + mi * 60 + sec - off;
 	if (secs < 0)
 		return -ERANGE;
 	if ((uint64_t)secs > (UINT64_MAX - frac) / NS_PER_S)

@@ -261,6 +261,8 @@ static int start_uploader(struct service *sv)
 	uo.spool = sv->spool;
 	uo.backoff_min_ms = sv->conf.backoff_min_ns / 1000000;
 	uo.backoff_max_ms = sv->conf.backoff_max_ns / 1000000;
+	/* honouring a longer Retry-After would only age the dumps out */
+	uo.retry_after_max_ms = sv->conf.spool_max_age_ns / 1000000;
 	uo.log = uploader_log;
 	/* only the sampling thread runs the signal handlers */
 	signals__block(&old);

@@ -12,9 +12,11 @@
 
 #include <curl/curl.h>
 
+#include "common/clock.h"
 #include "common/redact.h"
 #include "export/curl_loader.h"
 #include "export/http_sink.h"
+#include "export/retry_after.h"
 
 #ifndef SMOLDER_VERSION
 #define SMOLDER_VERSION "unknown"
@@ -39,6 +41,7 @@ struct http_sink {
 	void *abort_ctx;
 	char *answer;             /* max_answer + 1 bytes */
 	size_t answer_len, max_answer;
+	uint64_t retry_after_s;   /* the final answer's Retry-After, 0 when none */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -174,6 +177,28 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
 	memcpy(h->answer + h->answer_len, ptr, room);
 	h->answer_len += room;
 	h->answer[h->answer_len] = '\0';
+	return n;
+}
+
+/* Sees each header line of each answer. A status line starts a new answer
+ * (an interim 1xx or a redirect hop), so only the final answer's
+ * Retry-After is kept. */
+static size_t header_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	static const char field[] = "retry-after:";
+	struct http_sink *h = userdata;
+	uint64_t secs;
+	size_t n;
+
+	if (size != 0 && nmemb > SIZE_MAX / size)
+		return 0;
+	n = size * nmemb;
+	if (n >= 5 && !strncmp(ptr, "HTTP/", 5))
+		h->retry_after_s = 0;
+	else if (n > sizeof(field) - 1 && !strncasecmp(ptr, field, sizeof(field) - 1) &&
+		 !retry_after__parse(ptr + sizeof(field) - 1, n - (sizeof(field) - 1),
+					       (int64_t)(clock__real_ns() / 1000000000u), &secs))
+		h->retry_after_s = secs;
 	return n;
 }
 
@@ -417,7 +442,7 @@ static CURLcode get_str(struct http_sink *h, CURLINFO info, char **v)
 static int setup_handle(struct http_sink *h)
 {
 	/* typed variables: the compiler checks the callbacks' signatures */
-	curl_write_callback on_write = write_cb;
+	curl_write_callback on_write = write_cb, on_header = header_cb;
 #if LIBCURL_VERSION_NUM >= 0x072000
 	curl_xferinfo_callback on_progress = progress_cb;
 #else
@@ -454,6 +479,9 @@ static int setup_handle(struct http_sink *h)
 	if (rc == CURLE_OK)
 		rc = h->api->easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_write);
 	SET(set_ptr, CURLOPT_WRITEDATA, h);
+	if (rc == CURLE_OK)
+		rc = h->api->easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, on_header);
+	SET(set_ptr, CURLOPT_HEADERDATA, h);
 	SET(set_ptr, CURLOPT_ERRORBUFFER, h->errbuf);
 	if (h->should_abort) {
 		SET(set_long, CURLOPT_NOPROGRESS, 0L);
@@ -509,6 +537,7 @@ static CURLcode perform(struct http_sink *h, const char *url, struct curl_slist 
 	h->answer_len = 0;
 	h->answer[0] = '\0';
 	h->errbuf[0] = '\0';
+	h->retry_after_s = 0;
 	rc = set_ptr(h, CURLOPT_URL, url);
 	if (rc == CURLE_OK)
 		rc = set_ptr(h, CURLOPT_HTTPHEADER, headers);
@@ -542,6 +571,7 @@ enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, 
 		*status = 0;
 	h->answer_len = 0;
 	h->answer[0] = '\0';
+	h->retry_after_s = 0;
 	if (!r || !r->url || (r->len && !r->body) || r->len > (size_t)INT64_MAX) {
 		if (msg)
 			snprintf(msg, msglen, "internal: bad request");
@@ -638,6 +668,11 @@ enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, 
 out_headers:
 	h->api->slist_free_all(headers);
 	return res;
+}
+
+uint64_t http_sink__retry_after_s(const struct http_sink *h)
+{
+	return h->retry_after_s;
 }
 
 const char *http_sink__answer(const struct http_sink *h, size_t *len)

@@ -4,6 +4,7 @@
 #ifndef SMOLDER_EXPORT_HTTP_SINK_H
 #define SMOLDER_EXPORT_HTTP_SINK_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "export/sink.h"
 
@@ -46,6 +47,10 @@ enum sink_result http_sink__post(struct http_sink *h, const struct http_req *r, 
 /* The kept bytes of the last answer, NUL-terminated; *len (when non-NULL)
  * gets their count. Never NULL. */
 const char *http_sink__answer(const struct http_sink *h, size_t *len);
+
+/* The final answer's Retry-After of the last post, in seconds (see
+ * export/retry_after.h; clamped); 0 when it had none or none was valid. */
+uint64_t http_sink__retry_after_s(const struct http_sink *h);
 
 /* The JSON sink: POSTs the gzip JSON dump to the configured url with
  * Content-Type: application/json and Content-Encoding: gzip. */

@@ -14,6 +14,7 @@ export_libexport_a_SOURCES = \
 	export/sink.h export/sink.c \
 	export/curl_loader.c export/curl_loader.h \
 	export/http_sink.c export/http_sink.h \
+	export/retry_after.c export/retry_after.h \
 	export/pyroscope.c export/pyroscope.h \
 	export/spool.c export/spool.h \
 	export/uploader.c export/uploader.h \

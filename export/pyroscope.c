@@ -596,3 +596,8 @@ out_delete:
 	pyroscope__delete(p);
 	return err;
 }
+
+uint64_t pyroscope__retry_after_s(const struct pyroscope *p)
+{
+	return http_sink__retry_after_s(p->http);
+}

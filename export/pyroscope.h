@@ -65,6 +65,9 @@ void pyroscope__app_name(const char *s, char *dst, size_t dstlen);
  * "too old" or "older than", or it speaks of the ingestion window while the
  * dump ended (end_ns) more than 10 minutes before now_ns (not a clock skew
  * into the future, then). */
+/* The last failed request's Retry-After in seconds, 0 when none. */
+uint64_t pyroscope__retry_after_s(const struct pyroscope *p);
+
 int pyroscope__answer_too_old(const char *answer, uint64_t end_ns, uint64_t now_ns);
 
 #endif

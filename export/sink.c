@@ -60,3 +60,9 @@ enum sink_result sink__send(struct sink *s, const struct dump *d, const void *bo
 	}
 	return http_sink__send_json(s->json, body_gz, body_len, msg, msglen);
 }
+
+uint64_t sink__retry_after_s(const struct sink *s)
+{
+	return s->kind == SINK_PYROSCOPE ? pyroscope__retry_after_s(s->pyro)
+					 : http_sink__retry_after_s(s->json);
+}

@@ -56,4 +56,9 @@ void sink__delete(struct sink *s);
 enum sink_result sink__send(struct sink *s, const struct dump *d,
 			    const void *body_gz, size_t body_len, char *msg, size_t msglen);
 
+/* How long the server asked us to wait (its Retry-After) with the answer
+ * that made the last sink__send() return SINK_RETRY, in seconds; 0 when it
+ * did not say. */
+uint64_t sink__retry_after_s(const struct sink *s);
+
 #endif

@@ -140,18 +140,36 @@ static void backoff_wait(struct uploader *u, uint64_t wait_ns)
 	pthread_mutex_unlock(&u->lock);
 }
 
-/* Logs a failure (rate-limited) and waits the backoff. */
-static void failure(struct uploader *u, struct run *r, const char *what, const char *msg)
+/* The wait a server asked for, within what the options allow. */
+static uint64_t asked_wait_ns(const struct uploader *u, uint64_t retry_after_s)
+{
+	uint64_t cap_ms = u->o.retry_after_max_ms;
+
+	if (retry_after_s >= cap_ms / 1000)
+		return cap_ms * MS;
+	return retry_after_s * SEC;
+}
+
+/* Logs a failure (rate-limited) and waits the backoff, or what the server
+ * asked (retry_after_s, 0: nothing) when that is longer. */
+static void failure(struct uploader *u, struct run *r, const char *what, const char *msg,
+		    uint64_t retry_after_s)
 {
 	uint64_t wait = take_backoff(u, r), now = clock__mono_ns();
+	uint64_t asked = asked_wait_ns(u, retry_after_s);
+	const char *why = "";
 
+	if (asked > wait) {
+		wait = asked;
+		why = ", as the server asked";
+	}
 	if (!r->failing || now - r->last_warn_ns >= WARN_EVERY_NS) {
 		if (r->quiet)
-			say(u, LOG_WARNING, "%s: %s; retrying in %.1fs (%llu failures not logged)", what,
-			    msg, (double)wait / SEC, (unsigned long long)r->quiet);
+			say(u, LOG_WARNING, "%s: %s; retrying in %.1fs%s (%llu failures not logged)",
+			    what, msg, (double)wait / SEC, why, (unsigned long long)r->quiet);
 		else
-			say(u, LOG_WARNING, "%s: %s; retrying in %.1fs", what, msg,
-			    (double)wait / SEC);
+			say(u, LOG_WARNING, "%s: %s; retrying in %.1fs%s", what, msg,
+			    (double)wait / SEC, why);
 		r->last_warn_ns = now;
 		r->quiet = 0;
 	} else {
@@ -173,7 +191,7 @@ static int park(struct uploader *u, struct run *r, const char *name, const char 
 		 * this never spins, and say why. */
 		snprintf(m, sizeof(m), "cannot move it to rejected/ (%s) after: %s", strerror(-err),
 			 why);
-		failure(u, r, name, m);
+		failure(u, r, name, m, 0);
 		return err;
 	}
 	return 0;
@@ -198,6 +216,7 @@ static int deliver(struct uploader *u, struct run *r, const char *name)
 	struct sink *sink, *retired;
 	uploader_send_fn fn;
 	void *ctx;
+	uint64_t retry_after_s = 0;
 	int res, rc;
 
 	err[0] = '\0';
@@ -205,7 +224,7 @@ static int deliver(struct uploader *u, struct run *r, const char *name)
 	if (rc == -ENOENT)
 		return 1; /* dropped by the size/age bounds meanwhile */
 	if (rc == -ENOMEM) {
-		failure(u, r, name, "out of memory reading it");
+		failure(u, r, name, "out of memory reading it", 0);
 		return 0;
 	}
 	if (rc) {
@@ -223,11 +242,12 @@ static int deliver(struct uploader *u, struct run *r, const char *name)
 	u->inuse = fn ? NULL : sink;
 	pthread_mutex_unlock(&u->lock);
 	msg[0] = '\0';
-	if (fn)
-		res = fn(ctx, d, gz, gzlen, msg, sizeof(msg));
-	else if (sink)
+	if (fn) {
+		res = fn(ctx, d, gz, gzlen, msg, sizeof(msg), &retry_after_s);
+	} else if (sink) {
 		res = sink__send(sink, d, gz, gzlen, msg, sizeof(msg));
-	else
+		retry_after_s = sink__retry_after_s(sink);
+	} else
 		res = -1; /* the sink went away meanwhile */
 	pthread_mutex_lock(&u->lock);
 	u->inuse = NULL;
@@ -252,7 +272,7 @@ static int deliver(struct uploader *u, struct run *r, const char *name)
 			/* Else it would be sent again at once, forever. */
 			snprintf(err, sizeof(err), "delivered but cannot remove it: %s",
 				 strerror(-rc));
-			failure(u, r, name, err);
+			failure(u, r, name, err, 0);
 			return 0;
 		}
 		return 1;
@@ -269,7 +289,7 @@ static int deliver(struct uploader *u, struct run *r, const char *name)
 		pthread_mutex_lock(&u->lock);
 		u->stats.retries++;
 		pthread_mutex_unlock(&u->lock);
-		failure(u, r, name, msg[0] ? msg : "failed"); /* logs, then waits */
+		failure(u, r, name, msg[0] ? msg : "failed", retry_after_s); /* logs, waits */
 		return 0;
 	default:
 		return 0; /* no sink any more: the loop waits for one */
@@ -331,7 +351,7 @@ static void *run(void *arg)
 			char m[MSG_LEN];
 
 			snprintf(m, sizeof(m), "%s", strerror(-rc));
-			failure(u, &r, "listing the spool", m);
+			failure(u, &r, "listing the spool", m, 0);
 			continue;
 		}
 		if (n == 0) {
@@ -379,6 +399,8 @@ int uploader__start(const struct uploader_opts *o, struct uploader **out)
 		u->o.backoff_max_ms = 300000;
 	if (u->o.backoff_max_ms < u->o.backoff_min_ms)
 		u->o.backoff_max_ms = u->o.backoff_min_ms;
+	if (!u->o.retry_after_max_ms)
+		u->o.retry_after_max_ms = u->o.backoff_max_ms;
 	err = -pthread_mutex_init(&u->lock, NULL);
 	if (err)
 		goto out_free;

@@ -1,7 +1,8 @@
 /* The uploader: a thread that delivers the spool's dumps through a sink,
  * oldest first, so sending never blocks sampling. A delivered dump is
  * removed; a rejected one moves to rejected/; on SINK_RETRY the uploader
- * waits with capped exponential backoff and full jitter, then tries the same
+ * waits with capped exponential backoff and full jitter, or as long as the
+ * server's Retry-After asks when that is longer, then tries the same
  * (oldest) dump again. A dump that fails to parse is moved to rejected/ too.
  * Log lines are produced through the callback (modules never log). */
 #ifndef SMOLDER_EXPORT_UPLOADER_H
@@ -19,6 +20,10 @@ struct uploader_opts {
 	struct spool *spool;          /* borrowed, outlives the uploader */
 	uint64_t backoff_min_ms;      /* first retry delay, default 1000 */
 	uint64_t backoff_max_ms;      /* cap, default 300000 */
+	/* Longest wait a server's Retry-After can impose (default: backoff_max_ms).
+	 * The daemon passes spool_max_age: waiting longer would only let the
+	 * spool age out what we are waiting to send. */
+	uint64_t retry_after_max_ms;
 	/* priority is a syslog level (LOG_ERR...); called from the uploader thread */
 	void (*log)(void *ctx, int priority, const char *msg);
 	void *log_ctx;
@@ -51,7 +56,8 @@ int uploader__should_abort(void *u);
  * as a sink, so the thread sends without uploader__set_sink). NULL restores
  * the sink. Thread-safe. */
 typedef enum sink_result (*uploader_send_fn)(void *ctx, const struct dump *d, const void *gz,
-					     size_t len, char *msg, size_t msglen);
+					     size_t len, char *msg, size_t msglen,
+					     uint64_t *retry_after_s);
 void uploader__set_send_fn(struct uploader *u, uploader_send_fn fn, void *ctx);
 
 #endif

@@ -629,6 +629,35 @@ Test(http, json_headers_body_and_statuses)
 	free(gz);
 }
 
+/* The final answer's Retry-After reaches the uploader; a redirect hop's
+ * does not, nor does one from an earlier answer. */
+Test(http, retry_after_of_the_final_answer)
+{
+	static const int st[] = { 429, 503, 307, 500, 200 };
+	struct srv *srv = srv_start(5, st, NULL);
+	struct sink *s;
+	char msg[256], loc[128];
+
+	snprintf(loc, sizeof(loc), "Location: http://127.0.0.1:%d/moved\r\nRetry-After: 99\r\n",
+		 srv->port);
+	srv->extra[0] = "Retry-After: 7\r\n";
+	srv->extra[1] = "retry-after:  Sun, 06 Nov 1994 08:49:37 GMT \r\n"; /* in the past */
+	srv->extra[2] = loc;
+	srv->extra[4] = "Retry-After: 30\r\n";
+	s = json_sink(url_of(srv, "/"), 5000);
+	srv_run(srv);
+	cr_assert_eq(sink__send(s, NULL, "a", 1, msg, sizeof(msg)), SINK_RETRY, "%s", msg);
+	cr_assert_eq(sink__retry_after_s(s), 7);
+	cr_assert_eq(sink__send(s, NULL, "a", 1, msg, sizeof(msg)), SINK_RETRY, "%s", msg);
+	cr_assert_eq(sink__retry_after_s(s), 0);
+	/* 307 with Retry-After, then 500 without */
+	cr_assert_eq(sink__send(s, NULL, "a", 1, msg, sizeof(msg)), SINK_RETRY, "%s", msg);
+	cr_assert_eq(sink__retry_after_s(s), 0);
+	cr_assert_eq(sink__send(s, NULL, "a", 1, msg, sizeof(msg)), SINK_DELIVERED, "%s", msg);
+	sink__delete(s);
+	srv_stop(srv);
+}
+
 Test(http, basic_auth_and_no_bearer)
 {
 	struct srv *srv = srv_start(1, NULL, NULL);

@@ -53,6 +53,7 @@ struct fake {
 	int calls;
 	enum sink_result script[MAX_CALLS]; /* answers by call; DELIVERED after */
 	const char *msg;
+	uint64_t retry_after_s; /* answered with every SINK_RETRY */
 	int block;   /* poll should_abort instead of answering */
 	volatile int entered;
 	/* log lines */
@@ -69,7 +70,7 @@ static struct fake *fake_new(void)
 }
 
 static enum sink_result fake_send(void *ctx, const struct dump *d, const void *gz, size_t len,
-				  char *msg, size_t msglen)
+				  char *msg, size_t msglen, uint64_t *retry_after_s)
 {
 	struct fake *f = ctx;
 	enum sink_result r;
@@ -96,6 +97,8 @@ static enum sink_result fake_send(void *ctx, const struct dump *d, const void *g
 	}
 	if (f->msg)
 		snprintf(msg, msglen, "%s", f->msg);
+	if (r == SINK_RETRY)
+		*retry_after_s = f->retry_after_s;
 	return r;
 }
 
@@ -153,7 +156,8 @@ static void put_dump(struct spool *s, uint64_t start)
 	free(gz);
 }
 
-static struct uploader *start(struct spool *s, struct fake *f, uint64_t min_ms, uint64_t max_ms)
+static struct uploader *start_capped(struct spool *s, struct fake *f, uint64_t min_ms,
+				     uint64_t max_ms, uint64_t retry_after_max_ms)
 {
 	struct uploader_opts o = {0};
 	struct uploader *u = NULL;
@@ -161,11 +165,17 @@ static struct uploader *start(struct spool *s, struct fake *f, uint64_t min_ms, 
 	o.spool = s;
 	o.backoff_min_ms = min_ms;
 	o.backoff_max_ms = max_ms;
+	o.retry_after_max_ms = retry_after_max_ms;
 	o.log = fake_log;
 	o.log_ctx = f;
 	cr_assert_eq(uploader__start(&o, &u), 0);
 	f->u = u;
 	return u;
+}
+
+static struct uploader *start(struct spool *s, struct fake *f, uint64_t min_ms, uint64_t max_ms)
+{
+	return start_capped(s, f, min_ms, max_ms, 0);
 }
 
 /* Polls (bounded) until the uploader's stats satisfy pred. */
@@ -416,6 +426,59 @@ Test(uploader, idle_without_sink_and_stops_at_once)
 	uploader__stop(u, t0 + 5000 * MS);
 	cr_assert(clock__mono_ns() - t0 < 1000 * MS);
 	cr_assert_eq(depth(s), 1);
+	spool__close(s);
+	free(f);
+}
+
+/* A 429 with Retry-After: 1 waits that second, not the 10 ms backoff. */
+Test(uploader, waits_as_long_as_the_server_asks)
+{
+	struct spool *s = mk_spool();
+	struct fake *f = fake_new();
+	struct uploader *u;
+	uint64_t t0, took;
+
+	f->script[0] = SINK_RETRY;
+	f->msg = "HTTP 429: slow down";
+	f->retry_after_s = 1;
+	put_dump(s, 3);
+	u = start_capped(s, f, 10, 40, 5000);
+	t0 = clock__mono_ns();
+	uploader__set_send_fn(u, fake_send, f);
+	cr_assert(wait_for(u, delivered_at_least, 1));
+	took = clock__mono_ns() - t0;
+	cr_assert(took >= 1000 * MS, "retried after %llu ms", (unsigned long long)(took / MS));
+	uploader__stop(u, clock__mono_ns() + 1000 * MS);
+	cr_assert_eq(f->calls, 2);
+	cr_assert(strstr(f->last_warning, "retrying in 1.0s, as the server asked"), "%s",
+		  f->last_warning);
+	cr_assert_eq(depth(s), 0);
+	spool__close(s);
+	free(f);
+}
+
+/* An hour's Retry-After is cut to the cap (the spool's age limit in the
+ * daemon), so the dump is still sent, after exactly the cap. */
+Test(uploader, retry_after_is_capped)
+{
+	struct spool *s = mk_spool();
+	struct fake *f = fake_new();
+	struct uploader *u;
+	uint64_t t0, took;
+
+	f->script[0] = SINK_RETRY;
+	f->msg = "HTTP 503: maintenance";
+	f->retry_after_s = 3600;
+	put_dump(s, 4);
+	u = start_capped(s, f, 10, 40, 300);
+	t0 = clock__mono_ns();
+	uploader__set_send_fn(u, fake_send, f);
+	cr_assert(wait_for(u, delivered_at_least, 1), "still waiting the server's hour");
+	took = clock__mono_ns() - t0;
+	cr_assert(took >= 300 * MS, "retried after %llu ms", (unsigned long long)(took / MS));
+	cr_assert(strstr(f->last_warning, "retrying in 0.3s, as the server asked"), "%s",
+		  f->last_warning);
+	uploader__stop(u, clock__mono_ns() + 1000 * MS);
 	spool__close(s);
 	free(f);
 }
