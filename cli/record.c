@@ -433,6 +433,19 @@ static int poll_timeout_ms(const struct record_args *a, double elapsed)
 	return left_ms < 1.0 ? 1 : (int)left_ms;
 }
 
+/* How long after a -d recording's end its backlog may still be unwound: a
+ * tenth of the duration, within 250 ms..5 s (an unstarved agent needs a few
+ * milliseconds). Past it, the recording ends anyway, counting what was left
+ * as dropped. */
+static uint64_t processing_grace_ns(uint64_t duration_ns)
+{
+	uint64_t g = duration_ns / 10;
+
+	if (g < 250000000ull)
+		g = 250000000ull;
+	return g < 5000000000ull ? g : 5000000000ull;
+}
+
 int record_cmd__main(int argc, char **argv)
 {
 	struct record_args a;
@@ -486,6 +499,9 @@ int record_cmd__main(int argc, char **argv)
 	}
 	start_mono = clock__mono_ns();
 	start_real = clock__real_ns();
+	if (a.duration_ns)
+		sampler__set_deadline(s, start_mono + a.duration_ns,
+				      start_mono + a.duration_ns + processing_grace_ns(a.duration_ns));
 	sampler__enable(s);
 
 	if (a.cmd) {

@@ -78,6 +78,9 @@ struct sampler {
 	size_t names_live_bytes;   /* strtab__bytes after the last compaction */
 	uint64_t names_compactions;
 	uint64_t last_trim_ns;
+	uint64_t end_ns;          /* sampler__set_deadline; 0: none */
+	uint64_t process_by_ns;
+	int late;                 /* process_by_ns passed */
 	uint64_t window_cpu_start;
 	uint64_t window_load_start; /* one-off CPU so far at the window's start */
 };
@@ -303,6 +306,32 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 	}
 }
 
+/* Whether a sample comes too late for a bounded recording. The clock is
+ * read before each sample: tens of nanoseconds against an unwind's
+ * microseconds, and on a starved CPU every unwind counts. */
+static int past_deadline(struct sampler *s, uint64_t sample_time)
+{
+	if (!s->end_ns)
+		return 0;
+	if (!s->late && clock__mono_ns() >= s->process_by_ns)
+		s->late = 1;
+	/* With CLOCK_MONOTONIC sample times, a sample after the end is simply
+	 * not part of the recording; an older one is a loss. */
+	if (s->features.clockid.ok && sample_time >= s->end_ns)
+		return 1;
+	if (!s->late)
+		return 0;
+	profile__drop(s->profile, 1);
+	return 1;
+}
+
+void sampler__set_deadline(struct sampler *s, uint64_t end_ns, uint64_t process_by_ns)
+{
+	s->end_ns = end_ns;
+	s->process_by_ns = process_by_ns;
+	s->late = 0;
+}
+
 /* Reads every ring, orders the records by time, processes them, then gives
  * the ring space back. Records without a time keep the time of the record
  * before them in the same ring, which keeps each ring's own order. */
@@ -336,10 +365,14 @@ static void process_available(struct sampler *s)
 	}
 	batch__sort(&s->batch);
 	for (i = 0; i < s->batch.n; i++) {
+		const struct perf_event_header *h = s->batch.recs[i].h;
+
 		if (s->batch.recs[i].time > s->last_time)
 			s->last_time = s->batch.recs[i].time;
 		s->batch_pos = i;
-		handle_record(s, s->batch.recs[i].h);
+		if (h->type == PERF_RECORD_SAMPLE && past_deadline(s, s->batch.recs[i].time))
+			continue;
+		handle_record(s, h);
 	}
 	for (i = 0; i < s->nrings; i++)
 		ring__release(s->rings[i]);

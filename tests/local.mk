@@ -162,6 +162,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_secrets.sh \
 	tests/integration/security_files.sh \
 	tests/integration/security_bombs.sh \
+	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
