@@ -30,6 +30,8 @@ struct jit {
 	struct perfmap *map;   /* /tmp/perf-PID.map, NULL until read */
 	struct perfmap *dump;  /* its jitdump, NULL until read */
 	uint64_t loaded_ns;    /* last (re)load attempt */
+	uint64_t charged;      /* bytes of map and dump reserved in the budget */
+	int truncated;         /* its map was cut by the budget (counted once) */
 	int tried;
 	struct u64map *pending; /* pc -> pending frame id; NULL: none */
 };
@@ -70,6 +72,8 @@ static void jit_delete(struct jitnames *jn, struct jit *j)
 		jn->npending -= u64map__count(j->pending);
 		u64map__delete(j->pending);
 	}
+	if (jn->budget)
+		loadbudget__release(jn->budget, j->uid, j->charged);
 	perfmap__delete(j->map);
 	perfmap__delete(j->dump);
 	if (j->root_fd >= 0)
@@ -122,12 +126,45 @@ static int lookup_loaded(const struct jit *j, uint64_t pc, uint32_t *id)
 	       (j->dump && perfmap__lookup(j->dump, pc, id) == 0) ? 0 : -ENOENT;
 }
 
+/* Keeps what j's files hold within its owner's share of the load budget.
+ * Past it, the process's JIT names are dropped (its frames stay [unknown]
+ * or pending) rather than a user's files growing the agent without bound;
+ * a later reload tries again, drawing on the time bucket. */
+static void account(struct jitnames *jn, struct jit *j)
+{
+	uint64_t now = perfmap__bytes(j->map) + perfmap__bytes(j->dump);
+
+	if (!jn->budget || now == j->charged)
+		return;
+	if (now < j->charged) {
+		loadbudget__release(jn->budget, j->uid, j->charged - now);
+	} else if (loadbudget__charge(jn->budget, j->uid, now - j->charged) < 0) {
+		loadbudget__refused(jn->budget);
+		loadbudget__release(jn->budget, j->uid, j->charged);
+		perfmap__delete(j->map);
+		perfmap__delete(j->dump);
+		j->map = j->dump = NULL;
+		now = 0;
+	}
+	j->charged = now;
+}
+
+/* How much perf map text j may be read from: half of what its owner may
+ * hold (the entries take about as much again), 0 for none. Without a
+ * budget, the map's own cap. */
+static uint64_t text_room(const struct jitnames *jn, const struct jit *j)
+{
+	if (!jn->budget)
+		return PERFMAP_MAX_TEXT;
+	return (loadbudget__room(jn->budget, j->uid) + j->charged) / 2;
+}
+
 /* Reads the files again where they changed; 1 when anything was reloaded. */
 static int reload(struct jitnames *jn, struct jit *j)
 {
 	char rel[PATH_MAX];
 	int reloaded = 0;
-	uint64_t t0;
+	uint64_t t0, max_text;
 
 	if (j->root_fd < 0)
 		return 0;
@@ -136,7 +173,10 @@ static int reload(struct jitnames *jn, struct jit *j)
 		return 0;
 	t0 = selfusage__thread_cpu_ns();
 	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", j->pid);
-	reloaded |= perfmap__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->map) > 0;
+	max_text = text_room(jn, j);
+	if (max_text)
+		reloaded |= perfmap__refresh_at(j->root_fd, rel, j->uid, jn->names, max_text,
+						&j->map) > 0;
 	if (j->jitdump) {
 		const char *path = strtab__str(jn->names, j->jitdump);
 
@@ -144,6 +184,12 @@ static int reload(struct jitnames *jn, struct jit *j)
 		if (path && path[0] == '/' && snprintf(rel, sizeof(rel), "%s", path + 1) < (int)sizeof(rel))
 			reloaded |= jitdump__refresh_at(j->root_fd, rel, j->uid, jn->names, &j->dump) > 0;
 	}
+	if (reloaded)
+		account(jn, j);
+	/* a map the budget cut is a refusal, counted when it happens */
+	if (jn->budget && perfmap__truncated(j->map) && !j->truncated)
+		loadbudget__refused(jn->budget);
+	j->truncated = perfmap__truncated(j->map);
 	t0 = selfusage__thread_cpu_ns() - t0;
 	jn->load_cpu_ns += t0;
 	if (jn->budget)

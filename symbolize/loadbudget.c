@@ -44,16 +44,27 @@ void loadbudget__delete(struct loadbudget *b)
 	free(b);
 }
 
+uint64_t loadbudget__room(const struct loadbudget *b, uid_t owner)
+{
+	uint64_t room = b->max_bytes - b->bytes, mine = 0, share;
+
+	/* root's files are the system's: they share the whole budget */
+	if (owner != 0) {
+		(void)u64map__get(b->by_owner, owner, &mine);
+		share = mine < b->user_share ? b->user_share - mine : 0;
+		if (share < room)
+			room = share;
+	}
+	return room;
+}
+
 int loadbudget__charge(struct loadbudget *b, uid_t owner, uint64_t bytes)
 {
 	uint64_t mine = 0;
 
-	if (bytes > b->max_bytes - b->bytes)
+	if (bytes > loadbudget__room(b, owner))
 		return -ENOSPC;
 	(void)u64map__get(b->by_owner, owner, &mine);
-	/* root's files are the system's: they share the whole budget */
-	if (owner != 0 && bytes > b->user_share - (mine < b->user_share ? mine : b->user_share))
-		return -ENOSPC;
 	if (u64map__put(b->by_owner, owner, mine + bytes) < 0)
 		return -ENOSPC;
 	b->bytes += bytes;

@@ -6,7 +6,8 @@
  * a 15 s recording to 88 s. Per-binary limits cannot stop that; these do:
  *
  *  - bytes: what inflated debug data (MiniDebugInfo, compressed DWARF
- *    sections) and the inline trees built from DWARF may hold, in all
+ *    sections), the inline trees built from DWARF and the JIT names read
+ *    from perf maps and jitdumps may hold, in all
  *    (max_bytes) and per owner of the binaries (a quarter of it for each
  *    user but root, whose system libraries share the rest with everyone):
  *    one user cannot starve the others;
@@ -38,6 +39,8 @@ void loadbudget__delete(struct loadbudget *b);
 /* Reserves bytes for a binary owned by owner: 0, or -ENOSPC when that would
  * pass the total or the owner's share (nothing reserved then). */
 int loadbudget__charge(struct loadbudget *b, uid_t owner, uint64_t bytes);
+/* How many bytes a charge for owner could reserve now. */
+uint64_t loadbudget__room(const struct loadbudget *b, uid_t owner);
 /* Gives back what a charge reserved. */
 void loadbudget__release(struct loadbudget *b, uid_t owner, uint64_t bytes);
 

@@ -15,7 +15,7 @@
 #include "profile/frame_name.h"
 #include "symbolize/perfmap.h"
 
-#define PERFMAP_MAX_BYTES (16u << 20)
+#define PERFMAP_MAX_BYTES PERFMAP_MAX_TEXT
 #define PERFMAP_MAX_ENTRIES 1000000
 /* Entries checked backwards when the nearest start does not cover the pc
  * (an older, larger region re-used by the JIT). Bounded so a hostile file
@@ -33,6 +33,7 @@ struct perfmap {
 	size_t n, cap;
 	uint32_t seq;   /* of the next entry */
 	uint64_t consumed; /* bytes of the file parsed: whole lines only */
+	int truncated;     /* a caller's limit left lines unread */
 	/* the file as it was read: a refresh reads it again only once changed */
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
@@ -163,8 +164,8 @@ void perfmap__seal(struct perfmap *m)
  * complete ones take, or -ENOMEM. A last line without its newline is
  * parsed too, but not counted: the JIT may still be writing it, and the
  * next read parses it again whole (the later entry for a start wins). One
- * cut by the size limit is left out. */
-static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, struct strtab *names)
+ * cut by the size limit (cut) is left out. */
+static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, int cut, struct strtab *names)
 {
 	char *p = buf, *end = buf + len;
 	int err;
@@ -175,7 +176,7 @@ static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, struct strt
 		uint64_t start, size;
 		uint32_t id;
 
-		if (!nl && len == PERFMAP_MAX_BYTES)
+		if (!nl && cut)
 			break;
 		if (parse_line(p, llen, &start, &size, &name) == 0) {
 			err = frame_name__intern(names, name, "_[j]", &id);
@@ -193,17 +194,17 @@ static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, struct strt
 	return (ssize_t)(p - buf);
 }
 
-/* Reads fd from offset off (at most PERFMAP_MAX_BYTES) into a
- * NUL-terminated buffer. */
-static int read_from(int fd, uint64_t off, char **out, size_t *out_len)
+/* Reads at most max bytes of fd from offset off into a NUL-terminated
+ * buffer; *cut says the limit stopped it. */
+static int read_from(int fd, uint64_t off, size_t max, char **out, size_t *out_len, int *cut)
 {
-	char *buf = malloc(PERFMAP_MAX_BYTES + 1);
+	char *buf = malloc(max + 1);
 	size_t len = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	while (len < PERFMAP_MAX_BYTES) {
-		ssize_t r = pread(fd, buf + len, PERFMAP_MAX_BYTES - len, (off_t)(off + len));
+	while (len < max) {
+		ssize_t r = pread(fd, buf + len, max - len, (off_t)(off + len));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -220,30 +221,39 @@ static int read_from(int fd, uint64_t off, char **out, size_t *out_len)
 	buf[len] = '\0';
 	*out = buf;
 	*out_len = len;
+	*cut = len == max;
 	return 0;
 }
 
+/* The text a map may hold in all: the caller's limit within the file cap. */
+static size_t text_limit(uint64_t max_text)
+{
+	return max_text && max_text < PERFMAP_MAX_BYTES ? (size_t)max_text : PERFMAP_MAX_BYTES;
+}
+
 /* Reads the open file fd (closed by the caller). */
-static int load_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap **out)
+static int load_fd(int fd, const struct stat *st, struct strtab *names, uint64_t max_text,
+		   struct perfmap **out)
 {
 	struct perfmap *m = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	ssize_t used;
-	int err;
+	int err, cut;
 
-	err = read_from(fd, 0, &buf, &len);
+	err = read_from(fd, 0, text_limit(max_text), &buf, &len, &cut);
 	if (err < 0)
 		return err;
 	err = perfmap__new_empty(st, &m);
 	if (err < 0)
 		goto out_buf;
-	used = parse_lines(m, buf, len, names);
+	used = parse_lines(m, buf, len, cut, names);
 	if (used < 0) {
 		err = (int)used;
 		goto out_map;
 	}
 	m->consumed = (uint64_t)used;
+	m->truncated = cut && text_limit(max_text) < PERFMAP_MAX_BYTES;
 	perfmap__seal(m);
 	free(buf);
 	*out = m;
@@ -258,28 +268,37 @@ out_buf:
 
 /* The lines appended to a map since it was read: JITs append as they
  * compile (perf reads these files as append-only too). Only the new bytes
- * are read and parsed, and merged into m. Returns 1, or -errno (m is then
- * as it was, but for entries a failed merge may have added). */
-static int append_fd(int fd, const struct stat *st, struct strtab *names, struct perfmap *m)
+ * are read and parsed, and merged into m, up to the text limit for the
+ * whole map: past it, appends are not read at all. Returns 1 (0 when the
+ * limit left nothing to read), or -errno (m is then as it was, but for
+ * entries a failed merge may have added). */
+static int append_fd(int fd, const struct stat *st, struct strtab *names, uint64_t max_text,
+		     struct perfmap *m)
 {
+	size_t limit = text_limit(max_text), len = 0;
 	char *buf = NULL;
-	size_t len = 0;
 	ssize_t used;
-	int err;
+	int err, cut;
 
-	err = read_from(fd, m->consumed, &buf, &len);
+	/* the file as it is now is the one m stands for, read or not */
+	m->size = (uint64_t)st->st_size;
+	m->mtime_sec = (int64_t)st->st_mtim.tv_sec;
+	m->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
+	if (m->consumed >= limit) {
+		m->truncated = limit < PERFMAP_MAX_BYTES;
+		return 0;
+	}
+	err = read_from(fd, m->consumed, limit - (size_t)m->consumed, &buf, &len, &cut);
 	if (err < 0)
 		return err;
-	used = parse_lines(m, buf, len, names);
+	used = parse_lines(m, buf, len, cut, names);
 	free(buf);
 	if (used < 0)
 		return (int)used;
 	m->consumed += (uint64_t)used;
-	m->size = (uint64_t)st->st_size;
-	m->mtime_sec = (int64_t)st->st_mtim.tv_sec;
-	m->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
+	m->truncated = cut && limit < PERFMAP_MAX_BYTES;
 	perfmap__seal(m);
-	return 1;
+	return used ? 1 : 0; /* 0: no whole line new (half written, or cut) */
 }
 
 int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out)
@@ -290,18 +309,13 @@ int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struc
 	err = perfmap__open(path, owner_uid, &fd, &st);
 	if (err < 0)
 		return err;
-	err = load_fd(fd, &st, names, out);
+	err = load_fd(fd, &st, names, 0, out);
 	close(fd);
 	return err;
 }
 
-int perfmap__refresh(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **m)
-{
-	return perfmap__refresh_at(AT_FDCWD, path, owner_uid, names, m);
-}
-
 int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct strtab *names,
-			struct perfmap **m)
+			uint64_t max_text, struct perfmap **m)
 {
 	struct perfmap *fresh;
 	struct stat st;
@@ -317,11 +331,11 @@ int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct str
 	/* the same file, grown: only what was appended */
 	if (*m && (*m)->dev == (uint64_t)st.st_dev && (*m)->ino == (uint64_t)st.st_ino &&
 	    (uint64_t)st.st_size > (*m)->consumed && (*m)->consumed > 0) {
-		err = append_fd(fd, &st, names, *m);
+		err = append_fd(fd, &st, names, max_text, *m);
 		close(fd);
 		return err;
 	}
-	err = load_fd(fd, &st, names, &fresh);
+	err = load_fd(fd, &st, names, max_text, &fresh);
 	close(fd);
 	if (err < 0)
 		return err;
@@ -351,6 +365,22 @@ int perfmap__remap_names(struct perfmap *m, struct strtab_remap *r)
 	for (i = 0; !err && i < m->n; i++)
 		err = strtab_remap__id(r, &m->syms[i].id);
 	return err;
+}
+
+/* Names in maps built with perfmap__add (jitdump) average about this. */
+#define PERFMAP_NAME_ESTIMATE 64u
+
+uint64_t perfmap__bytes(const struct perfmap *m)
+{
+	if (!m)
+		return 0;
+	return (uint64_t)m->cap * sizeof(struct jsym) +
+	       (m->consumed ? m->consumed : (uint64_t)m->n * PERFMAP_NAME_ESTIMATE);
+}
+
+int perfmap__truncated(const struct perfmap *m)
+{
+	return m && m->truncated;
 }
 
 int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id)

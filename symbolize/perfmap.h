@@ -12,22 +12,27 @@
 struct strtab;
 struct perfmap;
 
+/* The most text one map is read from. */
+#define PERFMAP_MAX_TEXT (16u << 20)
+
 /* Loads `path` (opened by perfmap__open's rules). Returns 0,
  * -ENOENT (no file), -EPERM (wrong owner / not a regular file), -ENOMEM.
  * Malformed lines are skipped; at most 16 MiB and 1,000,000 entries read. */
 int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **out);
 void perfmap__delete(struct perfmap *m);
-/* Brings *m (NULL: none yet) up to date with `path`: when the file is not
- * the one *m was read from (device, inode, size, modification time), it is
- * loaded as by perfmap__load and replaces *m. JITs append to their map as
- * they compile, so a pc the map misses may be in it now. Returns 1 when
- * (re)loaded, 0 when the file is unchanged, or perfmap__load's -errno: then
- * *m is kept (its code may still be mapped). One open and fstat when
- * unchanged. */
-int perfmap__refresh(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **m);
-/* The same, path relative to dirfd. */
+/* Brings *m (NULL: none yet) up to date with `path`, relative to dirfd
+ * (opened by perfmap__open_at's rules). JITs append to their map as they
+ * compile, so a pc the map misses may be in it now: when the file is the
+ * one *m was read from but grew, only the appended lines are read and
+ * merged; when it is another file (device, inode) or shrank, it is loaded
+ * whole and replaces *m; a new modification time alone changes nothing.
+ * max_text bounds the text the map is read from in all (0: 16 MiB, also
+ * the most); past it, lines are not read. Returns 1 when (re)loaded, 0 when
+ * the file is unchanged (or the limit left nothing to read), or
+ * perfmap__load's -errno: then *m is kept (its code may still be mapped).
+ * One open and fstat when unchanged. */
 int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct strtab *names,
-			struct perfmap **m);
+			uint64_t max_text, struct perfmap **m);
 /* Opens a JIT symbol file of another user's process (common/userfile.h):
  * a regular file, checked before anything opens it, owned by owner_uid (by
  * root only when owner_uid is root). Returns 0 with *fd (the caller closes
@@ -50,6 +55,15 @@ int perfmap__same_file(const struct perfmap *m, const struct stat *st);
 int perfmap__new_empty(const struct stat *st, struct perfmap **out);
 int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, uint32_t id);
 void perfmap__seal(struct perfmap *m);
+
+/* What m holds, for the load budget: its entries plus the text it was
+ * parsed from (about the names it interned); for a map built with
+ * perfmap__add, an estimate from the entry count. Accepts NULL (0). */
+uint64_t perfmap__bytes(const struct perfmap *m);
+
+/* Whether the last refresh left lines unread because of its max_text
+ * (below the file cap). */
+int perfmap__truncated(const struct perfmap *m);
 
 /* 0 and *id for a covered pc, -ENOENT otherwise. */
 int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id);

@@ -36,6 +36,7 @@ check_PROGRAMS += \
 	tests/workloads/spawner \
 	tests/workloads/remap \
 	tests/workloads/jit \
+	tests/workloads/perfmap_churn \
 	tests/workloads/main_exits \
 	tests/workloads/sighandler \
 	tests/workloads/jit_fp \
@@ -110,6 +111,10 @@ tests_workloads_jit_SOURCES = tests/workloads/jit.c tests/workloads/wl_time.h
 tests_workloads_jit_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_jit_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 
+tests_workloads_perfmap_churn_SOURCES = tests/workloads/perfmap_churn.c tests/workloads/wl_time.h
+tests_workloads_perfmap_churn_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_perfmap_churn_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
 # --- Integration tests -------------------------------------------------------
 INTEGRATION_TESTS = \
 	tests/tree/layout.sh \
@@ -162,6 +167,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_secrets.sh \
 	tests/integration/security_files.sh \
 	tests/integration/security_bombs.sh \
+	tests/integration/security_perfmaps.sh \
 	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_files.sh \

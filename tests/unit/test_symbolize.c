@@ -1087,15 +1087,15 @@ Test(perfmap, refresh_reads_only_a_changed_file)
 	cr_assert(fd >= 0);
 	close(fd);
 	perfmap_write(path, "7f0000001000 100 first\n");
-	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 1, "no map yet: loaded");
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, path, getuid(), names, 0, &m), 1, "no map yet: loaded");
 	cr_assert_str_eq(mlookup(m, 0x7f0000001000ull), "first_[j]");
 	kept = m;
-	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 0, "unchanged: not read");
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, path, getuid(), names, 0, &m), 0, "unchanged: not read");
 	cr_assert_eq(m, kept);
 	cr_assert_null(mlookup(m, 0x7f0000002000ull));
 	/* the JIT compiled more (a new file, as JITs that rename do) */
 	perfmap_write(path, "7f0000001000 100 first\n7f0000002000 40 second\n");
-	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, path, getuid(), names, 0, &m), 1);
 	cr_assert_str_eq(mlookup(m, 0x7f0000002010ull), "second_[j]");
 	/* appended in place: same inode, new size */
 	{
@@ -1105,12 +1105,12 @@ Test(perfmap, refresh_reads_only_a_changed_file)
 		fputs("7f0000003000 40 third\n", f);
 		fclose(f);
 	}
-	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, path, getuid(), names, 0, &m), 1);
 	cr_assert_str_eq(mlookup(m, 0x7f0000003000ull), "third_[j]");
 	/* gone (the JIT exited): the map is kept for samples still in flight */
 	kept = m;
 	cr_assert_eq(unlink(path), 0);
-	cr_assert_eq(perfmap__refresh(path, getuid(), names, &m), -ENOENT);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, path, getuid(), names, 0, &m), -ENOENT);
 	cr_assert_eq(m, kept);
 	cr_assert_str_eq(mlookup(m, 0x7f0000001000ull), "first_[j]");
 	perfmap__delete(m);

@@ -214,16 +214,16 @@ Test(symbolizer, perf_maps_are_read_as_they_grow)
 	FILE *f;
 
 	write_map("10000 100 first\n");
-	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 1);
 	ts[0].tv_sec = ts[1].tv_sec = time(NULL) + 100;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
 	cr_assert_eq(utimensat(AT_FDCWD, map_path, ts, 0), 0);
-	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 0, "touched only: not read again");
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 0, "touched only: not read again");
 	f = fopen(map_path, "a");
 	cr_assert_not_null(f);
 	fputs("20000 100 second\n30000 100 thi", f); /* the last line half written */
 	fclose(f);
-	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 1);
 	cr_assert_eq(perfmap__lookup(m, 0x10010, &id), 0, "what was read before stays");
 	cr_assert_str_eq(strtab__str(names, id), "first_[j]");
 	cr_assert_eq(perfmap__lookup(m, 0x20010, &id), 0);
@@ -231,12 +231,47 @@ Test(symbolizer, perf_maps_are_read_as_they_grow)
 	f = fopen(map_path, "a");
 	fputs("rd\n", f);
 	fclose(f);
-	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 1);
 	cr_assert_eq(perfmap__lookup(m, 0x30010, &id), 0);
 	cr_assert_str_eq(strtab__str(names, id), "third_[j]", "the half line read whole once ended");
 	cr_assert_eq(perfmap__count(m), 3);
 	write_map("40000 100 rewritten\n"); /* shorter: a new file */
-	cr_assert_eq(perfmap__refresh(map_path, getuid(), names, &m), 1);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 1);
 	cr_assert_eq(perfmap__count(m), 1);
+	perfmap__delete(m);
+}
+
+/* F8: what a map may be read from is the caller's limit (the owner's share
+ * of the load budget): lines past it are not read, and appends past it cost
+ * an fstat, not a read. */
+Test(symbolizer, perf_map_text_is_limited)
+{
+	struct perfmap *m = NULL;
+	uint32_t id;
+	FILE *f;
+
+	/* 17 bytes per line: the limit of 40 keeps two whole lines */
+	write_map("10000 100 first\n20000 100 secnd\n30000 100 third\n");
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 40, &m), 1);
+	cr_assert_eq(perfmap__count(m), 2);
+	cr_assert_eq(perfmap__lookup(m, 0x30010, &id), -ENOENT);
+	cr_assert(perfmap__truncated(m));
+	f = fopen(map_path, "a");
+	cr_assert_not_null(f);
+	fputs("40000 100 fourth\n", f);
+	fclose(f);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 40, &m), 0,
+		     "past the limit: nothing read");
+	cr_assert_eq(perfmap__count(m), 2);
+	/* room again (another map released its share): the rest is read */
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 0,
+		     "unchanged since the last look");
+	f = fopen(map_path, "a");
+	fputs("50000 100 fifth\n", f);
+	fclose(f);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 1);
+	cr_assert_eq(perfmap__count(m), 5);
+	cr_assert(!perfmap__truncated(m));
+	cr_assert(perfmap__bytes(m) >= 5 * 17);
 	perfmap__delete(m);
 }
