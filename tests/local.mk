@@ -167,6 +167,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_secrets.sh \
 	tests/integration/security_files.sh \
 	tests/integration/security_bombs.sh \
+	tests/integration/service_budget_recovery.sh \
 	tests/integration/security_perfmaps.sh \
 	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \

@@ -7,22 +7,8 @@
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_workload bombs
 need_perf system
-cc=${CC:-cc}
-for t in "$cc" objcopy strip xz; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t not installed (needed to build the bombs)"
-done
-
 b="$TMP/bombs"
-mkdir -p "$b"
-$cc -O2 -g -fPIC -shared -o "$b/lib.so" "$TESTS_SRCDIR/workloads/bomb_lib.c" || fail "cc"
-strip --strip-all -o "$b/lib.stripped" "$b/lib.so"
-head -c 100M /dev/zero | xz -1 -c >"$b/mini.xz"
-head -c 200M /dev/zero >"$b/zeros"
-objcopy --add-section .gnu_debugdata="$b/mini.xz" --add-section .debug_str="$b/zeros" \
-	"$b/lib.stripped" "$b/lib.big" || fail "objcopy --add-section"
-objcopy --compress-debug-sections=zlib "$b/lib.big" "$b/bomb.so" || fail "objcopy --compress"
-rm -f "$b/zeros" "$b/lib.big"
-ls -la "$b/bomb.so"
+make_bomb "$b"
 libs=
 for i in $(seq 1 20); do
 	cp "$b/bomb.so" "$b/libbomb$i.so"
