@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/parse.h"
 #include "common/units.h"
+#include "symbolize/loadbudget.h"
 
 /* Hostile-input bounds: a config file is small; anything bigger is a mistake
  * (or an attack) and reading it whole keeps the parser simple. */
@@ -151,6 +152,8 @@ static const struct key keys[] = {
 	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
 	{ "nice", K_INT, F(nice), (uint64_t)-20, 19, 0 },
 	{ "names_max_size", K_SIZE, F(names_max_size), 64u << 10, UINT64_MAX, 0 },
+	{ "load_max_size", K_SIZE, F(load_max_size), 1u << 20, UINT64_MAX, 0 },
+	{ "load_cpu_budget", K_PERCENT, F(load_cpu_budget_bp), 1, 10000, 0 },
 	{ "interval", K_DURATION, F(interval_ns), NS_PER_S, NS_PER_H, 0 },
 	/* Sub-second stats would flood the log; 0 switches them off. */
 	{ "stats_interval", K_DURATION, F(stats_interval_ns), NS_PER_S, UINT64_MAX, 1 },
@@ -347,9 +350,13 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 		*(uint32_t *)field = (uint32_t)u;
 		return 0;
 	case K_PERCENT:
-		if (parse_percent(v, &u) < 0 || u < k->min || u > k->max) {
+		if (parse_percent(v, &u) < 0 || u > k->max) {
 			set_err(msg, msglen, "'%." ECHO_MAX "s' is not a percentage from 0%% to 100%% "
 				"(e.g. 1%% or 0.5%%)", v);
+			return -EINVAL;
+		}
+		if (u < k->min) {
+			set_err(msg, msglen, "'%." ECHO_MAX "s' must be greater than 0", v);
 			return -EINVAL;
 		}
 		*(unsigned *)field = (unsigned)u;
@@ -529,6 +536,8 @@ int conf__init(struct conf *c)
 	c->max_frames = 128;
 	c->nice = CONF_DEFAULT_NICE;
 	c->names_max_size = UINT64_C(8) << 20;
+	c->load_max_size = LOADBUDGET_DEFAULT_BYTES;
+	c->load_cpu_budget_bp = LOADBUDGET_DEFAULT_LOAD_PPM / 100;
 	c->per_pid = 0;
 	c->interval_ns = 10 * NS_PER_S;
 	c->stats_interval_ns = 60 * NS_PER_S;

@@ -34,6 +34,11 @@ struct conf {
 	uint64_t names_max_size;   /* names_max_size = 8MiB (64KiB..): interned
 	                            * names are compacted past it, see
 	                            * sampler__compact_names */
+	uint64_t load_max_size;    /* load_max_size = 256MiB (1MiB..): what users'
+	                            * files (debug data, JIT maps) may make the
+	                            * agent hold, symbolize/loadbudget.h */
+	unsigned load_cpu_budget_bp; /* load_cpu_budget = 2% (0.01%..100%): CPU
+	                            * loading them may take */
 	/* windows and logging */
 	uint64_t interval_ns;      /* interval = 10s (1s .. 1h) */
 	uint64_t stats_interval_ns;/* stats_interval = 60s (a stats line this often; 0 = never) */

@@ -123,6 +123,8 @@ static void assert_conf_eq(const struct conf *a, const struct conf *b)
 	cr_assert_eq(a->spool_max_size, b->spool_max_size);
 	cr_assert_eq(a->spool_max_age_ns, b->spool_max_age_ns);
 	cr_assert_eq(a->names_max_size, b->names_max_size);
+	cr_assert_eq(a->load_max_size, b->load_max_size);
+	cr_assert_eq(a->load_cpu_budget_bp, b->load_cpu_budget_bp);
 	cr_assert_eq(a->nlabels, b->nlabels);
 	for (i = 0; i < a->nlabels; i++) {
 		cr_assert_str_eq(a->labels[i].name, b->labels[i].name);
@@ -159,6 +161,8 @@ Test(conf, defaults)
 	cr_assert_eq(c.spool_max_size, UINT64_C(512) * 1024 * 1024);
 	cr_assert_eq(c.spool_max_age_ns, 7 * 86400 * S);
 	cr_assert_eq(c.names_max_size, UINT64_C(8) << 20);
+	cr_assert_eq(c.load_max_size, UINT64_C(256) << 20);
+	cr_assert_eq(c.load_cpu_budget_bp, 200);
 	cr_assert_eq(c.nlabels, 0);
 	cr_assert_eq(conf__validate(&c, NULL, 0), 0);
 	conf__free(&c);
@@ -197,6 +201,8 @@ Test(conf, every_key)
 		"spool_dir = /srv/spool\n"
 		"spool_max_size = 1GB\n"
 		"spool_max_age = 2d\n"
+		"load_max_size = 64MiB\n"
+		"load_cpu_budget = 0.5%\n"
 		"\tlabel.env\t=\tprod  \n"
 		"label.k8s.pod_name = web-1\n";
 
@@ -206,6 +212,8 @@ Test(conf, every_key)
 	cr_assert_eq(c.max_frames, 64);
 	cr_assert_str_eq(c.event, "cycles");
 	cr_assert_eq(c.per_pid, 1);
+	cr_assert_eq(c.load_max_size, UINT64_C(64) << 20);
+	cr_assert_eq(c.load_cpu_budget_bp, 50);
 	cr_assert_eq(c.interval_ns, 30 * S);
 	cr_assert_eq(c.stats_interval_ns, 0);
 	cr_assert_eq(c.log, CONF_LOG_SYSLOG);
@@ -302,6 +310,9 @@ Test(conf, error_messages)
 	expect_load_error("spool_max_size = 5 GiB\n",
 			  "1: spool_max_size: '5 GiB' is not a size (use e.g. 4096, 64KiB, 512MiB)");
 	expect_load_error("spool_max_age = 999999999999d\n", "1: spool_max_age: '999999999999d' is too large");
+	expect_load_error("load_max_size = 512KiB\n",
+			  "1: load_max_size: '512KiB' is below the minimum of 1048576 bytes");
+	expect_load_error("load_cpu_budget = 0\n", "1: load_cpu_budget: '0' must be greater than 0");
 	expect_load_error("names_max_size = 4KiB\n",
 			  "1: names_max_size: '4KiB' is below the minimum of 65536 bytes");
 	expect_load_error("interval = 10s # ten seconds\n",
