@@ -24,6 +24,7 @@
 /* Attempts per dump when the collector asks to retry, and the pause between. */
 #define UPLOAD_ATTEMPTS 3
 #define UPLOAD_PAUSE_MS 1000
+#define UPLOAD_RETRY_AFTER_MAX_MS 60000u
 #define MAX_FILES 1000000
 
 struct item {
@@ -197,18 +198,34 @@ static void progress(int on, size_t done, size_t total, size_t sent, size_t fail
 	fflush(stderr);
 }
 
-/* Sends one dump, retrying a few times when the collector asks to. */
+/* Waits ms, in steps so that ^C ends the wait. */
+static void pause_ms(uint64_t ms)
+{
+	while (ms && !interrupted) {
+		uint64_t step = ms < 100 ? ms : 100;
+
+		usleep((useconds_t)(step * 1000u));
+		ms -= step;
+	}
+}
+
+/* Sends one dump, retrying a few times when the collector asks to: after
+ * 1 s, then 2 s, or after its Retry-After when longer (up to a minute: an
+ * interactive upload says what failed rather than wait for hours). */
 static enum sink_result send_one(struct sink *sink, const struct item *it, char *msg, size_t msglen)
 {
 	enum sink_result res = SINK_RETRY;
+	uint64_t wait_ms;
 	int attempt;
 
 	for (attempt = 1; attempt <= UPLOAD_ATTEMPTS && !interrupted; attempt++) {
 		res = sink__send(sink, it->dump, it->gz, it->gzlen, msg, msglen);
-		if (res != SINK_RETRY)
+		if (res != SINK_RETRY || attempt == UPLOAD_ATTEMPTS)
 			break;
-		if (attempt < UPLOAD_ATTEMPTS)
-			usleep((useconds_t)UPLOAD_PAUSE_MS * 1000u * (useconds_t)attempt);
+		wait_ms = (uint64_t)UPLOAD_PAUSE_MS * (uint64_t)attempt;
+		if (sink__retry_after_s(sink) * 1000u > wait_ms)
+			wait_ms = sink__retry_after_s(sink) * 1000u;
+		pause_ms(wait_ms < UPLOAD_RETRY_AFTER_MAX_MS ? wait_ms : UPLOAD_RETRY_AFTER_MAX_MS);
 	}
 	return res;
 }
