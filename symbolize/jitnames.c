@@ -169,7 +169,7 @@ static int reload(struct jitnames *jn, struct jit *j)
 	if (j->root_fd < 0)
 		return 0;
 	/* reading a user's files is one-off work they can make expensive */
-	if (jn->budget && !loadbudget__may_load(jn->budget, clock__mono_ns()))
+	if (jn->budget && !loadbudget__may_load(jn->budget, j->uid, clock__mono_ns()))
 		return 0;
 	t0 = selfusage__thread_cpu_ns();
 	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", j->pid);
@@ -193,7 +193,7 @@ static int reload(struct jitnames *jn, struct jit *j)
 	t0 = selfusage__thread_cpu_ns() - t0;
 	jn->load_cpu_ns += t0;
 	if (jn->budget)
-		loadbudget__spent(jn->budget, t0);
+		loadbudget__spent(jn->budget, j->uid, t0, clock__mono_ns());
 	return reloaded;
 }
 

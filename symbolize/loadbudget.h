@@ -14,7 +14,9 @@
  *  - time: loading debug data and reading JIT files (perf maps, jitdumps)
  *    draw on a bucket of CPU time that refills at load_ppm parts per
  *    million of wall time (2% by default) up to a burst; an empty bucket
- *    refuses the next load until it refills.
+ *    refuses the next load until it refills. Each user but root also has
+ *    a bucket of a quarter of that, so one user's loads leave time for
+ *    the others'.
  *
  * A binary refused by a budget keeps its symbol-table names (.symtab,
  * .dynsym; or module+0x... when even those need MiniDebugInfo) and is
@@ -44,11 +46,13 @@ uint64_t loadbudget__room(const struct loadbudget *b, uid_t owner);
 /* Gives back what a charge reserved. */
 void loadbudget__release(struct loadbudget *b, uid_t owner, uint64_t bytes);
 
-/* Whether a load may start at now_ns (monotonic): the time bucket is not
- * empty. When it is, the refusal is counted. */
-int loadbudget__may_load(struct loadbudget *b, uint64_t now_ns);
-/* A load took cpu_ns of CPU: drawn from the bucket. */
-void loadbudget__spent(struct loadbudget *b, uint64_t cpu_ns);
+/* Whether a load for owner may start at now_ns (monotonic): neither the
+ * global time bucket nor the owner's is empty. When one is, the refusal is
+ * counted. */
+int loadbudget__may_load(struct loadbudget *b, uid_t owner, uint64_t now_ns);
+/* A load for owner took cpu_ns of CPU, ending at now_ns: drawn from both
+ * buckets. */
+void loadbudget__spent(struct loadbudget *b, uid_t owner, uint64_t cpu_ns, uint64_t now_ns);
 /* A binary's debug data was refused for its bytes (counted). */
 void loadbudget__refused(struct loadbudget *b);
 

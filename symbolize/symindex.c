@@ -236,7 +236,7 @@ static void budget_debug_data(struct symindex *s, const struct debugdata_sizes *
 
 	if (!s->budget)
 		return;
-	may_load = loadbudget__may_load(s->budget, clock__mono_ns());
+	may_load = loadbudget__may_load(s->budget, s->owner, clock__mono_ns());
 	if (sz->minidebug) {
 		if (!may_load || loadbudget__charge(s->budget, s->owner, sz->minidebug) < 0) {
 			if (may_load)
@@ -384,7 +384,7 @@ int symindex__new_budgeted(int fd, const char *path, const char *module, struct 
 	if (err == 0 && s->mod)
 		err = build_index(s);
 	if (budget)
-		loadbudget__spent(budget, selfusage__thread_cpu_ns() - t0);
+		loadbudget__spent(budget, s->owner, selfusage__thread_cpu_ns() - t0, clock__mono_ns());
 	if (err < 0)
 		goto out_free;
 	*out = s;
@@ -574,7 +574,7 @@ static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int 
 	t0 = selfusage__thread_cpu_ns() - t0;
 	s->build_cpu_ns += t0;
 	if (s->budget)
-		loadbudget__spent(s->budget, t0);
+		loadbudget__spent(s->budget, s->owner, t0, clock__mono_ns());
 	if (err < 0)
 		return err;
 	bytes = inlines__bytes(t);

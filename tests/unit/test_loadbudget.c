@@ -41,11 +41,29 @@ Test(loadbudget, time_bucket_empties_and_refills)
 	uint64_t t = 100 * S;
 
 	cr_assert_eq(loadbudget__new(0, 20000, &b), 0); /* 2% */
-	cr_assert(loadbudget__may_load(b, t));
-	loadbudget__spent(b, 3 * S); /* a 3 s load: the 2 s burst is spent and more */
-	cr_assert_not(loadbudget__may_load(b, t + S), "1 s later: 20 ms back, still in debt");
-	cr_assert(loadbudget__may_load(b, t + 60 * S), "after a minute: 1.2 s back, out of debt");
+	cr_assert(loadbudget__may_load(b, 0, t));
+	loadbudget__spent(b, 0, 3 * S, t); /* a 3 s load: the 2 s burst is spent and more */
+	cr_assert_not(loadbudget__may_load(b, 0, t + S), "1 s later: 20 ms back, still in debt");
+	cr_assert(loadbudget__may_load(b, 0, t + 60 * S), "after a minute: 1.2 s back, out of debt");
 	loadbudget__stats(b, &st);
 	cr_assert_eq(st.refused_time, 1);
+	loadbudget__delete(b);
+}
+
+/* One user's loads spend their own quarter of the time, not everyone's. */
+Test(loadbudget, a_user_cannot_spend_the_others_time)
+{
+	struct loadbudget *b;
+	uint64_t t = 100 * S;
+
+	cr_assert_eq(loadbudget__new(0, 20000, &b), 0); /* 2%, 2 s burst */
+	cr_assert(loadbudget__may_load(b, 1000, t));
+	loadbudget__spent(b, 1000, 600 * 1000000ull, t); /* past the user's 0.5 s */
+	cr_assert_not(loadbudget__may_load(b, 1000, t), "the user's bucket is empty");
+	cr_assert(loadbudget__may_load(b, 1001, t), "another user still loads");
+	cr_assert(loadbudget__may_load(b, 0, t), "and so do root's binaries");
+	/* the user's bucket refills at 0.5%: 100 ms of debt takes 20 s */
+	cr_assert_not(loadbudget__may_load(b, 1000, t + 10 * S));
+	cr_assert(loadbudget__may_load(b, 1000, t + 30 * S));
 	loadbudget__delete(b);
 }
