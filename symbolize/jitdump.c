@@ -197,7 +197,8 @@ int jitdump__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct str
 	err = perfmap__open_at(dirfd, path, owner_uid, &fd, &st);
 	if (err < 0)
 		return err;
-	if (*m && perfmap__same_file(*m, &st)) {
+	/* jitdumps are append-only too, but small: any change reads it whole */
+	if (*m && perfmap__change(*m, fd, &st) == PERFMAP_SAME) {
 		close(fd);
 		return 0;
 	}
@@ -207,12 +208,16 @@ int jitdump__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct str
 		return -EINVAL;
 	}
 	err = read_bounded(fd, len, &buf, &len);
-	close(fd);
-	if (err < 0)
+	if (err < 0) {
+		close(fd);
 		return err;
+	}
 	err = perfmap__new_empty(&st, &fresh);
 	if (err == 0)
 		err = jitdump__parse(buf, len, names, fresh);
+	if (err == 0)
+		(void)perfmap__fingerprint(fresh, fd);
+	close(fd);
 	free(buf);
 	if (err < 0) {
 		perfmap__delete(fresh);

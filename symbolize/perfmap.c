@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/hash.h"
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
@@ -21,19 +22,36 @@
  * (an older, larger region re-used by the JIT). Bounded so a hostile file
  * cannot make lookups linear. */
 #define PERFMAP_BACKSCAN 8
+/* What perfmap__change compares: the start of the file and the end of
+ * what was read. */
+#define FP_HEAD 4096u
+#define FP_MARK 256u
+
+/* A symbol's frame id, until its name was needed. */
+#define NO_ID UINT32_MAX
 
 struct jsym {
 	uint64_t start, size;
-	uint32_t seq;   /* line order: later lines win */
-	uint32_t id;
+	const char *name; /* in one of the map's chunks; NULL when added by id */
+	uint32_t seq;     /* line order: later lines win */
+	uint32_t id;      /* NO_ID until the first lookup that finds it */
 };
 
 struct perfmap {
 	struct jsym *syms;
 	size_t n, cap;
+	/* The text the names point into, as read. Names are interned only when
+	 * a sample needs them: a 16 MiB map names ~300,000 symbols of which a
+	 * profile uses a few hundred, and interning all of them kept every
+	 * rewritten map's names in the shared table until its next compaction. */
+	struct strtab *names;
+	char **chunks;
+	size_t nchunks;
+	uint64_t chunk_bytes;
 	uint32_t seq;   /* of the next entry */
 	uint64_t consumed; /* bytes of the file parsed: whole lines only */
 	int truncated;     /* a caller's limit left lines unread */
+	uint64_t fp_head, fp_mark; /* perfmap__fingerprint of what was read */
 	/* the file as it was read: a refresh reads it again only once changed */
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
@@ -97,13 +115,57 @@ int perfmap__open_at(int dirfd, const char *path, uid_t owner_uid, int *fd, stru
 	return 0;
 }
 
-int perfmap__same_file(const struct perfmap *m, const struct stat *st)
+/* Bytes of the file whose content a map stands for. */
+static uint64_t covered(const struct perfmap *m)
 {
-	/* Only a new inode or a new size says new content: the modification
-	 * time alone does not (a process touching its 16 MiB map every second
-	 * made it be read and parsed again every second). */
-	return m->dev == (uint64_t)st->st_dev && m->ino == (uint64_t)st->st_ino &&
-	       m->size == (uint64_t)st->st_size;
+	return m->consumed ? m->consumed : m->size;
+}
+
+/* Hashes of the first FP_HEAD bytes of [0, len) and of the FP_MARK bytes
+ * ending at len: 0, or -errno (-ENODATA when the file is shorter). */
+static int fingerprint_of(int fd, uint64_t len, uint64_t *head, uint64_t *mark)
+{
+	unsigned char buf[FP_HEAD];
+	size_t n = len < FP_HEAD ? (size_t)len : FP_HEAD;
+	size_t k = len < FP_MARK ? (size_t)len : FP_MARK;
+
+	if (n && pread(fd, buf, n, 0) != (ssize_t)n)
+		return -ENODATA;
+	*head = hash__bytes(buf, n, len);
+	if (k && pread(fd, buf, k, (off_t)(len - k)) != (ssize_t)k)
+		return -ENODATA;
+	*mark = hash__bytes(buf, k, len);
+	return 0;
+}
+
+int perfmap__fingerprint(struct perfmap *m, int fd)
+{
+	return fingerprint_of(fd, covered(m), &m->fp_head, &m->fp_mark);
+}
+
+enum perfmap_change perfmap__change(struct perfmap *m, int fd, const struct stat *st)
+{
+	uint64_t head, mark;
+
+	if (m->dev != (uint64_t)st->st_dev || m->ino != (uint64_t)st->st_ino)
+		return PERFMAP_OTHER;
+	if (m->size == (uint64_t)st->st_size && m->mtime_sec == (int64_t)st->st_mtim.tv_sec &&
+	    m->mtime_nsec == (int64_t)st->st_mtim.tv_nsec)
+		return PERFMAP_SAME;
+	/* Metadata alone cannot tell: a touch changes the time, a rewrite may
+	 * get the freed inode of the file it replaced and the same size. The
+	 * content can: the start, and the bytes where the last read ended. */
+	if ((uint64_t)st->st_size < covered(m) ||
+	    fingerprint_of(fd, covered(m), &head, &mark) < 0 || head != m->fp_head ||
+	    mark != m->fp_mark)
+		return PERFMAP_OTHER;
+	if ((uint64_t)st->st_size == m->size) {
+		/* touched: the next look needs no reading */
+		m->mtime_sec = (int64_t)st->st_mtim.tv_sec;
+		m->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
+		return PERFMAP_SAME;
+	}
+	return PERFMAP_GREW;
 }
 
 int perfmap__new_empty(const struct stat *st, struct perfmap **out)
@@ -121,7 +183,8 @@ int perfmap__new_empty(const struct stat *st, struct perfmap **out)
 	return 0;
 }
 
-int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, uint32_t id)
+static int add_entry(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
+		     uint32_t id)
 {
 	if (size == 0 || start + size < start)
 		return -EINVAL;
@@ -139,8 +202,27 @@ int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, uint32_t id)
 	m->syms[m->n].start = start;
 	m->syms[m->n].size = size;
 	m->syms[m->n].seq = m->seq++;
+	m->syms[m->n].name = name;
 	m->syms[m->n].id = id;
 	m->n++;
+	return 0;
+}
+
+int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, uint32_t id)
+{
+	return add_entry(m, start, size, NULL, id);
+}
+
+/* Keeps buf (len + 1 bytes) as long as m: its entries point into it. */
+static int keep_chunk(struct perfmap *m, char *buf, size_t len)
+{
+	char **nc = realloc(m->chunks, (m->nchunks + 1) * sizeof(*nc));
+
+	if (!nc)
+		return -ENOMEM;
+	m->chunks = nc;
+	m->chunks[m->nchunks++] = buf;
+	m->chunk_bytes += len + 1;
 	return 0;
 }
 
@@ -165,7 +247,7 @@ void perfmap__seal(struct perfmap *m)
  * parsed too, but not counted: the JIT may still be writing it, and the
  * next read parses it again whole (the later entry for a start wins). One
  * cut by the size limit (cut) is left out. */
-static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, int cut, struct strtab *names)
+static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, int cut)
 {
 	char *p = buf, *end = buf + len;
 	int err;
@@ -174,14 +256,11 @@ static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, int cut, st
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
 		size_t llen = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		uint64_t start, size;
-		uint32_t id;
 
 		if (!nl && cut)
 			break;
 		if (parse_line(p, llen, &start, &size, &name) == 0) {
-			err = frame_name__intern(names, name, "_[j]", &id);
-			if (err == 0)
-				err = perfmap__add(m, start, size, id);
+			err = add_entry(m, start, size, name, NO_ID);
 			if (err == -ENOMEM)
 				return err;
 		} else {
@@ -219,6 +298,13 @@ static int read_from(int fd, uint64_t off, size_t max, char **out, size_t *out_l
 		len += (size_t)r;
 	}
 	buf[len] = '\0';
+	/* kept as the names' storage: no more than the text */
+	if (len < max) {
+		char *fit = realloc(buf, len + 1);
+
+		if (fit)
+			buf = fit;
+	}
 	*out = buf;
 	*out_len = len;
 	*cut = len == max;
@@ -229,6 +315,26 @@ static int read_from(int fd, uint64_t off, size_t max, char **out, size_t *out_l
 static size_t text_limit(uint64_t max_text)
 {
 	return max_text && max_text < PERFMAP_MAX_BYTES ? (size_t)max_text : PERFMAP_MAX_BYTES;
+}
+
+/* Parses buf (len bytes, taken over) into m, which keeps it while entries
+ * point into it. Returns parse_lines' result. */
+static ssize_t parse_chunk(struct perfmap *m, char *buf, size_t len, int cut)
+{
+	size_t n0 = m->n;
+	ssize_t used = parse_lines(m, buf, len, cut);
+
+	if (m->n == n0) {
+		free(buf);
+		return used;
+	}
+	if (keep_chunk(m, buf, len) < 0) {
+		/* entries cannot outlive their text */
+		m->n = n0;
+		free(buf);
+		return -ENOMEM;
+	}
+	return used;
 }
 
 /* Reads the open file fd (closed by the caller). */
@@ -245,25 +351,31 @@ static int load_fd(int fd, const struct stat *st, struct strtab *names, uint64_t
 	if (err < 0)
 		return err;
 	err = perfmap__new_empty(st, &m);
-	if (err < 0)
-		goto out_buf;
-	used = parse_lines(m, buf, len, cut, names);
+	if (err < 0) {
+		free(buf);
+		return err;
+	}
+	m->names = names;
+	used = parse_chunk(m, buf, len, cut);
 	if (used < 0) {
-		err = (int)used;
-		goto out_map;
+		perfmap__delete(m);
+		return (int)used;
 	}
 	m->consumed = (uint64_t)used;
 	m->truncated = cut && text_limit(max_text) < PERFMAP_MAX_BYTES;
 	perfmap__seal(m);
-	free(buf);
+	(void)perfmap__fingerprint(m, fd); /* else the next look reads it again */
+	/* the doubling's slack would be charged to the owner's share */
+	if (m->n && m->n < m->cap) {
+		struct jsym *fit = realloc(m->syms, m->n * sizeof(*fit));
+
+		if (fit) {
+			m->syms = fit;
+			m->cap = m->n;
+		}
+	}
 	*out = m;
 	return 0;
-
-out_map:
-	perfmap__delete(m);
-out_buf:
-	free(buf);
-	return err;
 }
 
 /* The lines appended to a map since it was read: JITs append as they
@@ -272,8 +384,7 @@ out_buf:
  * whole map: past it, appends are not read at all. Returns 1 (0 when the
  * limit left nothing to read), or -errno (m is then as it was, but for
  * entries a failed merge may have added). */
-static int append_fd(int fd, const struct stat *st, struct strtab *names, uint64_t max_text,
-		     struct perfmap *m)
+static int append_fd(int fd, const struct stat *st, uint64_t max_text, struct perfmap *m)
 {
 	size_t limit = text_limit(max_text), len = 0;
 	char *buf = NULL;
@@ -291,13 +402,15 @@ static int append_fd(int fd, const struct stat *st, struct strtab *names, uint64
 	err = read_from(fd, m->consumed, limit - (size_t)m->consumed, &buf, &len, &cut);
 	if (err < 0)
 		return err;
-	used = parse_lines(m, buf, len, cut, names);
-	free(buf);
-	if (used < 0)
+	used = parse_chunk(m, buf, len, cut);
+	if (used < 0) {
+		perfmap__seal(m);
 		return (int)used;
+	}
 	m->consumed += (uint64_t)used;
 	m->truncated = cut && limit < PERFMAP_MAX_BYTES;
 	perfmap__seal(m);
+	(void)perfmap__fingerprint(m, fd);
 	return used ? 1 : 0; /* 0: no whole line new (half written, or cut) */
 }
 
@@ -317,6 +430,7 @@ int perfmap__load(const char *path, uid_t owner_uid, struct strtab *names, struc
 int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct strtab *names,
 			uint64_t max_text, struct perfmap **m)
 {
+	enum perfmap_change change;
 	struct perfmap *fresh;
 	struct stat st;
 	int fd, err;
@@ -324,14 +438,14 @@ int perfmap__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct str
 	err = perfmap__open_at(dirfd, path, owner_uid, &fd, &st);
 	if (err < 0)
 		return err;
-	if (*m && perfmap__same_file(*m, &st)) {
+	change = *m ? perfmap__change(*m, fd, &st) : PERFMAP_OTHER;
+	if (change == PERFMAP_SAME) {
 		close(fd);
 		return 0;
 	}
 	/* the same file, grown: only what was appended */
-	if (*m && (*m)->dev == (uint64_t)st.st_dev && (*m)->ino == (uint64_t)st.st_ino &&
-	    (uint64_t)st.st_size > (*m)->consumed && (*m)->consumed > 0) {
-		err = append_fd(fd, &st, names, max_text, *m);
+	if (change == PERFMAP_GREW && (*m)->consumed > 0) {
+		err = append_fd(fd, &st, max_text, *m);
 		close(fd);
 		return err;
 	}
@@ -348,6 +462,9 @@ void perfmap__delete(struct perfmap *m)
 {
 	if (!m)
 		return;
+	while (m->nchunks)
+		free(m->chunks[--m->nchunks]);
+	free(m->chunks);
 	free(m->syms);
 	free(m);
 }
@@ -363,7 +480,11 @@ int perfmap__remap_names(struct perfmap *m, struct strtab_remap *r)
 	int err = 0;
 
 	for (i = 0; !err && i < m->n; i++)
-		err = strtab_remap__id(r, &m->syms[i].id);
+		if (m->syms[i].id != NO_ID)
+			err = strtab_remap__id(r, &m->syms[i].id);
+	/* names not interned yet go to the new table when first looked up */
+	if (r->commit && m->names)
+		m->names = r->to;
 	return err;
 }
 
@@ -375,7 +496,7 @@ uint64_t perfmap__bytes(const struct perfmap *m)
 	if (!m)
 		return 0;
 	return (uint64_t)m->cap * sizeof(struct jsym) +
-	       (m->consumed ? m->consumed : (uint64_t)m->n * PERFMAP_NAME_ESTIMATE);
+	       (m->chunk_bytes ? m->chunk_bytes : (uint64_t)m->n * PERFMAP_NAME_ESTIMATE);
 }
 
 int perfmap__truncated(const struct perfmap *m)
@@ -383,8 +504,11 @@ int perfmap__truncated(const struct perfmap *m)
 	return m && m->truncated;
 }
 
-int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id)
+int perfmap__lookup(struct perfmap *m, uint64_t pc, uint32_t *id)
 {
+	struct jsym *hit;
+	int err;
+
 	size_t lo = 0, hi = m->n, i, best = SIZE_MAX;
 
 	while (lo < hi) {
@@ -405,6 +529,14 @@ int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id)
 	}
 	if (best == SIZE_MAX)
 		return -ENOENT;
-	*id = m->syms[best].id;
+	hit = &m->syms[best];
+	if (hit->id == NO_ID) {
+		err = frame_name__intern(m->names, hit->name, "_[j]", &hit->id);
+		if (err < 0) {
+			hit->id = NO_ID;
+			return err;
+		}
+	}
+	*id = hit->id;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* JIT symbols from /tmp/perf-PID.map ("START SIZE name" lines, hex), the
  * convention of perf, V8, the JVM agents and others. Frames are interned as
- * "name_[j]". The file is read through /proc/PID/root and ignored unless it
+ * "name_[j]" when first looked up; the map keeps the text meanwhile. The file is read through /proc/PID/root and ignored unless it
  * is a regular file owned by the process's uid (root's only when the process
  * runs as root). Not thread-safe. */
 #ifndef SMOLDER_SYMBOLIZE_PERFMAP_H
@@ -43,9 +43,19 @@ int perfmap__open(const char *path, uid_t owner_uid, int *fd, struct stat *st);
 /* The same, path relative to the directory dirfd (openat): a process's
  * root, kept open so that its files can be read after it exited. */
 int perfmap__open_at(int dirfd, const char *path, uid_t owner_uid, int *fd, struct stat *st);
-/* Whether m was read from the file st describes, as it is now (device,
- * inode, size, modification time). */
-int perfmap__same_file(const struct perfmap *m, const struct stat *st);
+/* How the file fd (st: its fstat) relates to what m was read from:
+ * another file (device or inode differ, it shrank, or its start or the
+ * bytes where the last read ended changed: a rewrite may reuse the freed
+ * inode of the file it replaced, with the same size), the same content
+ * (size and time unchanged, or only touched), or the same content with
+ * bytes appended. Reads at most 4 KiB + 256 bytes, only when the size or
+ * time moved. */
+enum perfmap_change { PERFMAP_SAME, PERFMAP_GREW, PERFMAP_OTHER };
+enum perfmap_change perfmap__change(struct perfmap *m, int fd, const struct stat *st);
+/* Remembers what perfmap__change compares, from fd: the file m was just
+ * built from (its first st_size bytes for a map built with perfmap__add).
+ * 0 or -ENODATA. */
+int perfmap__fingerprint(struct perfmap *m, int fd);
 
 /* Building a map from another source of JIT symbols (jitdump): an empty map
  * identified by the file st describes; entries added in order (later wins
@@ -65,8 +75,11 @@ uint64_t perfmap__bytes(const struct perfmap *m);
  * (below the file cap). */
 int perfmap__truncated(const struct perfmap *m);
 
-/* 0 and *id for a covered pc, -ENOENT otherwise. */
-int perfmap__lookup(const struct perfmap *m, uint64_t pc, uint32_t *id);
+/* 0 and *id for a covered pc, -ENOENT otherwise. A map read from text
+ * interns a symbol's name ("name_[j]") the first time a lookup finds it
+ * (then -ENOMEM is possible): only the names samples use take room in the
+ * shared table. */
+int perfmap__lookup(struct perfmap *m, uint64_t pc, uint32_t *id);
 size_t perfmap__count(const struct perfmap *m);
 /* One pass of a compaction of the names table (common/strtab_remap.h): every
  * symbol's frame id goes through strtab_remap__id(). Returns 0, or -ENOMEM

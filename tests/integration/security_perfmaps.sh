@@ -4,9 +4,10 @@
 # two touch them, one appends, one rewrites its map every second. Before the
 # fix a 10 s recording spent 4.9 s of CPU and 300 MB re-reading them. Now
 # maps are read as they grow, reloads draw on the load budget's time bucket
-# (2% of a CPU, 2 s burst) and what they hold on the user's share of the
-# byte budget (64 MiB by default): the agent stays within those, and the
-# JIT code is still named.
+# (2% of a CPU, 2 s burst; a quarter of that per user) and what they hold
+# on the user's share of the byte budget (64 MiB by default, which two or
+# three of these maps fill): the agent stays within those, the maps that
+# fit the share still name their code, and the others are counted.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_workload perfmap_churn
 need_perf system
@@ -42,6 +43,6 @@ print("perf maps: agent CPU %.2f s (loads %.2f s; budget 2.2 s), peak RSS %.0f M
       "window %.2f s, %d budget refusals, hot JIT samples per process %s"
       % (cpu, load, rss, took, st.get("debug_refused", 0), sorted(named.values())))
 ok = (load <= 2.2 and cpu <= 2.5 and rss <= 256 and took <= 11.5 and len(named) == 4
-      and all(v > 0 for v in named.values()))
+      and sum(1 for v in named.values() if v > 0) >= 2 and st.get("debug_refused", 0) > 0)
 sys.exit(0 if ok else 1)
 PY

@@ -238,6 +238,15 @@ Test(symbolizer, perf_maps_are_read_as_they_grow)
 	write_map("40000 100 rewritten\n"); /* shorter: a new file */
 	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 1);
 	cr_assert_eq(perfmap__count(m), 1);
+	/* the same inode and size, other content (a JIT rewriting its map in
+	 * place, or a rename that got the freed inode back): read again */
+	write_map("50000 100 rewrittn\n");
+	ts[0].tv_sec = ts[1].tv_sec = time(NULL) + 200;
+	cr_assert_eq(utimensat(AT_FDCWD, map_path, ts, 0), 0);
+	cr_assert_eq(perfmap__refresh_at(AT_FDCWD, map_path, getuid(), names, 0, &m), 1);
+	cr_assert_eq(perfmap__lookup(m, 0x50010, &id), 0);
+	cr_assert_str_eq(strtab__str(names, id), "rewrittn_[j]");
+	cr_assert_eq(perfmap__lookup(m, 0x40010, &id), -ENOENT);
 	perfmap__delete(m);
 }
 

@@ -10,6 +10,7 @@
  * Usage: perfmap_churn SECONDS MODE MAP_MB. Exits 77 where the machine code
  * (x86-64) cannot run. */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,14 @@
 #define REGION 4096
 
 volatile unsigned long sink;
+static volatile sig_atomic_t stop;
+
+/* The tests end workloads with SIGTERM: the 16 MiB map must not stay. */
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 /* The hot function, then filler names for addresses that never run. */
 static int write_map(const char *path, unsigned char *region, long bytes, unsigned gen)
@@ -104,7 +113,9 @@ int main(int argc, char **argv)
 	end = wl_now() + secs;
 	next_touch = wl_now() + 0.1;
 	next_replace = wl_now() + 1.0;
-	while (wl_now() < end && rc == 0) {
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	while (wl_now() < end && rc == 0 && !stop) {
 		((void (*)(void))(void *)region)();
 		((void (*)(void))(void *)(region + 1024))();
 		sink++;
