@@ -5,6 +5,7 @@
 #
 #   make bench [BENCH_SECONDS=10] [BENCH_RUNS=3] [BENCH_QUICK=1] [BENCH_ONLY=cpu_c,xz]
 #   make bench-churn [BENCH_CHURN_MINUTES=5]
+#   make soak-attack [SOAK_ATTACK_MINUTES=10]   (doc/security.md)
 #
 # Both need root (or CAP_PERFMON) for system-wide sampling, and write a
 # section on top of $(srcdir)/doc/benchmarks.md; raw results (dumps, JSON
@@ -15,6 +16,7 @@ BENCH_RUNS = 3
 BENCH_QUICK =
 BENCH_ONLY =
 BENCH_CHURN_MINUTES = 5
+SOAK_ATTACK_MINUTES = 10
 BENCH_OUT = bench-out
 
 # Built like production code is: -O2 without frame pointers, with CFI and
@@ -47,7 +49,7 @@ bench_workloads_churn_LDFLAGS = -pthread
 bench_workloads_churn_child_SOURCES = bench/workloads/churn_child.c
 bench_workloads_churn_child_CFLAGS = $(BENCH_WL_CFLAGS)
 
-EXTRA_DIST += bench/run.py bench/workloads/fib.py
+EXTRA_DIST += bench/run.py bench/workloads/fib.py bench/soak.py bench/soak_attack.py
 
 BENCH_ENV = \
 	BENCH_SECONDS='$(BENCH_SECONDS)' BENCH_RUNS='$(BENCH_RUNS)' \
@@ -64,4 +66,11 @@ bench-churn: smolder$(EXEEXT) $(BENCH_WORKLOADS)
 	  --smolder ./smolder$(EXEEXT) --workloads bench/workloads \
 	  --srcdir $(srcdir) --out $(BENCH_OUT) --doc $(srcdir)/doc/benchmarks.md
 
-.PHONY: bench bench-churn
+# The daemon under every attack of doc/security.md at once, as user nobody;
+# needs root. The workloads are the tests' (built by `make check TESTS=`).
+soak-attack: smolder$(EXEEXT) $(check_PROGRAMS)
+	@py='$(PYTHON3)'; test -n "$$py" || py=python3; "$$py" $(srcdir)/bench/soak_attack.py \
+	  --smolder ./smolder$(EXEEXT) --workloads tests/workloads --srcdir $(srcdir) \
+	  --minutes $(SOAK_ATTACK_MINUTES) --out $(BENCH_OUT)/soak_attack.md
+
+.PHONY: bench bench-churn soak-attack

@@ -45,6 +45,16 @@ def spool_depth(d):
     return len(names)
 
 
+def stop_agent(agent):
+    """SIGTERM, as a service manager would; SIGKILL after 15 s."""
+    if agent.poll() is None:
+        agent.send_signal(signal.SIGTERM)
+        try:
+            agent.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+
+
 class Workloads:
     """Keeps each workload command running (restarting it when it exits)."""
 
@@ -131,12 +141,7 @@ def main():
                   % row, flush=True)
     finally:
         work.stop()
-        if agent.poll() is None:
-            agent.send_signal(signal.SIGTERM)
-            try:
-                agent.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                agent.kill()
+        stop_agent(agent)
         log.close()
 
     if rows:

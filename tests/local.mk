@@ -193,6 +193,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
 	tests/workloads/bomb_lib.c \
+	tests/workloads/make_bomb.sh \
 	tests/tree/check_tree.py \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
