@@ -100,7 +100,7 @@ def main():
     with open(conf, "w") as f:
         f.write("frequency = 99\ninterval = 10s\nexport = json\n"
                 f"url = http://127.0.0.1:{port}/v1/profiles\n"
-                f"spool_dir = {spool}\nspool_max_size = 16MiB\nstats_interval = 1m\n"
+                f"spool_dir = {spool}\nspool_max_size = 256KiB\nstats_interval = 1m\n"
                 "retry_backoff_max = 5s\n")
     w = a.workloads
     exec_churn = ("i=0; while :; do i=$((i+1)); p=%s/prog_with_a_long_name_$i; "
@@ -162,7 +162,7 @@ def main():
     if rows:
         first, last = rows[0], rows[-1]
         summary = ("%.1f minutes under attack: RSS %.1f MiB at 30 s, %.1f MiB at the end (peak "
-                   "%.1f); fds %d -> %d (max %d); spool %.2f -> %.2f MiB (max %.2f, cap 16 MiB); "
+                   "%.1f); fds %d -> %d (max %d); spool %.2f -> %.2f MiB (max %.2f, cap 256 KiB); "
                    "%d attacker processes started; exit status %s"
                    % (last[0], first[1], last[1], max(r[1] for r in rows), first[2], last[2],
                       max(r[2] for r in rows), first[4], last[4], max(r[4] for r in rows),

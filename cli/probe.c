@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "collector/perf_events.h"
+#include "common/fileio.h"
 #include "common/log.h"
 
 static void usage(FILE *out)
@@ -66,14 +67,9 @@ static void feature_line(const char *name, const struct perf_feature *ft, const 
 static int kallsyms_visible(void)
 {
 	char buf[128];
-	ssize_t n;
-	int fd, i;
+	ssize_t n = fileio__read_small("/proc/kallsyms", buf, sizeof(buf));
+	int i;
 
-	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
 	if (n <= 0)
 		return 0;
 	for (i = 0; i < n && buf[i] != ' '; i++)

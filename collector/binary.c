@@ -15,6 +15,7 @@
 
 #include "collector/binary.h"
 #include "collector/procmaps.h"
+#include "common/fileio.h"
 #include "common/hash.h"
 #include "common/selfusage.h"
 #include "common/strtab_remap.h"
@@ -523,8 +524,8 @@ static int copy_vdso(void)
 	uint64_t base = (uint64_t)getauxval(AT_SYSINFO_EHDR);
 	char tmpl[] = "/tmp/smolder-vdso-XXXXXX";
 	const uint8_t *p;
-	size_t len, off = 0;
-	int fd;
+	size_t len;
+	int fd, err;
 
 	if (!base)
 		return -ENOENT;
@@ -537,18 +538,10 @@ static int copy_vdso(void)
 	if (fd < 0)
 		return -errno;
 	unlink(tmpl);
-	while (off < len) {
-		ssize_t n = write(fd, p + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : EIO;
-
-			close(fd);
-			return -err;
-		}
-		off += (size_t)n;
+	err = fileio__write_all(fd, p, len);
+	if (err) {
+		close(fd);
+		return err;
 	}
 	return fd;
 }

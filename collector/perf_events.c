@@ -1,4 +1,5 @@
 /* perf_event_open: feature probing, sampling attr, ring sizing, per-CPU opening. */
+#include "common/fileio.h"
 #include "config.h"
 
 #include <errno.h>
@@ -119,41 +120,11 @@ static void base_attr(struct perf_event_attr *a, uint32_t size)
 	a->exclude_hv = 1;
 }
 
-/* Reads a small file into buf (NUL-terminated). Returns bytes or -errno. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	size_t got = 0;
-	int fd;
-
-	if (size == 0)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (got < size - 1) {
-		ssize_t n = read(fd, buf + got, size - 1 - got);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return (ssize_t)got;
-}
-
 /* An integer sysctl: one optional '-', digits, optional trailing newline. */
 static int read_sysctl_long(const char *path, long *out)
 {
 	char buf[64];
-	ssize_t n = read_small(path, buf, sizeof(buf));
+	ssize_t n = fileio__read_small(path, buf, sizeof(buf));
 	size_t len;
 	long v;
 
@@ -173,7 +144,7 @@ static int read_cap_eff(uint64_t *out)
 	static const char key[] = "\nCapEff:";
 	char buf[8192];
 	const char *p, *e;
-	ssize_t n = read_small("/proc/self/status", buf, sizeof(buf));
+	ssize_t n = fileio__read_small("/proc/self/status", buf, sizeof(buf));
 
 	if (n < 0)
 		return (int)n;
@@ -187,6 +158,19 @@ static int read_cap_eff(uint64_t *out)
 	while (*e && *e != '\n')
 		e++;
 	return parse__u64n(p, (size_t)(e - p), 16, out);
+}
+
+int perf_events__paranoid(int *level)
+{
+	long v;
+	int err = read_sysctl_long("/proc/sys/kernel/perf_event_paranoid", &v);
+
+	if (err)
+		return err;
+	if (v <= INT_MIN || v >= INT_MAX)
+		return -ERANGE;
+	*level = (int)v;
+	return 0;
 }
 
 static void probe_host(struct perf_features *f)
@@ -204,11 +188,7 @@ static void probe_host(struct perf_features *f)
 		memcpy(f->kernel_release, u.release, len);
 		f->kernel_release[len] = '\0';
 	}
-	if (read_sysctl_long("/proc/sys/kernel/perf_event_paranoid", &v) == 0 && v > INT_MIN &&
-	    v < INT_MAX) {
-		f->paranoid_known = 1;
-		f->paranoid = (int)v;
-	}
+	f->paranoid_known = perf_events__paranoid(&f->paranoid) == 0;
 	if (read_sysctl_long("/proc/sys/kernel/kptr_restrict", &v) == 0 && v > INT_MIN &&
 	    v < INT_MAX) {
 		f->kptr_restrict_known = 1;
@@ -635,7 +615,7 @@ int perf_events__online_cpus(int **cpus, size_t *n)
 	int *v;
 	int rc;
 
-	len = read_small("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	len = fileio__read_small("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (len < 0)
 		return (int)len;
 	rc = perf_events__parse_cpulist(buf, (size_t)len, NULL, ONLINE_MAX_CPUS, &count);

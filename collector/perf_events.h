@@ -75,6 +75,8 @@ void perf_features__probe(struct perf_features *out);
 
 /* Whether capability `cap` is in the effective set (0 when unknown). */
 int perf_features__has_cap(const struct perf_features *f, int cap);
+/* /proc/sys/kernel/perf_event_paranoid: 0, or -errno (*level untouched). */
+int perf_events__paranoid(int *level);
 /* Whether mlock limits do not apply (CAP_IPC_LOCK, or paranoid == -1). */
 int perf_features__mlock_unlimited(const struct perf_features *f);
 /* "EINVAL", "EACCES", ... for errnos the kernel returns from

@@ -16,6 +16,7 @@
 #include "collector/proctable.h"
 #include "collector/threads.h"
 #include "symbolize/jitdump.h"
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
@@ -312,19 +313,9 @@ static int load_maps(struct proctable *pt, struct process *p)
 static ssize_t read_proc_file(int pid, const char *name, char *buf, size_t size)
 {
 	char path[64];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return n;
+	return fileio__read_small(path, buf, size);
 }
 
 /* A systemd unit ("nginx.service" in /proc/PID/cgroup) names the service;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "collector/threads.h"
+#include "common/fileio.h"
 #include "common/parse.h"
 
 struct tids {
@@ -40,17 +41,11 @@ static int task_alive(int pid, int tid)
 	char path[96], buf[512];
 	const char *close_paren;
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = fileio__read_small(path, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
-	buf[n] = '\0';
 	close_paren = strrchr(buf, ')');
 	if (!close_paren || close_paren[1] != ' ' || !close_paren[2])
 		return 0;

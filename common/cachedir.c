@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/cachedir.h"
+#include "common/fileio.h"
 #include "common/hash.h"
 #include "common/privdir.h"
 #include "common/clock.h"
@@ -244,23 +245,14 @@ int cachedir__commit(struct cachedir *c, struct cachedir_tmp *t, const char *nam
 int cachedir__write(struct cachedir *c, const char *name, const void *buf, size_t len)
 {
 	struct cachedir_tmp t = { .fd = -1 };
-	const char *p = buf;
 	int err = cachedir__create(c, &t);
 
 	if (err)
 		return err;
-	while (len > 0) {
-		ssize_t w = write(t.fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err = w < 0 ? -errno : -EIO;
-			cachedir__abort(c, &t);
-			return err;
-		}
-		p += w;
-		len -= (size_t)w;
+	err = fileio__write_all(t.fd, buf, len);
+	if (err) {
+		cachedir__abort(c, &t);
+		return err;
 	}
 	return cachedir__commit(c, &t, name);
 }

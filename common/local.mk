@@ -7,6 +7,7 @@ common_libcommon_a_SOURCES = \
 	common/selfusage.c common/selfusage.h \
 	common/parse.c common/parse.h \
 	common/units.c common/units.h \
+	common/fileio.c common/fileio.h \
 	common/calendar.c common/calendar.h \
 	common/redact.c common/redact.h \
 	common/userfile.c common/userfile.h \

@@ -17,6 +17,7 @@
 #include "daemon/conf.h"
 #include "common/cachedir.h"
 #include "common/clock.h"
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/units.h"
 #include "symbolize/loadbudget.h"
@@ -643,6 +644,7 @@ static int read_file(const char *path, int extra_flags, size_t max,
 {
 	char *buf = NULL;
 	size_t len = 0;
+	ssize_t n;
 	int fd, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra_flags);
@@ -666,20 +668,14 @@ static int read_file(const char *path, int extra_flags, size_t max,
 		rc = -ENOMEM;
 		goto out_close;
 	}
-	/* The file may grow while we read: stop one byte past the bound. */
-	while (len <= max) {
-		ssize_t n = read(fd, buf + len, max + 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			goto out_free;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+	/* The file may grow while we read: stop one byte past the bound. Read
+	 * straight into buf, which is wiped: it may hold a secret. */
+	n = fileio__read_into(fd, buf, max + 1);
+	if (n < 0) {
+		rc = (int)n;
+		goto out_free;
 	}
+	len = (size_t)n;
 	if (len > max) {
 		rc = -EFBIG;
 		goto out_free;

@@ -8,30 +8,19 @@
 #include <unistd.h>
 
 #include "daemon/startup.h"
+#include "collector/perf_events.h"
 #include "collector/sampler.h"
 #include "common/cachedir.h"
 #include "common/log.h"
 #include "common/parse.h"
 
+/* For the message only: 99 when it cannot be read. */
 static int paranoid_level(void)
 {
-	char buf[32];
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	long v;
+	int level = 99;
 
-	if (fd < 0)
-		return 99;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 99;
-	buf[n] = '\0';
-	if (buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	if (parse__int(buf, -10, 10, &v) < 0)
-		return 99;
-	return (int)v;
+	(void)perf_events__paranoid(&level);
+	return level;
 }
 
 void startup__log_open_error(const struct sampler_error *e, int system_wide, const char *event)

@@ -1,4 +1,5 @@
 /* Atomic file replacement for dumps and spool files. */
+#include "common/fileio.h"
 #include "config.h"
 
 #include <errno.h>
@@ -72,26 +73,6 @@ static int tmp_create(struct tmpfile *t, const char *path, mode_t mode)
 			return -errno;
 	}
 	return -EEXIST;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 static int fsync_dir(const char *dir)
@@ -169,7 +150,7 @@ int atomic_file__write(const char *path, const void *buf, size_t len, mode_t mod
 	if (err < 0)
 		return err;
 	if (err == 1) {
-		err = write_all(fd, buf, len);
+		err = fileio__write_all(fd, buf, len);
 		if (close(fd) < 0 && !err)
 			err = -errno;
 		return err;
@@ -180,7 +161,7 @@ int atomic_file__write(const char *path, const void *buf, size_t len, mode_t mod
 	err = tmp_create(t, path, mode);
 	if (err)
 		goto out_free;
-	err = write_all(t->fd, buf, len);
+	err = fileio__write_all(t->fd, buf, len);
 	if (err) {
 		tmp_abort(t);
 		goto out_free;

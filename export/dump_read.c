@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/hash.h"
+#include "common/fileio.h"
 #include "export/dump_read.h"
 #include "export/gzip.h"
 
@@ -643,11 +644,12 @@ void dump__delete(struct dump *d)
 	free(di);
 }
 
-static int read_all(int fd, char **out, size_t *outlen)
+static int read_dump_file(int fd, char **out, size_t *outlen)
 {
 	struct stat st;
-	size_t cap, len = 0;
-	char *buf, *nb;
+	size_t len;
+	char *buf;
+	int rc;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -655,38 +657,10 @@ static int read_all(int fd, char **out, size_t *outlen)
 		return -EINVAL;
 	if ((uint64_t)st.st_size > DUMP_MAX_FILE)
 		return -EFBIG;
-	/* The size is a hint: the file may change while we read it. */
-	cap = (size_t)st.st_size + 1;
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t r;
-
-		if (len == cap) {
-			if (cap > DUMP_MAX_FILE) {
-				free(buf);
-				return -EFBIG;
-			}
-			cap = cap * 2 > DUMP_MAX_FILE + 1 ? DUMP_MAX_FILE + 1 : cap * 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
+	/* the size is a hint: the file may grow while we read it */
+	rc = fileio__read_upto(fd, 0, DUMP_MAX_FILE + 1, &buf, &len);
+	if (rc < 0)
+		return rc;
 	if (len > DUMP_MAX_FILE) {
 		free(buf);
 		return -EFBIG;
@@ -721,7 +695,7 @@ int dump__read_fileat(int dirfd, const char *name, struct dump **out, void **gz,
 			snprintf(err, errlen, "open: %s", strerror(-rc));
 		return rc;
 	}
-	rc = read_all(fd, &data, &len);
+	rc = read_dump_file(fd, &data, &len);
 	close(fd);
 	if (rc) {
 		if (rc == -EINVAL)

@@ -19,6 +19,7 @@
 #include "common/hash.h"
 #include "common/privdir.h"
 #include "common/clock.h"
+#include "common/fileio.h"
 #include "export/atomic_file.h"
 #include "export/spool.h"
 
@@ -390,26 +391,6 @@ void spool__set_limits(struct spool *s, uint64_t max_bytes, uint64_t max_age_ns)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static int fsync_dirfd(int fd)
 {
 	/* Some filesystems cannot sync directories; that is not a failure. */
@@ -437,7 +418,7 @@ static int write_tmp(struct spool *s, int dirfd, const char *name, const void *b
 	}
 	if (fd < 0)
 		return i == NAME_TRIES ? -EEXIST : -errno;
-	err = write_all(fd, buf, len);
+	err = fileio__write_all(fd, buf, len);
 	if (!err && fsync(fd) < 0)
 		err = -errno;
 	/* close() can report a deferred write error (NFS): it counts. */

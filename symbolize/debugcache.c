@@ -14,6 +14,7 @@
 
 #include "common/cachedir.h"
 #include "common/hash.h"
+#include "common/fileio.h"
 #include "symbolize/debugcache.h"
 
 /* Bumped when the copy's layout changes: old copies then age out. */
@@ -55,24 +56,6 @@ int debugcache__name(int fd, const unsigned char *id, size_t len, char *buf, siz
 	h = hash__mix(h, (uint64_t)st.st_mtim.tv_nsec);
 	n = snprintf(buf, size, "debug-%s-%016llx", hex, (unsigned long long)h);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-static int write_at(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t w = pwrite(fd, p, len, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		len -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
 }
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -189,10 +172,10 @@ static int copy(Elf *elf, int tfd, uint64_t limit)
 	neh.e_phoff = eh->e_phnum ? sizeof(Elf64_Ehdr) : 0;
 	neh.e_shoff = shoff;
 	neh.e_shnum = (Elf64_Half)nsec;
-	err = write_at(tfd, &neh, sizeof(neh), 0);
+	err = fileio__pwrite_all(tfd, &neh, sizeof(neh), 0);
 	if (!err && eh->e_phnum) {
 		ph = elf64_getphdr(elf);
-		err = ph ? write_at(tfd, ph, (size_t)eh->e_phnum * sizeof(*ph), sizeof(neh)) : -EINVAL;
+		err = ph ? fileio__pwrite_all(tfd, ph, (size_t)eh->e_phnum * sizeof(*ph), sizeof(neh)) : -EINVAL;
 	}
 	for (i = 1; i < nsec && !err; i++) {
 		Elf_Scn *scn;
@@ -213,10 +196,10 @@ static int copy(Elf *elf, int tfd, uint64_t limit)
 			err = -EINVAL;
 			break;
 		}
-		err = write_at(tfd, d->d_buf, d->d_size, out[i].sh.sh_offset);
+		err = fileio__pwrite_all(tfd, d->d_buf, d->d_size, out[i].sh.sh_offset);
 	}
 	if (!err)
-		err = write_at(tfd, shdrs, nsec * sizeof(*shdrs), shoff);
+		err = fileio__pwrite_all(tfd, shdrs, nsec * sizeof(*shdrs), shoff);
 	if (!err && ftruncate(tfd, (off_t)total) < 0)
 		err = -errno;
 out_free:

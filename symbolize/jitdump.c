@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "profile/frame_name.h"
+#include "common/fileio.h"
 #include "symbolize/jitdump.h"
 #include "symbolize/perfmap.h"
 
@@ -153,33 +154,6 @@ int jitdump__parse(const void *buf, size_t len, struct strtab *names, struct per
 	return err;
 }
 
-/* Reads up to max bytes of fd. Not mmap: the owner could truncate the file
- * under the mapping, and the next access would be SIGBUS. */
-static int read_bounded(int fd, size_t max, unsigned char **out, size_t *len)
-{
-	unsigned char *buf = malloc(max ? max : 1);
-	size_t got = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	while (got < max) {
-		ssize_t r = pread(fd, buf + got, max - got, (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	*out = buf;
-	*len = got;
-	return 0;
-}
-
 int jitdump__refresh(const char *path, uid_t owner_uid, struct strtab *names, struct perfmap **m)
 {
 	return jitdump__refresh_at(AT_FDCWD, path, owner_uid, names, m);
@@ -189,7 +163,7 @@ int jitdump__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct str
 			struct perfmap **m)
 {
 	struct perfmap *fresh = NULL;
-	unsigned char *buf = NULL;
+	char *buf = NULL;
 	struct stat st;
 	size_t len;
 	int fd, err;
@@ -207,7 +181,7 @@ int jitdump__refresh_at(int dirfd, const char *path, uid_t owner_uid, struct str
 		close(fd);
 		return -EINVAL;
 	}
-	err = read_bounded(fd, len, &buf, &len);
+	err = fileio__read_upto(fd, 0, len, &buf, &len);
 	if (err < 0) {
 		close(fd);
 		return err;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cachedir.h"
+#include "common/fileio.h"
 #include "common/hash.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
@@ -106,42 +107,16 @@ static uint64_t payload_hash(const void *syms, size_t syms_len, const void *hi, 
 	return hash__mix(h, hash_block(blob, blob_len, 3));
 }
 
-static int read_small(const char *path, char *buf, size_t size, size_t *len)
-{
-	size_t got = 0;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (got < size) {
-		ssize_t r = read(fd, buf + got, size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	if (!err)
-		*len = got;
-	return err;
-}
-
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n" */
 static int read_boot_id(const char *path, char out[40])
 {
 	char buf[64];
-	size_t len = 0, i;
-	int err = read_small(path, buf, sizeof(buf), &len);
+	ssize_t n = fileio__read_small(path, buf, sizeof(buf));
+	size_t len, i;
 
-	if (err)
-		return err;
+	if (n < 0)
+		return (int)n;
+	len = (size_t)n;
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		len--;
 	if (len == 0 || len >= 40)
@@ -274,23 +249,6 @@ int kallsyms_cache__key(const struct kallsyms_source *src, struct kallsyms_cache
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *b = p;
-
-	while (len > 0) {
-		ssize_t w = write(fd, b, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int kallsyms_cache__write(int fd, const struct kallsyms *k, const struct kallsyms_cache_key *key)
 {
 	struct kallsyms_arrays a;
@@ -318,35 +276,14 @@ int kallsyms_cache__write(int fd, const struct kallsyms *k, const struct kallsym
 	memcpy(h.release, key->release, sizeof(h.release));
 	h.payload_hash = payload_hash(a.syms, syms_len, a.hi, hi_len, a.blob, a.blob_len);
 	h.header_hash = hash_block(&h, offsetof(struct file_header, header_hash), 0);
-	err = write_all(fd, &h, sizeof(h));
+	err = fileio__write_all(fd, &h, sizeof(h));
 	if (!err)
-		err = write_all(fd, a.syms, syms_len);
+		err = fileio__write_all(fd, a.syms, syms_len);
 	if (!err && hi_len)
-		err = write_all(fd, a.hi, hi_len);
+		err = fileio__write_all(fd, a.hi, hi_len);
 	if (!err)
-		err = write_all(fd, a.blob, a.blob_len);
+		err = fileio__write_all(fd, a.blob, a.blob_len);
 	return err;
-}
-
-/* Exactly len bytes at off; a short file is damage. */
-static int pread_all(int fd, void *p, size_t len, uint64_t off)
-{
-	char *b = p;
-
-	while (len > 0) {
-		ssize_t r = pread(fd, b, len, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EBADMSG;
-		b += r;
-		len -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
 }
 
 static int header_ok(const struct file_header *h, uint64_t file_size)
@@ -386,9 +323,9 @@ int kallsyms_cache__read(int fd, const struct kallsyms_cache_key *key, struct st
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(h))
 		return -EBADMSG;
-	err = pread_all(fd, &h, sizeof(h), 0);
+	err = fileio__pread_exact(fd, &h, sizeof(h), 0);
 	if (err)
-		return err;
+		return err == -ENODATA ? -EBADMSG : err; /* a short file is damage */
 	if (!header_ok(&h, (uint64_t)st.st_size))
 		return -EBADMSG;
 	if (key && !key_matches(&h, key))

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/hash.h"
 #include "common/parse.h"
 #include "common/strtab.h"
@@ -273,42 +274,15 @@ static ssize_t parse_lines(struct perfmap *m, char *buf, size_t len, int cut)
 	return (ssize_t)(p - buf);
 }
 
-/* Reads at most max bytes of fd from offset off into a NUL-terminated
- * buffer; *cut says the limit stopped it. */
+/* Reads at most max bytes of fd from offset off; *cut says the limit
+ * stopped it. */
 static int read_from(int fd, uint64_t off, size_t max, char **out, size_t *out_len, int *cut)
 {
-	char *buf = malloc(max + 1);
-	size_t len = 0;
+	int err = fileio__read_upto(fd, off, max, out, out_len);
 
-	if (!buf)
-		return -ENOMEM;
-	while (len < max) {
-		ssize_t r = pread(fd, buf + len, max - len, (off_t)(off + len));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int err = -errno;
-
-			free(buf);
-			return err;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	buf[len] = '\0';
-	/* kept as the names' storage: no more than the text */
-	if (len < max) {
-		char *fit = realloc(buf, len + 1);
-
-		if (fit)
-			buf = fit;
-	}
-	*out = buf;
-	*out_len = len;
-	*cut = len == max;
-	return 0;
+	if (err == 0)
+		*cut = *out_len == max;
+	return err;
 }
 
 /* The text a map may hold in all: the caller's limit within the file cap. */
@@ -345,7 +319,7 @@ static int load_fd(int fd, const struct stat *st, struct strtab *names, uint64_t
 	char *buf = NULL;
 	size_t len = 0;
 	ssize_t used;
-	int err, cut;
+	int err, cut = 0;
 
 	err = read_from(fd, 0, text_limit(max_text), &buf, &len, &cut);
 	if (err < 0)
@@ -389,7 +363,7 @@ static int append_fd(int fd, const struct stat *st, uint64_t max_text, struct pe
 	size_t limit = text_limit(max_text), len = 0;
 	char *buf = NULL;
 	ssize_t used;
-	int err, cut;
+	int err, cut = 0;
 
 	/* the file as it is now is the one m stands for, read or not */
 	m->size = (uint64_t)st->st_size;
