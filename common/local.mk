@@ -8,6 +8,7 @@ common_libcommon_a_SOURCES = \
 	common/parse.c common/parse.h \
 	common/units.c common/units.h \
 	common/fileio.c common/fileio.h \
+	common/hashidx.c common/hashidx.h \
 	common/calendar.c common/calendar.h \
 	common/redact.c common/redact.h \
 	common/userfile.c common/userfile.h \

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "common/hashidx.h"
 #include "common/strtab.h"
 
 /* Strings live in chunks that never move, so returned pointers stay valid. */
@@ -20,8 +21,7 @@ struct entry {
 struct strtab {
 	struct entry *entries; /* index = id; entries[0] unused */
 	size_t n, cap;
-	uint32_t *index; /* open addressing over ids; 0 = empty */
-	size_t index_cap;
+	struct hashidx index; /* values: ids */
 	char **chunks;
 	size_t nchunks, chunks_cap;
 	size_t chunk_used; /* bytes used in the last chunk */
@@ -37,9 +37,7 @@ struct strtab *strtab__new(void)
 		return NULL;
 	t->cap = 256;
 	t->entries = calloc(t->cap, sizeof(*t->entries));
-	t->index_cap = 512;
-	t->index = calloc(t->index_cap, sizeof(*t->index));
-	if (!t->entries || !t->index) {
+	if (!t->entries || hashidx__init(&t->index, 512) < 0) {
 		strtab__delete(t);
 		return NULL;
 	}
@@ -57,7 +55,7 @@ void strtab__delete(struct strtab *t)
 		free(t->chunks[i]);
 	free(t->chunks);
 	free(t->entries);
-	free(t->index);
+	hashidx__fini(&t->index);
 	free(t);
 }
 
@@ -90,42 +88,27 @@ static char *arena_alloc(struct strtab *t, size_t n)
 	return p;
 }
 
-static int rehash(struct strtab *t)
+static uint32_t hash_of_id(const void *ctx, uint32_t id)
 {
-	size_t ncap = t->index_cap * 2, i;
-	uint32_t *ni = calloc(ncap, sizeof(*ni));
-
-	if (!ni)
-		return -ENOMEM;
-	for (i = 1; i < t->n; i++) {
-		size_t j = t->entries[i].hash32 & (ncap - 1);
-
-		while (ni[j])
-			j = (j + 1) & (ncap - 1);
-		ni[j] = (uint32_t)i;
-	}
-	free(t->index);
-	t->index = ni;
-	t->index_cap = ncap;
-	return 0;
+	return ((const struct strtab *)ctx)->entries[id].hash32;
 }
 
 int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 {
-	uint32_t h = (uint32_t)hash__bytes(s, len, 0);
-	size_t j = h & (t->index_cap - 1);
+	uint32_t h = (uint32_t)hash__bytes(s, len, 0), v;
+	size_t j;
 	char *copy;
+	int grew;
 
 	if (len > UINT32_MAX - 1)
 		return -EINVAL;
-	while (t->index[j]) {
-		const struct entry *e = &t->entries[t->index[j]];
+	for (j = hashidx__home(&t->index, h); (v = t->index.slots[j]); j = hashidx__next(&t->index, j)) {
+		const struct entry *e = &t->entries[v];
 
 		if (e->hash32 == h && e->len == len && memcmp(e->str, s, len) == 0) {
-			*id = t->index[j];
+			*id = v;
 			return 0;
 		}
-		j = (j + 1) & (t->index_cap - 1);
 	}
 	if (t->n >= UINT32_MAX - 1)
 		return -ENOMEM;
@@ -138,13 +121,13 @@ int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 		t->entries = ne;
 		t->cap = nc;
 	}
-	if ((t->n + 1) * 2 > t->index_cap) {
-		if (rehash(t) < 0)
-			return -ENOMEM;
-		j = h & (t->index_cap - 1);
-		while (t->index[j])
-			j = (j + 1) & (t->index_cap - 1);
-	}
+	grew = hashidx__reserve(&t->index, t->n - 1, hash_of_id, t);
+	if (grew < 0)
+		return -ENOMEM;
+	if (grew) /* the empty slot found above moved */
+		for (j = hashidx__home(&t->index, h); t->index.slots[j];
+		     j = hashidx__next(&t->index, j))
+			;
 	copy = arena_alloc(t, len + 1);
 	if (!copy)
 		return -ENOMEM;
@@ -153,7 +136,7 @@ int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 	t->entries[t->n].str = copy;
 	t->entries[t->n].len = (uint32_t)len;
 	t->entries[t->n].hash32 = h;
-	t->index[j] = (uint32_t)t->n;
+	t->index.slots[j] = (uint32_t)t->n;
 	*id = (uint32_t)t->n;
 	t->n++;
 	return 0;
@@ -182,5 +165,5 @@ size_t strtab__count(const struct strtab *t) { return t->n - 1; }
 
 size_t strtab__bytes(const struct strtab *t)
 {
-	return sizeof(*t) + t->bytes + t->cap * sizeof(struct entry) + t->index_cap * sizeof(uint32_t);
+	return sizeof(*t) + t->bytes + t->cap * sizeof(struct entry) + hashidx__bytes(&t->index);
 }

@@ -10,6 +10,7 @@
 
 #include "profile/profile.h"
 #include "common/hash.h"
+#include "common/hashidx.h"
 #include "common/strtab.h"
 #include "common/u64map.h"
 #include "export/gzip.h"
@@ -60,8 +61,7 @@ struct enc {
 	size_t arena_len, arena_cap;
 	struct loc *locs;
 	size_t nlocs, locs_cap;
-	uint32_t *loc_index;        /* location id (index + 1), 0 = empty */
-	size_t loc_index_cap;
+	struct hashidx loc_index;   /* values: location id (index + 1) */
 	uint32_t *key;              /* scratch: one location's key */
 	size_t key_cap;
 	uint64_t *loc_ids;          /* scratch: one sample's location ids */
@@ -203,40 +203,25 @@ static uint32_t key_hash(const uint32_t *k, size_t n)
 	return (uint32_t)hash__bytes(k, n * sizeof(*k), 0x9e3779b97f4a7c15ull);
 }
 
-static int rehash_locs(struct enc *e)
+static uint32_t loc_hash_of(const void *ctx, uint32_t id)
 {
-	size_t ncap = e->loc_index_cap ? e->loc_index_cap * 2 : 1024, i, mask = ncap - 1;
-	uint32_t *idx = calloc(ncap, sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (i = 0; i < e->nlocs; i++) {
-		size_t s = e->locs[i].hash32 & mask;
-
-		while (idx[s])
-			s = (s + 1) & mask;
-		idx[s] = (uint32_t)i + 1;
-	}
-	free(e->loc_index);
-	e->loc_index = idx;
-	e->loc_index_cap = ncap;
-	return 0;
+	return ((const struct enc *)ctx)->locs[id - 1].hash32;
 }
 
 /* The location id of key[0..n) (mapping id, function ids), added if new. */
 static int location_of(struct enc *e, const uint32_t *k, size_t n, uint64_t *id)
 {
-	uint32_t h = key_hash(k, n);
-	size_t mask, s;
+	uint32_t h = key_hash(k, n), v;
+	size_t s;
 
-	if ((e->nlocs + 1) * 2 > e->loc_index_cap && rehash_locs(e) < 0)
+	if (hashidx__reserve(&e->loc_index, e->nlocs, loc_hash_of, e) < 0)
 		return -ENOMEM;
-	mask = e->loc_index_cap - 1;
-	for (s = h & mask; e->loc_index[s]; s = (s + 1) & mask) {
-		const struct loc *l = &e->locs[e->loc_index[s] - 1];
+	for (s = hashidx__home(&e->loc_index, h); (v = e->loc_index.slots[s]);
+	     s = hashidx__next(&e->loc_index, s)) {
+		const struct loc *l = &e->locs[v - 1];
 
 		if (l->hash32 == h && l->n == n && !memcmp(e->arena + l->off, k, n * sizeof(*k))) {
-			*id = e->loc_index[s];
+			*id = v;
 			return 0;
 		}
 	}
@@ -249,7 +234,7 @@ static int location_of(struct enc *e, const uint32_t *k, size_t n, uint64_t *id)
 	e->locs[e->nlocs].n = (uint32_t)n;
 	e->locs[e->nlocs].hash32 = h;
 	e->arena_len += n;
-	e->loc_index[s] = (uint32_t)++e->nlocs;
+	e->loc_index.slots[s] = (uint32_t)++e->nlocs;
 	*id = e->nlocs;
 	return 0;
 }
@@ -456,7 +441,7 @@ static void enc_free(struct enc *e)
 	free(e->mapping_files);
 	free(e->arena);
 	free(e->locs);
-	free(e->loc_index);
+	hashidx__fini(&e->loc_index);
 	free(e->key);
 	free(e->loc_ids);
 	protobuf__free(&e->labels);

@@ -7,6 +7,7 @@
 
 #include "profile/profile.h"
 #include "common/hash.h"
+#include "common/hashidx.h"
 #include "common/strtab_remap.h"
 
 /* A window of 1M distinct stacks is ~100x what a busy 64-CPU host produces
@@ -43,13 +44,11 @@ struct profile {
 
 	struct group *groups;
 	size_t ngroups, groups_cap;
-	uint32_t *group_index; /* open addressing; group index + 1, 0 = empty */
-	size_t group_index_cap;
+	struct hashidx group_index; /* values: group index + 1 */
 
 	struct stack *stacks;
 	size_t nstacks, stacks_cap;
-	uint32_t *stack_index; /* open addressing; stack index + 1, 0 = empty */
-	size_t stack_index_cap;
+	struct hashidx stack_index; /* values: stack index + 1 */
 
 	uint32_t *frames; /* arena of every stack's frames */
 	size_t nframes, frames_cap;
@@ -67,11 +66,7 @@ struct profile *profile__new(struct strtab *names)
 	p->meta.event_unit = "samples";
 	p->max_stacks = DEFAULT_MAX_STACKS;
 	p->max_frames = DEFAULT_MAX_FRAMES;
-	p->group_index_cap = 64;
-	p->group_index = calloc(p->group_index_cap, sizeof(*p->group_index));
-	p->stack_index_cap = 1024;
-	p->stack_index = calloc(p->stack_index_cap, sizeof(*p->stack_index));
-	if (!p->group_index || !p->stack_index) {
+	if (hashidx__init(&p->group_index, 64) < 0 || hashidx__init(&p->stack_index, 1024) < 0) {
 		profile__delete(p);
 		return NULL;
 	}
@@ -83,17 +78,17 @@ void profile__delete(struct profile *p)
 	if (!p)
 		return;
 	free(p->groups);
-	free(p->group_index);
+	hashidx__fini(&p->group_index);
 	free(p->stacks);
-	free(p->stack_index);
+	hashidx__fini(&p->stack_index);
 	free(p->frames);
 	free(p);
 }
 
 void profile__reset(struct profile *p)
 {
-	memset(p->group_index, 0, p->group_index_cap * sizeof(*p->group_index));
-	memset(p->stack_index, 0, p->stack_index_cap * sizeof(*p->stack_index));
+	hashidx__clear(&p->group_index);
+	hashidx__clear(&p->stack_index);
 	p->ngroups = 0;
 	p->nstacks = 0;
 	p->nframes = 0;
@@ -169,56 +164,24 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem, size_t initia
 	return 0;
 }
 
-/* Rebuilds an open-addressing index twice as large. hashes come from the
- * stored hash32 so no frames are re-read. */
-static int rehash_groups(struct profile *p)
+static uint32_t group_hash_of(const void *ctx, uint32_t v)
 {
-	size_t ncap = p->group_index_cap * 2, i, mask = ncap - 1;
-	uint32_t *idx = calloc(ncap, sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (i = 0; i < p->ngroups; i++) {
-		size_t s = p->groups[i].hash32 & mask;
-
-		while (idx[s])
-			s = (s + 1) & mask;
-		idx[s] = (uint32_t)i + 1;
-	}
-	free(p->group_index);
-	p->group_index = idx;
-	p->group_index_cap = ncap;
-	return 0;
+	return ((const struct profile *)ctx)->groups[v - 1].hash32;
 }
 
-static int rehash_stacks(struct profile *p)
+static uint32_t stack_hash_of(const void *ctx, uint32_t v)
 {
-	size_t ncap = p->stack_index_cap * 2, i, mask = ncap - 1;
-	uint32_t *idx = calloc(ncap, sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (i = 0; i < p->nstacks; i++) {
-		size_t s = p->stacks[i].hash32 & mask;
-
-		while (idx[s])
-			s = (s + 1) & mask;
-		idx[s] = (uint32_t)i + 1;
-	}
-	free(p->stack_index);
-	p->stack_index = idx;
-	p->stack_index_cap = ncap;
-	return 0;
+	return ((const struct profile *)ctx)->stacks[v - 1].hash32;
 }
 
 /* Returns the slot holding the group, or the empty slot where it belongs. */
 static size_t find_group(const struct profile *p, const struct profile_key *key,
 			 uint32_t h, uint32_t *gi)
 {
-	size_t mask = p->group_index_cap - 1, s = h & mask;
+	size_t s;
 
-	for (;;) {
-		uint32_t v = p->group_index[s];
+	for (s = hashidx__home(&p->group_index, h);; s = hashidx__next(&p->group_index, s)) {
+		uint32_t v = p->group_index.slots[s];
 
 		if (!v) {
 			*gi = NONE;
@@ -228,17 +191,16 @@ static size_t find_group(const struct profile *p, const struct profile_key *key,
 			*gi = v - 1;
 			return s;
 		}
-		s = (s + 1) & mask;
 	}
 }
 
 static size_t find_stack(const struct profile *p, uint32_t group, const uint32_t *frames,
 			 size_t n, uint32_t h, uint32_t *si)
 {
-	size_t mask = p->stack_index_cap - 1, s = h & mask;
+	size_t s;
 
-	for (;;) {
-		uint32_t v = p->stack_index[s];
+	for (s = hashidx__home(&p->stack_index, h);; s = hashidx__next(&p->stack_index, s)) {
+		uint32_t v = p->stack_index.slots[s];
 		const struct stack *st;
 
 		if (!v) {
@@ -251,7 +213,6 @@ static size_t find_stack(const struct profile *p, uint32_t group, const uint32_t
 			*si = v - 1;
 			return s;
 		}
-		s = (s + 1) & mask;
 	}
 }
 
@@ -306,10 +267,8 @@ int profile__add(struct profile *p, const struct profile_key *key,
 		if (grow((void **)&p->groups, &p->groups_cap, p->ngroups + 1,
 			 sizeof(*p->groups), 16) < 0)
 			return drop(p, count, -ENOMEM);
-		if ((p->ngroups + 1) * 2 > p->group_index_cap) {
-			if (rehash_groups(p) < 0)
-				return drop(p, count, -ENOMEM);
-		}
+		if (hashidx__reserve(&p->group_index, p->ngroups, group_hash_of, p) < 0)
+			return drop(p, count, -ENOMEM);
 		gslot = find_group(p, key, gh, &gi);
 		gi = (uint32_t)p->ngroups;
 		sh = (uint32_t)stack_hash(gi, frames, n);
@@ -317,10 +276,8 @@ int profile__add(struct profile *p, const struct profile_key *key,
 	if (grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks), 256) < 0 ||
 	    grow((void **)&p->frames, &p->frames_cap, p->nframes + n, sizeof(*p->frames), 4096) < 0)
 		return drop(p, count, -ENOMEM);
-	if ((p->nstacks + 1) * 2 > p->stack_index_cap) {
-		if (rehash_stacks(p) < 0)
-			return drop(p, count, -ENOMEM);
-	}
+	if (hashidx__reserve(&p->stack_index, p->nstacks, stack_hash_of, p) < 0)
+		return drop(p, count, -ENOMEM);
 	sslot = find_stack(p, gi, frames, n, sh, &si);
 
 	if (new_group) {
@@ -329,7 +286,7 @@ int profile__add(struct profile *p, const struct profile_key *key,
 		g->key = *key;
 		g->hash32 = gh;
 		g->first = g->last = NONE;
-		p->group_index[gslot] = gi + 1;
+		p->group_index.slots[gslot] = gi + 1;
 		p->ngroups++;
 	}
 	g = &p->groups[gi];
@@ -344,7 +301,7 @@ int profile__add(struct profile *p, const struct profile_key *key,
 	if (n)
 		memcpy(p->frames + p->nframes, frames, n * sizeof(*frames));
 	p->nframes += n;
-	p->stack_index[sslot] = si + 1;
+	p->stack_index.slots[sslot] = si + 1;
 	if (g->last == NONE)
 		g->first = si;
 	else
@@ -435,9 +392,9 @@ size_t profile__nstacks(const struct profile *p)
 size_t profile__bytes(const struct profile *p)
 {
 	return sizeof(*p) + p->groups_cap * sizeof(*p->groups) +
-	       p->group_index_cap * sizeof(*p->group_index) +
+	       hashidx__bytes(&p->group_index) +
 	       p->stacks_cap * sizeof(*p->stacks) +
-	       p->stack_index_cap * sizeof(*p->stack_index) +
+	       hashidx__bytes(&p->stack_index) +
 	       p->frames_cap * sizeof(*p->frames);
 }
 

@@ -32,6 +32,7 @@ UNIT_TESTS = \
 	tests/unit/test_sink \
 	tests/unit/test_retry_after \
 	tests/unit/test_fileio \
+	tests/unit/test_hashidx \
 	tests/unit/test_curl_loader \
 	tests/unit/test_report \
 	tests/unit/test_flamegraph \
@@ -202,6 +203,11 @@ tests_unit_test_fileio_SOURCES = tests/unit/test_fileio.c
 tests_unit_test_fileio_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_fileio_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_fileio_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_hashidx_SOURCES = tests/unit/test_hashidx.c
+tests_unit_test_hashidx_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_hashidx_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_hashidx_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_retry_after_SOURCES = tests/unit/test_retry_after.c
 tests_unit_test_retry_after_CPPFLAGS = $(UNIT_CPPFLAGS)
