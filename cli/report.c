@@ -3,7 +3,6 @@
  * or a top table; optionally differential against a base set of dumps. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,24 +23,19 @@
 #include "export/atomic_file.h"
 #include "export/collapsed.h"
 #include "export/dump_merge.h"
+#include "export/dump_paths.h"
 #include "export/dump_read.h"
 #include "export/flamegraph.h"
 #include "export/json_dump.h"
 #include "export/pprof.h"
 #include "export/top.h"
 
-#define MAX_FILES 1000000
 #define MAX_LABELS 64
 #define DEFAULT_TOP 20
 /* Hosts named in a title before "and N more". */
 #define TITLE_HOSTS 3
 
 enum report_format { FMT_TOP, FMT_SVG, FMT_PPROF, FMT_COLLAPSED, FMT_JSON };
-
-struct paths {
-	char **v;
-	size_t n, cap;
-};
 
 struct report {
 	enum report_format format;
@@ -50,7 +44,7 @@ struct report {
 	size_t top;
 	struct dump_merge_filter filter;
 	struct dump_merge_label labels[MAX_LABELS];
-	struct paths inputs, bases;
+	struct dump_paths inputs, bases;
 	const struct profile *now, *base;
 	const struct dump_merge_info *info, *base_info;
 	struct pprof_opts pprof;
@@ -87,97 +81,10 @@ static void usage(FILE *f)
 		DEFAULT_TOP);
 }
 
-static int add_path(struct paths *p, const char *path)
+static int add_input(struct dump_paths *out, const char *arg)
 {
-	if (p->n == MAX_FILES)
-		return -E2BIG;
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64;
-		char **nv = realloc(p->v, nc * sizeof(*nv));
+	int rc = dump_paths__add_arg(out, arg);
 
-		if (!nv)
-			return -ENOMEM;
-		p->v = nv;
-		p->cap = nc;
-	}
-	p->v[p->n] = strdup(path);
-	if (!p->v[p->n])
-		return -ENOMEM;
-	p->n++;
-	return 0;
-}
-
-static void free_paths(struct paths *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		free(p->v[i]);
-	free(p->v);
-}
-
-static int is_dump_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (name[0] == '.')
-		return 0; /* temp files of atomic writes, hidden files */
-	return (len > 5 && strcmp(name + len - 5, ".json") == 0) ||
-	       (len > 8 && strcmp(name + len - 8, ".json.gz") == 0);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The dump files directly in dir (so not rejected/), in name order, which
- * for the spool is time order. */
-static int add_dir(struct paths *out, const char *dir)
-{
-	struct paths found;
-	struct dirent *de;
-	size_t i;
-	DIR *d = opendir(dir);
-	int rc = 0;
-
-	if (!d)
-		return -errno;
-	memset(&found, 0, sizeof(found));
-	while ((de = readdir(d)) != NULL) {
-		char path[4096];
-		struct stat st;
-
-		if (!is_dump_name(de->d_name))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path)) {
-			rc = -ENAMETOOLONG;
-			break;
-		}
-		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if ((rc = add_path(&found, path)) < 0)
-			break;
-	}
-	closedir(d);
-	if (found.n > 1)
-		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
-	for (i = 0; i < found.n && rc == 0; i++)
-		rc = add_path(out, found.v[i]);
-	free_paths(&found);
-	return rc;
-}
-
-static int add_input(struct paths *out, const char *arg)
-{
-	struct stat st;
-	int rc;
-
-	if (stat(arg, &st) < 0) {
-		log__error("%s: %s", arg, strerror(errno));
-		return -1;
-	}
-	rc = S_ISDIR(st.st_mode) ? add_dir(out, arg) : add_path(out, arg);
 	if (rc < 0) {
 		log__error("%s: %s", arg, strerror(-rc));
 		return -1;
@@ -187,7 +94,7 @@ static int add_input(struct paths *out, const char *arg)
 
 /* Reads every file into m. Any bad dump is an error: a report silently
  * missing a window would be wrong without anyone knowing. */
-static int merge_files(struct dump_merge *m, const struct paths *files)
+static int merge_files(struct dump_merge *m, const struct dump_paths *files)
 {
 	char err[1024];
 	size_t i;
@@ -570,7 +477,7 @@ out:
 	dump_merge__delete(base);
 	dump_merge__delete(now);
 	strtab__delete(names);
-	free_paths(&r.inputs);
-	free_paths(&r.bases);
+	dump_paths__free(&r.inputs);
+	dump_paths__free(&r.bases);
 	return status;
 }

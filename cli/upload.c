@@ -2,7 +2,6 @@
  * configured collector, oldest first; a file is removed only once delivered. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +17,7 @@
 #include "daemon/conf.h"
 #include "common/log.h"
 #include "common/clock.h"
+#include "export/dump_paths.h"
 #include "export/dump_read.h"
 #include "export/sink.h"
 
@@ -25,7 +25,6 @@
 #define UPLOAD_ATTEMPTS 3
 #define UPLOAD_PAUSE_MS 1000
 #define UPLOAD_RETRY_AFTER_MAX_MS 60000u
-#define MAX_FILES 1000000
 
 struct item {
 	char *path;
@@ -64,92 +63,6 @@ static void usage(FILE *f)
 		"      --export KIND   json or pyroscope (key: export)\n"
 		"  -q, --quiet         no progress line\n"
 		"  -h, --help          this help\n");
-}
-
-static int add_item(struct item **items, size_t *n, size_t *cap, const char *path)
-{
-	if (*n == MAX_FILES)
-		return -E2BIG;
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct item *ni = realloc(*items, nc * sizeof(*ni));
-
-		if (!ni)
-			return -ENOMEM;
-		*items = ni;
-		*cap = nc;
-	}
-	memset(&(*items)[*n], 0, sizeof(**items));
-	(*items)[*n].path = strdup(path);
-	if (!(*items)[*n].path)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
-static int is_dump_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (name[0] == '.')
-		return 0; /* temp files of atomic writes, hidden files */
-	return (len > 5 && strcmp(name + len - 5, ".json") == 0) ||
-	       (len > 8 && strcmp(name + len - 8, ".json.gz") == 0);
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The dump files of a directory (not its rejected/), in name order. */
-static int add_dir(struct item **items, size_t *n, size_t *cap, const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **names = NULL;
-	size_t nn = 0, ncap = 0, i;
-	int rc = 0;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) != NULL && nn < MAX_FILES) {
-		char path[4096];
-		struct stat st;
-
-		if (!is_dump_name(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (nn == ncap) {
-			size_t nc = ncap ? ncap * 2 : 64;
-			char **nm = realloc(names, nc * sizeof(*nm));
-
-			if (!nm) {
-				rc = -ENOMEM;
-				break;
-			}
-			names = nm;
-			ncap = nc;
-		}
-		names[nn] = strdup(path);
-		if (!names[nn]) {
-			rc = -ENOMEM;
-			break;
-		}
-		nn++;
-	}
-	closedir(d);
-	if (nn > 1)
-		qsort(names, nn, sizeof(*names), cmp_names);
-	for (i = 0; i < nn; i++) {
-		if (rc == 0)
-			rc = add_item(items, n, cap, names[i]);
-		free(names[i]);
-	}
-	free(names);
-	return rc;
 }
 
 static int cmp_items(const void *a, const void *b)
@@ -230,7 +143,19 @@ static enum sink_result send_one(struct sink *sink, const struct item *it, char 
 	return res;
 }
 
-int upload_cmd__main(int argc, char **argv)
+struct upload_args {
+	const char *conf_path, *url, *export;
+	int explicit_conf, quiet;
+};
+
+/* What is being uploaded and how it went. */
+struct upload {
+	struct item *items;
+	size_t n, sent, failed, done;
+};
+
+/* 0 to go on; otherwise the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, struct upload_args *a)
 {
 	enum { OPT_URL = 256, OPT_EXPORT };
 	static const struct option longopts[] = {
@@ -241,36 +166,30 @@ int upload_cmd__main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_path = CONF_DEFAULT_PATH, *url = NULL, *export = NULL;
-	struct conf conf;
-	struct sink *sink = NULL;
-	struct item *items = NULL;
-	struct sigaction sa;
-	struct stat st;
-	size_t n = 0, cap = 0, i, sent = 0, failed = 0, done = 0;
-	char err[1024];
-	int c, explicit_conf = 0, quiet = 0, status = 0, show;
+	int c;
 
+	memset(a, 0, sizeof(*a));
+	a->conf_path = CONF_DEFAULT_PATH;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":c:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			conf_path = optarg;
-			explicit_conf = 1;
+			a->conf_path = optarg;
+			a->explicit_conf = 1;
 			break;
 		case OPT_URL:
-			url = optarg;
+			a->url = optarg;
 			break;
 		case OPT_EXPORT:
-			export = optarg;
+			a->export = optarg;
 			break;
 		case 'q':
-			quiet = 1;
+			a->quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return -1;
 		case ':':
 			log__error("option '%s' needs a value (see 'smolder upload --help')", argv[optind - 1]);
 			return 2;
@@ -279,63 +198,119 @@ int upload_cmd__main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return 0;
+}
 
-	if (conf__init(&conf) < 0) {
-		log__error("out of memory");
-		return 1;
+/* The configuration file (when present or named), then the options over
+ * it. Returns 0, or the exit status after logging why. */
+static int load_conf(const struct upload_args *a, struct conf *conf)
+{
+	struct stat st;
+	char err[1024];
+
+	if ((a->explicit_conf || stat(a->conf_path, &st) == 0) &&
+	    conf__load(conf, a->conf_path, err, sizeof(err)) < 0)
+		goto conf_error;
+	if (a->url && conf__set(conf, "url", a->url, err, sizeof(err)) < 0)
+		goto conf_error;
+	if (a->export && conf__set(conf, "export", a->export, err, sizeof(err)) < 0)
+		goto conf_error;
+	if (a->url && !a->export && conf->export == CONF_EXPORT_NONE)
+		conf->export = CONF_EXPORT_JSON;
+	if (conf->export == CONF_EXPORT_NONE) {
+		log__error("nothing to upload to: set export and url in %s, or pass --url URL",
+			   a->conf_path);
+		return 2;
 	}
-	if ((explicit_conf || stat(conf_path, &st) == 0) &&
-	    conf__load(&conf, conf_path, err, sizeof(err)) < 0)
+	if (conf__validate(conf, err, sizeof(err)) < 0)
 		goto conf_error;
-	if (url && conf__set(&conf, "url", url, err, sizeof(err)) < 0)
-		goto conf_error;
-	if (export && conf__set(&conf, "export", export, err, sizeof(err)) < 0)
-		goto conf_error;
-	if (url && !export && conf.export == CONF_EXPORT_NONE)
-		conf.export = CONF_EXPORT_JSON;
-	if (conf.export == CONF_EXPORT_NONE) {
-		log__error("nothing to upload to: set export and url in %s, or pass --url URL", conf_path);
-		status = 2;
-		goto out;
-	}
-	if (conf__validate(&conf, err, sizeof(err)) < 0)
-		goto conf_error;
+	return 0;
 
-	for (i = (size_t)optind; i < (size_t)argc; i++) {
-		int rc;
+conf_error:
+	log__error("%s", err);
+	return 2;
+}
 
-		if (stat(argv[i], &st) < 0) {
-			log__error("%s: %s", argv[i], strerror(errno));
-			failed++;
+/* The dumps named on the command line (or the spool's), read and checked
+ * first, so that they go out by window start; a missing or invalid file is
+ * counted and left alone. Returns 0, or -1 after logging (out of memory,
+ * an unreadable directory). */
+static int collect(struct upload *up, char **args, size_t nargs, const char *spool_dir)
+{
+	struct dump_paths paths = { NULL, 0, 0 };
+	char err[1024];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < nargs && rc == 0; i++) {
+		struct stat st;
+
+		if (stat(args[i], &st) < 0) {
+			log__error("%s: %s", args[i], strerror(errno));
+			up->failed++;
 			continue;
 		}
-		rc = S_ISDIR(st.st_mode) ? add_dir(&items, &n, &cap, argv[i]) : add_item(&items, &n, &cap, argv[i]);
-		if (rc < 0) {
-			log__error("%s: %s", argv[i], strerror(-rc));
-			status = 1;
-			goto out;
-		}
+		rc = S_ISDIR(st.st_mode) ? dump_paths__add_dir(&paths, args[i])
+					 : dump_paths__add(&paths, args[i]);
+		if (rc < 0)
+			log__error("%s: %s", args[i], strerror(-rc));
 	}
-	if (optind == argc) {
-		int rc = add_dir(&items, &n, &cap, conf.spool_dir);
+	if (nargs == 0 && (rc = dump_paths__add_dir(&paths, spool_dir)) < 0)
+		log__error("spool_dir %s: %s", spool_dir, strerror(-rc));
+	if (rc == 0 && paths.n && !(up->items = calloc(paths.n, sizeof(*up->items)))) {
+		log__error("out of memory");
+		rc = -ENOMEM;
+	}
+	for (i = 0; rc == 0 && i < paths.n; i++, up->n++) {
+		struct item *it = &up->items[i];
 
-		if (rc < 0) {
-			log__error("spool_dir %s: %s", conf.spool_dir, strerror(-rc));
-			status = 1;
-			goto out;
+		it->path = paths.v[i];
+		paths.v[i] = NULL; /* the item owns it now */
+		if (dump__read_file(it->path, &it->dump, &it->gz, &it->gzlen, err, sizeof(err)) < 0) {
+			log__error("%s: not a valid smolder dump: %s (left untouched)", it->path, err);
+			it->dump = NULL;
+			up->failed++;
 		}
 	}
+	dump_paths__free(&paths);
+	if (rc == 0)
+		qsort(up->items, up->n, sizeof(*up->items), cmp_items);
+	return rc < 0 ? -1 : 0;
+}
 
-	/* Validate everything first, so that the order is by window start. */
-	for (i = 0; i < n; i++) {
-		if (dump__read_file(items[i].path, &items[i].dump, &items[i].gz, &items[i].gzlen, err,
-				    sizeof(err)) < 0) {
-			log__error("%s: not a valid smolder dump: %s (left untouched)", items[i].path, err);
-			items[i].dump = NULL;
-			failed++;
-		}
+/* Sends one item and acts on the answer. */
+static void deliver(struct sink *sink, struct upload *up, struct item *it)
+{
+	char msg[1024] = "";
+	enum sink_result res = send_one(sink, it, msg, sizeof(msg));
+	int rc;
+
+	up->done++;
+	if (res == SINK_DELIVERED) {
+		if (unlink(it->path) < 0 && errno != ENOENT)
+			log__warn("%s: delivered, but cannot remove it: %s", it->path, strerror(errno));
+		up->sent++;
+		log__info("%s: delivered", it->path);
+	} else if (res == SINK_REJECTED) {
+		rc = move_rejected(it->path, msg);
+		up->failed++;
+		log__error("%s: rejected by the collector: %s%s%s", it->path, msg,
+			   rc < 0 ? "; could not move it to rejected/: " : " (moved to rejected/)",
+			   rc < 0 ? strerror(-rc) : "");
+	} else {
+		up->failed++;
+		log__error("%s: not delivered: %s (left in place; try again later)", it->path, msg);
 	}
-	qsort(items, n, sizeof(*items), cmp_items);
+}
+
+/* Sends every valid dump, oldest first, until done or interrupted. Returns
+ * the exit status. */
+static int send_all(const struct conf *conf, struct upload *up, int quiet)
+{
+	struct sink *sink = NULL;
+	struct sigaction sa;
+	int show = !quiet && isatty(STDERR_FILENO);
+	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_int;
@@ -343,58 +318,50 @@ int upload_cmd__main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (sink_setup__new(&conf, abort_on_interrupt, NULL, &sink) < 0) {
-		status = 1;
-		goto out;
-	}
-	show = !quiet && isatty(STDERR_FILENO);
-	for (i = 0; i < n && !interrupted; i++) {
-		char msg[1024] = "";
-		enum sink_result res;
-
-		if (!items[i].dump)
+	if (sink_setup__new(conf, abort_on_interrupt, NULL, &sink) < 0)
+		return 1;
+	for (i = 0; i < up->n && !interrupted; i++) {
+		if (!up->items[i].dump)
 			continue;
-		res = send_one(sink, &items[i], msg, sizeof(msg));
-		done++;
-		if (res == SINK_DELIVERED) {
-			if (unlink(items[i].path) < 0 && errno != ENOENT)
-				log__warn("%s: delivered, but cannot remove it: %s", items[i].path, strerror(errno));
-			sent++;
-			log__info("%s: delivered", items[i].path);
-		} else if (res == SINK_REJECTED) {
-			int rc = move_rejected(items[i].path, msg);
-
-			failed++;
-			log__error("%s: rejected by the collector: %s%s%s", items[i].path, msg,
-				   rc < 0 ? "; could not move it to rejected/: " : " (moved to rejected/)",
-				   rc < 0 ? strerror(-rc) : "");
-		} else {
-			failed++;
-			log__error("%s: not delivered: %s (left in place; try again later)", items[i].path, msg);
-		}
-		progress(show, done, n, sent, failed);
+		deliver(sink, up, &up->items[i]);
+		progress(show, up->done, up->n, up->sent, up->failed);
 	}
+	sink__delete(sink);
 	if (show)
 		fprintf(stderr, "\r\033[K");
 	if (interrupted)
-		log__error("interrupted: %zu of %zu dumps delivered", sent, n);
+		log__error("interrupted: %zu of %zu dumps delivered", up->sent, up->n);
 	else
-		log__notice("%zu of %zu dumps delivered", sent, n);
-	if (failed || interrupted || sent < n)
-		status = 1;
-	goto out;
+		log__notice("%zu of %zu dumps delivered", up->sent, up->n);
+	return up->failed || interrupted || up->sent < up->n ? 1 : 0;
+}
 
-conf_error:
-	log__error("%s", err);
-	status = 2;
-out:
-	sink__delete(sink);
-	for (i = 0; i < n; i++) {
-		dump__delete(items[i].dump);
-		free(items[i].gz);
-		free(items[i].path);
+int upload_cmd__main(int argc, char **argv)
+{
+	struct upload_args a;
+	struct upload up;
+	struct conf conf;
+	size_t i;
+	int status = parse_args(argc, argv, &a);
+
+	if (status)
+		return status < 0 ? 0 : status;
+	memset(&up, 0, sizeof(up));
+	if (conf__init(&conf) < 0) {
+		log__error("out of memory");
+		return 1;
 	}
-	free(items);
+	status = load_conf(&a, &conf);
+	if (status == 0 && collect(&up, argv + optind, (size_t)(argc - optind), conf.spool_dir) < 0)
+		status = 1;
+	if (status == 0)
+		status = send_all(&conf, &up, a.quiet);
+	for (i = 0; i < up.n; i++) {
+		dump__delete(up.items[i].dump);
+		free(up.items[i].gz);
+		free(up.items[i].path);
+	}
+	free(up.items);
 	conf__free(&conf);
 	return status;
 }

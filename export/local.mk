@@ -11,6 +11,7 @@ export_libexport_a_SOURCES = \
 	export/atomic_file.c export/atomic_file.h \
 	export/gzip.c export/gzip.h \
 	export/dump_read.c export/dump_read.h \
+	export/dump_paths.c export/dump_paths.h \
 	export/sink.h export/sink.c \
 	export/curl_loader.c export/curl_loader.h \
 	export/http_sink.c export/http_sink.h \

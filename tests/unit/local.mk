@@ -33,6 +33,7 @@ UNIT_TESTS = \
 	tests/unit/test_retry_after \
 	tests/unit/test_fileio \
 	tests/unit/test_hashidx \
+	tests/unit/test_dump_paths \
 	tests/unit/test_curl_loader \
 	tests/unit/test_report \
 	tests/unit/test_flamegraph \
@@ -209,6 +210,11 @@ tests_unit_test_hashidx_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_hashidx_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_hashidx_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
 
+tests_unit_test_dump_paths_SOURCES = tests/unit/test_dump_paths.c
+tests_unit_test_dump_paths_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_dump_paths_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_dump_paths_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
 tests_unit_test_retry_after_SOURCES = tests/unit/test_retry_after.c
 tests_unit_test_retry_after_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_retry_after_CFLAGS = $(TEST_CFLAGS)
@@ -312,3 +318,6 @@ EXTRA_DIST += \
 EXTRA_DIST += \
 	tests/fixtures/symbolize/kallsyms.txt \
 	tests/fixtures/symbolize/kallsyms_restricted.txt
+
+# Helpers shared by unit tests.
+EXTRA_DIST += tests/unit/tmpdir.h

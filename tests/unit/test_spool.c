@@ -16,27 +16,18 @@
 
 #include "common/clock.h"
 #include "export/spool.h"
+#include "tests/unit/tmpdir.h"
 
 static char tmp[256];
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void setup(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/smolder-spool-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmp));
+	tmpdir_make(tmp, sizeof(tmp), "spool");
 }
 
 static void teardown(void)
 {
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(tmp);
 }
 
 static void path_of(char *buf, size_t size, const char *rel)

@@ -17,30 +17,21 @@
 #include "export/gzip.h"
 #include "export/spool.h"
 #include "export/uploader.h"
+#include "tests/unit/tmpdir.h"
 
 #define MS 1000000ull
 #define MAX_CALLS 64
 
 static char dir[256];
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/smolder-upl-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tmpdir_make(dir, sizeof(dir), "upl");
 }
 
 static void teardown(void)
 {
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(dir);
 }
 
 TestSuite(uploader, .init = setup, .fini = teardown);
