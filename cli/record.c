@@ -1,5 +1,6 @@
 /* `smolder record`: profile the machine, some processes or a command once,
- * and write the result as a JSON dump, collapsed stacks or a top table. */
+ * and write the result in any format of export/encode.h (a top table by
+ * default). */
 #include "config.h"
 
 #include <errno.h>
@@ -28,20 +29,17 @@
 #include "common/clock.h"
 #include "common/units.h"
 #include "export/atomic_file.h"
-#include "export/collapsed.h"
-#include "export/json_dump.h"
-#include "export/top.h"
+#include "export/encode.h"
 
 #define MAX_PIDS 1024
-
-enum out_format { FMT_DEFAULT, FMT_JSON, FMT_COLLAPSED, FMT_TOP };
 
 struct record_args {
 	struct sampler_opts so;
 	int pids[MAX_PIDS];
 	uint64_t duration_ns; /* 0 = until stopped */
 	const char *output;
-	enum out_format format;
+	enum encode_format format;
+	int format_given;     /* else json with -o, top without */
 	int quiet;
 	const char *cache_dir; /* NULL: none */
 	char **cmd; /* after "--" */
@@ -71,8 +69,11 @@ static void usage(FILE *f)
 		"                          every -p process exits)\n"
 		"  -o, --output FILE       write the result to FILE (atomically, mode 0600)\n"
 		"      --format FMT        json (the smolder.profile/v1 dump; default with -o),\n"
+		"                          top (self/total table; default without -o),\n"
 		"                          collapsed (\"comm;root;...;leaf count\" lines for\n"
-		"                          flamegraph.pl / speedscope), top (default without -o)\n"
+		"                          flamegraph.pl / speedscope), pprof (gzip'd\n"
+		"                          profile.proto, for go tool pprof; needs -o or a\n"
+		"                          pipe), svg (an interactive flame graph)\n"
 		"      --stack-size BYTES  user stack bytes copied per sample, a multiple of 8\n"
 		"                          up to 65528 (default 16384)\n"
 		"      --max-frames N      user frames kept per stack (default 128)\n"
@@ -116,11 +117,104 @@ static int parse_pids(const char *arg, struct record_args *a)
 	return 0;
 }
 
+enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_CACHE, OPT_NOCACHE };
+
+/* One option that takes a value, or a flag of the sampler. Returns 0, or 2
+ * after logging a usage error. */
+static int parse_option(int c, const char *arg, struct record_args *a)
+{
+	long v;
+
+	switch (c) {
+	case 'p':
+		return parse_pids(arg, a) < 0 ? 2 : 0;
+	case 'F':
+		if (parse__int(arg, 1, 100000, &v) < 0) {
+			log__error("-F: '%s' is not a frequency in Hz (1 to 100000)", arg);
+			return 2;
+		}
+		a->so.freq_hz = (unsigned)v;
+		return 0;
+	case 'd':
+		if (units__parse_duration(arg, &a->duration_ns) < 0 || a->duration_ns == 0) {
+			log__error("-d: '%s' is not a duration " UNITS_DURATION_HINT, arg);
+			return 2;
+		}
+		return 0;
+	case 'o':
+		if (!*arg) {
+			log__error("-o: empty file name");
+			return 2;
+		}
+		a->output = arg;
+		return 0;
+	case OPT_FORMAT:
+		if (encode__parse_format(arg, &a->format) < 0) {
+			log__error("--format: unknown format '%s' (" ENCODE_FORMAT_NAMES ")", arg);
+			return 2;
+		}
+		a->format_given = 1;
+		return 0;
+	case OPT_STACK:
+		if (parse__int(arg, 8, 65528, &v) < 0 || v % 8) {
+			log__error("--stack-size: '%s' must be a multiple of 8 from 8 to 65528", arg);
+			return 2;
+		}
+		a->so.stack_size = (uint32_t)v;
+		return 0;
+	case OPT_FRAMES:
+		if (parse__int(arg, 1, 1024, &v) < 0) {
+			log__error("--max-frames: '%s' must be from 1 to 1024", arg);
+			return 2;
+		}
+		a->so.max_frames = (size_t)v;
+		return 0;
+	case OPT_EVENT:
+		if (strcmp(arg, "cpu-clock") && strcmp(arg, "cycles")) {
+			log__error("--event: unknown event '%s' (cpu-clock or cycles)", arg);
+			return 2;
+		}
+		a->so.event = arg;
+		return 0;
+	case OPT_CACHE:
+		if (arg[0] != '/') {
+			log__error("--cache-dir: '%s' must be an absolute path", arg);
+			return 2;
+		}
+		a->cache_dir = arg;
+		return 0;
+	}
+	return 2;
+}
+
+/* The target (-a, -p or a command after "--") and what follows from it. */
+static int check_target(int argc, char **argv, int all, struct record_args *a)
+{
+	if (optind < argc) {
+		a->cmd = argv + optind;
+		if (optind > 0 && strcmp(argv[optind - 1], "--") != 0) {
+			log__error("unexpected argument '%s': put a command to profile after '--'", argv[optind]);
+			return 2;
+		}
+	}
+	if ((all != 0) + (a->so.npids != 0) + (a->cmd != NULL) > 1) {
+		log__error("choose one target: -a, -p PID or -- COMMAND");
+		return 2;
+	}
+	if (!a->format_given)
+		a->format = a->output ? ENCODE_JSON : ENCODE_TOP;
+	if (encode__is_binary(a->format) && !a->output && isatty(STDOUT_FILENO)) {
+		log__error("--format pprof is binary: give -o FILE or redirect standard output");
+		return 2;
+	}
+	a->so.pids = a->pids;
+	a->so.system_wide = !a->so.npids && !a->cmd;
+	return 0;
+}
+
 /* Returns 0 to go on, 1 when --help was shown, 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
-	enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_CACHE,
-	       OPT_NOCACHE };
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -139,7 +233,6 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, all = 0;
-	long v;
 
 	a->so.freq_hz = 99;
 	a->so.stack_size = 16384;
@@ -154,72 +247,8 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case 'a':
 			all = 1;
 			break;
-		case 'p':
-			if (parse_pids(optarg, a) < 0)
-				return 2;
-			break;
-		case 'F':
-			if (parse__int(optarg, 1, 100000, &v) < 0) {
-				log__error("-F: '%s' is not a frequency in Hz (1 to 100000)", optarg);
-				return 2;
-			}
-			a->so.freq_hz = (unsigned)v;
-			break;
-		case 'd':
-			if (units__parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns == 0) {
-				log__error("-d: '%s' is not a duration " UNITS_DURATION_HINT, optarg);
-				return 2;
-			}
-			break;
-		case 'o':
-			if (!*optarg) {
-				log__error("-o: empty file name");
-				return 2;
-			}
-			a->output = optarg;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "json") == 0)
-				a->format = FMT_JSON;
-			else if (strcmp(optarg, "collapsed") == 0)
-				a->format = FMT_COLLAPSED;
-			else if (strcmp(optarg, "top") == 0)
-				a->format = FMT_TOP;
-			else {
-				log__error("--format: unknown format '%s' (json, collapsed or top)", optarg);
-				return 2;
-			}
-			break;
-		case OPT_STACK:
-			if (parse__int(optarg, 8, 65528, &v) < 0 || v % 8) {
-				log__error("--stack-size: '%s' must be a multiple of 8 from 8 to 65528", optarg);
-				return 2;
-			}
-			a->so.stack_size = (uint32_t)v;
-			break;
-		case OPT_FRAMES:
-			if (parse__int(optarg, 1, 1024, &v) < 0) {
-				log__error("--max-frames: '%s' must be from 1 to 1024", optarg);
-				return 2;
-			}
-			a->so.max_frames = (size_t)v;
-			break;
-		case OPT_EVENT:
-			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "cycles")) {
-				log__error("--event: unknown event '%s' (cpu-clock or cycles)", optarg);
-				return 2;
-			}
-			a->so.event = optarg;
-			break;
 		case OPT_PERPID:
 			a->so.per_pid = 1;
-			break;
-		case OPT_CACHE:
-			if (optarg[0] != '/') {
-				log__error("--cache-dir: '%s' must be an absolute path", optarg);
-				return 2;
-			}
-			a->cache_dir = optarg;
 			break;
 		case OPT_NOCACHE:
 			a->cache_dir = NULL;
@@ -233,28 +262,19 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case ':':
 			log__error("option '%s' needs a value (see 'smolder record --help')", argv[optind - 1]);
 			return 2;
-		default:
+		case '?':
 			if (optopt)
 				log__error("unknown option '-%c' (see 'smolder record --help')", optopt);
 			else
 				log__error("unknown option '%s' (see 'smolder record --help')", argv[optind - 1]);
 			return 2;
+		default:
+			if (parse_option(c, optarg, a))
+				return 2;
+			break;
 		}
 	}
-	if (optind < argc) {
-		a->cmd = argv + optind;
-		if (optind > 0 && strcmp(argv[optind - 1], "--") != 0) {
-			log__error("unexpected argument '%s': put a command to profile after '--'", argv[optind]);
-			return 2;
-		}
-	}
-	if ((all != 0) + (a->so.npids != 0) + (a->cmd != NULL) > 1) {
-		log__error("choose one target: -a, -p PID or -- COMMAND");
-		return 2;
-	}
-	a->so.pids = a->pids;
-	a->so.system_wide = !a->so.npids && !a->cmd;
-	return 0;
+	return check_target(argc, argv, all, a);
 }
 
 /* Forks the command stopped before exec: it waits on go[0] so the events
@@ -321,20 +341,18 @@ static void fill_meta(struct profile *prof, const struct record_args *a, uint64_
 	m->frequency_hz = a->so.freq_hz;
 }
 
-static int encode(const struct profile *prof, const struct agent_stats *st, enum out_format fmt,
-		  char **buf, size_t *len)
+static int encode(const struct profile *prof, const struct agent_stats *st,
+		  const struct record_args *a, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
+	struct encode_opts o;
 	int rc;
 
 	if (!f)
 		return -errno;
-	if (fmt == FMT_JSON)
-		rc = json_dump__write(prof, st, f);
-	else if (fmt == FMT_COLLAPSED)
-		rc = collapsed__write(prof, f, COLLAPSED_WITH_COMM);
-	else
-		rc = top__write(prof, st, f, 20);
+	encode__opts_init(&o, a->format);
+	o.agent = st;
+	rc = encode__write(prof, &o, f);
 	if (fclose(f) != 0 && rc == 0)
 		rc = -EIO;
 	return rc;
@@ -343,14 +361,11 @@ static int encode(const struct profile *prof, const struct agent_stats *st, enum
 static int write_output(const struct profile *prof, const struct agent_stats *st,
 			const struct record_args *a)
 {
-	enum out_format fmt = a->format;
 	char *buf = NULL;
 	size_t len = 0;
 	int rc;
 
-	if (fmt == FMT_DEFAULT)
-		fmt = a->output ? FMT_JSON : FMT_TOP;
-	rc = encode(prof, st, fmt, &buf, &len);
+	rc = encode(prof, st, a, &buf, &len);
 	if (rc < 0) {
 		log__error("encoding the profile: %s", strerror(-rc));
 		goto out;
@@ -446,149 +461,195 @@ static uint64_t processing_grace_ns(uint64_t duration_ns)
 	return g < 5000000000ull ? g : 5000000000ull;
 }
 
-int record_cmd__main(int argc, char **argv)
-{
+/* One recording, from the options to the written result. */
+struct recording {
 	struct record_args a;
-	struct sampler_error err;
-	struct sampler *s = NULL;
-	struct cachedir *cache = NULL;
-	struct sigaction sa;
+	struct sampler *s;
+	struct cachedir *cache;
 	struct utsname u;
-	uint64_t start_mono, start_real, last_progress = 0;
-	pid_t child = -1;
-	int go_fd = -1, exec_err_fd = -1, status = 0, rc, show_progress;
+	pid_t child;          /* the command, -1 when none (or reaped) */
+	int go_fd, exec_err_fd;
+	uint64_t start_mono, start_real;
+};
 
-	memset(&a, 0, sizeof(a));
-	rc = parse_args(argc, argv, &a);
-	if (rc)
-		return rc == 1 ? 0 : 2;
-	if (a.so.npids && check_pids(&a) < 0)
-		return 1;
-	if (a.output && check_output(a.output) < 0)
-		return 1;
-	uname(&u);
+/* Everything before sampling starts: the command forked (stopped), the
+ * priority, the cache, the events opened. Returns 0 or 1 after logging. */
+static int prepare(struct recording *r)
+{
+	struct sampler_error err;
+	struct sigaction sa;
+	int rc;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-
-	if (a.cmd) {
-		child = spawn_stopped(a.cmd, &go_fd, &exec_err_fd);
-		if (child < 0) {
-			log__error("fork: %s", strerror((int)-child));
+	if (r->a.cmd) {
+		r->child = spawn_stopped(r->a.cmd, &r->go_fd, &r->exec_err_fd);
+		if (r->child < 0) {
+			log__error("fork: %s", strerror((int)-r->child));
+			r->child = -1;
 			return 1;
 		}
-		a.pids[0] = child;
-		a.so.npids = 1;
-		a.so.pids = a.pids;
+		r->a.pids[0] = r->child;
+		r->a.so.npids = 1;
+		r->a.so.pids = r->a.pids;
 	}
-
 	/* after the child is forked: the command keeps its own priority */
 	rc = privileges__raise_priority(CONF_DEFAULT_NICE);
 	if (rc < 0)
 		log__debug("could not set nice %d: %s", CONF_DEFAULT_NICE, strerror(-rc));
-	cache = startup__open_cache(a.cache_dir, CACHEDIR_DEFAULT_MAX_BYTES);
-	a.so.cache = cache;
-	rc = sampler__new(&a.so, &s, &err);
+	r->cache = startup__open_cache(r->a.cache_dir, CACHEDIR_DEFAULT_MAX_BYTES);
+	r->a.so.cache = r->cache;
+	rc = sampler__new(&r->a.so, &r->s, &err);
 	if (rc < 0) {
-		startup__log_open_error(&err, a.so.system_wide, a.so.event);
-		status = 1;
-		goto out_child;
+		startup__log_open_error(&err, r->a.so.system_wide, r->a.so.event);
+		return 1;
 	}
-	start_mono = clock__mono_ns();
-	start_real = clock__real_ns();
-	if (a.duration_ns)
-		sampler__set_deadline(s, start_mono + a.duration_ns,
-				      start_mono + a.duration_ns + processing_grace_ns(a.duration_ns));
-	sampler__enable(s);
+	return 0;
+}
 
-	if (a.cmd) {
-		int eno = 0;
-		ssize_t n;
+/* Starts sampling, then lets the command exec. Returns 0 or 1 after
+ * logging (the command could not be started). */
+static int start(struct recording *r)
+{
+	const struct record_args *a = &r->a;
+	int eno = 0;
+	ssize_t n;
 
-		if (write(go_fd, "g", 1) != 1) {
-			log__error("starting %s: %s", a.cmd[0], strerror(errno));
-			status = 1;
-			goto out_sampler;
-		}
-		close(go_fd);
-		go_fd = -1;
-		/* EOF means exec succeeded (the pipe is close-on-exec) */
-		do
-			n = read(exec_err_fd, &eno, sizeof(eno));
-		while (n < 0 && errno == EINTR);
-		if (n == (ssize_t)sizeof(eno)) {
-			log__error("cannot execute '%s': %s%s", a.cmd[0], strerror(eno),
-				   eno == ENOENT ? " (check the command name and PATH)" : "");
-			waitpid(child, NULL, 0);
-			child = -1;
-			status = 1;
-			goto out_sampler;
-		}
+	r->start_mono = clock__mono_ns();
+	r->start_real = clock__real_ns();
+	if (a->duration_ns)
+		sampler__set_deadline(r->s, r->start_mono + a->duration_ns,
+				      r->start_mono + a->duration_ns + processing_grace_ns(a->duration_ns));
+	sampler__enable(r->s);
+	if (!a->cmd)
+		return 0;
+	if (write(r->go_fd, "g", 1) != 1) {
+		log__error("starting %s: %s", a->cmd[0], strerror(errno));
+		return 1;
 	}
+	close(r->go_fd);
+	r->go_fd = -1;
+	/* EOF means exec succeeded (the pipe is close-on-exec) */
+	do
+		n = read(r->exec_err_fd, &eno, sizeof(eno));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(eno)) {
+		log__error("cannot execute '%s': %s%s", a->cmd[0], strerror(eno),
+			   eno == ENOENT ? " (check the command name and PATH)" : "");
+		waitpid(r->child, NULL, 0);
+		r->child = -1;
+		return 1;
+	}
+	return 0;
+}
 
-	show_progress = !a.quiet && isatty(STDERR_FILENO);
+/* Whether the recording's target is gone: the command exited (reaped
+ * here, its status said), or every -p process. */
+static int target_gone(struct recording *r)
+{
+	int wst;
+
+	if (r->child > 0) {
+		if (waitpid(r->child, &wst, WNOHANG) != r->child)
+			return 0;
+		r->child = -1;
+		if (WIFEXITED(wst) && WEXITSTATUS(wst) != 0)
+			log__notice("%s exited with status %d", r->a.cmd[0], WEXITSTATUS(wst));
+		else if (WIFSIGNALED(wst))
+			log__notice("%s was killed by signal %d", r->a.cmd[0], WTERMSIG(wst));
+		return 1;
+	}
+	return r->a.so.npids && !r->a.cmd && !sampler__targets_alive(r->s);
+}
+
+/* Samples until the duration, a signal or the target's end. Returns 0, or
+ * 1 after logging a failure of poll. */
+static int sample(struct recording *r)
+{
+	const struct record_args *a = &r->a;
+	int show = !a->quiet && isatty(STDERR_FILENO), rc, status = 0;
+	uint64_t last_progress = 0;
+
 	while (!stop_requested) {
 		uint64_t now = clock__mono_ns();
-		double elapsed = (double)(now - start_mono) / 1e9;
+		double elapsed = (double)(now - r->start_mono) / 1e9;
 
-		if (a.duration_ns && elapsed >= (double)a.duration_ns / 1e9)
+		if ((a->duration_ns && elapsed >= (double)a->duration_ns / 1e9) || target_gone(r))
 			break;
-		if (child > 0) {
-			int wst;
-
-			if (waitpid(child, &wst, WNOHANG) == child) {
-				child = -1;
-				if (WIFEXITED(wst) && WEXITSTATUS(wst) != 0)
-					log__notice("%s exited with status %d", a.cmd[0], WEXITSTATUS(wst));
-				else if (WIFSIGNALED(wst))
-					log__notice("%s was killed by signal %d", a.cmd[0], WTERMSIG(wst));
-				break;
-			}
-		} else if (a.so.npids && !a.cmd && !sampler__targets_alive(s)) {
-			break;
-		}
-		rc = sampler__poll(s, poll_timeout_ms(&a, elapsed));
+		rc = sampler__poll(r->s, poll_timeout_ms(a, elapsed));
 		if (rc < 0) {
 			log__error("poll: %s", strerror(-rc));
 			status = 1;
 			break;
 		}
-		if (show_progress && now - last_progress > 250000000ull) {
-			progress(1, elapsed, sampler__profile(s), sampler__stats(s));
+		if (show && now - last_progress > 250000000ull) {
+			progress(1, elapsed, sampler__profile(r->s), sampler__stats(r->s));
 			last_progress = now;
 		}
 	}
-	sampler__disable(s);
-	sampler__drain(s);
-	if (show_progress)
+	sampler__disable(r->s);
+	sampler__drain(r->s);
+	if (show)
 		fprintf(stderr, "\r\033[K");
+	return status;
+}
 
-	if (status == 0) {
-		struct profile *prof = sampler__profile(s);
+/* Writes the result. Returns 0 or 1 after logging. */
+static int finish(struct recording *r)
+{
+	struct profile *prof = sampler__profile(r->s);
 
-		sampler__finish_window(s);
-		fill_meta(prof, &a, start_real, clock__real_ns(), &u);
-		if (write_output(prof, sampler__stats(s), &a) < 0)
-			status = 1;
-		else if (a.output)
-			log__info("wrote %s: %llu samples", a.output,
-				  (unsigned long long)profile__samples(prof));
-	}
-out_sampler:
-	sampler__delete(s);
-out_child:
-	if (go_fd >= 0)
-		close(go_fd);
-	if (exec_err_fd >= 0)
-		close(exec_err_fd);
-	if (child > 0) {
+	sampler__finish_window(r->s);
+	fill_meta(prof, &r->a, r->start_real, clock__real_ns(), &r->u);
+	if (write_output(prof, sampler__stats(r->s), &r->a) < 0)
+		return 1;
+	if (r->a.output)
+		log__info("wrote %s: %llu samples", r->a.output,
+			  (unsigned long long)profile__samples(prof));
+	return 0;
+}
+
+static void cleanup(struct recording *r)
+{
+	sampler__delete(r->s);
+	if (r->go_fd >= 0)
+		close(r->go_fd);
+	if (r->exec_err_fd >= 0)
+		close(r->exec_err_fd);
+	if (r->child > 0) {
 		/* recording stopped (duration or signal) before the command ended */
-		kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
+		kill(r->child, SIGTERM);
+		waitpid(r->child, NULL, 0);
 	}
-	cachedir__delete(cache);
+	cachedir__delete(r->cache);
+}
+
+int record_cmd__main(int argc, char **argv)
+{
+	struct recording r;
+	int status;
+
+	memset(&r, 0, sizeof(r));
+	r.child = -1;
+	r.go_fd = r.exec_err_fd = -1;
+	status = parse_args(argc, argv, &r.a);
+	if (status)
+		return status == 1 ? 0 : 2;
+	if (r.a.so.npids && check_pids(&r.a) < 0)
+		return 1;
+	if (r.a.output && check_output(r.a.output) < 0)
+		return 1;
+	uname(&r.u);
+	status = prepare(&r);
+	if (status == 0)
+		status = start(&r);
+	if (status == 0)
+		status = sample(&r);
+	if (status == 0)
+		status = finish(&r);
+	cleanup(&r);
 	return status;
 }

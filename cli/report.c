@@ -21,25 +21,20 @@
 #include "common/clock.h"
 #include "common/units.h"
 #include "export/atomic_file.h"
-#include "export/collapsed.h"
 #include "export/dump_merge.h"
 #include "export/dump_paths.h"
 #include "export/dump_read.h"
-#include "export/flamegraph.h"
-#include "export/json_dump.h"
-#include "export/pprof.h"
-#include "export/top.h"
+#include "export/encode.h"
 
 #define MAX_LABELS 64
 #define DEFAULT_TOP 20
 /* Hosts named in a title before "and N more". */
 #define TITLE_HOSTS 3
 
-enum report_format { FMT_TOP, FMT_SVG, FMT_PPROF, FMT_COLLAPSED, FMT_JSON };
-
 struct report {
-	enum report_format format;
+	enum encode_format format;
 	const char *output, *title;
+	const char *from_arg, *until_arg; /* as given, for messages */
 	int icicle;
 	size_t top;
 	struct dump_merge_filter filter;
@@ -230,51 +225,26 @@ static void build_title(const struct report *r, char *buf, size_t size)
 static int write_report(void *ctx, FILE *out)
 {
 	const struct report *r = ctx;
-	struct flamegraph_opts fo;
+	struct encode_opts o;
 	char title[512], subtitle[256];
 
-	switch (r->format) {
-	case FMT_TOP:
-		return r->base ? top__write_diff(r->now, r->base, out, r->top)
-			       : top__write(r->now, NULL, out, r->top);
-	case FMT_COLLAPSED:
-		return collapsed__write(r->now, out, COLLAPSED_WITH_COMM);
-	case FMT_JSON:
-		return json_dump__write(r->now, NULL, out);
-	case FMT_PPROF:
-		return pprof__write(r->now, &r->pprof, out);
-	case FMT_SVG:
-		flamegraph__opts_init(&fo);
+	encode__opts_init(&o, r->format);
+	o.base = r->base;
+	o.top_rows = r->top;
+	o.pprof = r->pprof;
+	o.icicle = r->icicle;
+	if (r->format == ENCODE_SVG) {
 		build_title(r, title, sizeof(title));
-		fo.title = r->title ? r->title : title;
+		o.title = r->title ? r->title : title;
 		if (!r->base) {
 			const struct profile_meta *m = profile__meta_const(r->now);
 
 			snprintf(subtitle, sizeof(subtitle), "%zu dumps, %s, %u Hz", r->info->dumps_used,
 				 m->event_name && *m->event_name ? m->event_name : "cpu", m->frequency_hz);
-			fo.subtitle = subtitle;
+			o.subtitle = subtitle;
 		}
-		fo.icicle = r->icicle;
-		fo.base = r->base;
-		return flamegraph__write(r->now, &fo, out);
 	}
-	return -EINVAL;
-}
-
-static int parse_format(const char *s, enum report_format *f)
-{
-	static const struct { const char *name; enum report_format f; } fmts[] = {
-		{ "top", FMT_TOP }, { "svg", FMT_SVG }, { "pprof", FMT_PPROF },
-		{ "collapsed", FMT_COLLAPSED }, { "json", FMT_JSON },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
-		if (strcmp(s, fmts[i].name) == 0) {
-			*f = fmts[i].f;
-			return 0;
-		}
-	return -EINVAL;
+	return encode__write(r->now, &o, out);
 }
 
 /* pprof values are count * period: one period for the whole profile. */
@@ -284,11 +254,11 @@ static void pprof_period(struct report *r)
 
 	if (in->min_hz == in->max_hz) {
 		r->pprof.period_ns = in->max_hz ? (1000000000ull + in->max_hz / 2) / in->max_hz : 0;
-		if (!in->max_hz && r->format == FMT_PPROF)
+		if (!in->max_hz && r->format == ENCODE_PPROF)
 			log__warn("the dumps do not give a sampling frequency: cpu values are 0");
 	} else {
 		r->pprof.period_ns = in->samples ? (in->cpu_ns + in->samples / 2) / in->samples : 0;
-		if (r->format == FMT_PPROF)
+		if (r->format == ENCODE_PPROF)
 			log__warn("the dumps were sampled at %u to %u Hz: pprof cpu values use the average "
 			  "period, %llu ns per sample (totals match to within rounding, single stacks are approximate)",
 			  in->min_hz, in->max_hz, (unsigned long long)r->pprof.period_ns);
@@ -297,9 +267,83 @@ static void pprof_period(struct report *r)
 	r->pprof.duration_ns = in->end_ns - in->start_ns;
 }
 
-int report_cmd__main(int argc, char **argv)
+enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE };
+
+/* One option with a value. Returns 0, 2 on a usage error, 1 on another
+ * failure (both logged). */
+static int parse_option(struct report *r, int c, const char *arg, uint64_t now_ns)
 {
-	enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE };
+	long v;
+
+	switch (c) {
+	case 'f':
+		if (encode__parse_format(arg, &r->format) < 0) {
+			log__error("--format: unknown format '%s' (" ENCODE_FORMAT_NAMES ")", arg);
+			return 2;
+		}
+		return 0;
+	case 'o':
+		r->output = arg;
+		return 0;
+	case OPT_FROM:
+		r->from_arg = arg;
+		return parse_time_opt("--from", arg, now_ns, &r->filter.from_ns) < 0 ? 2 : 0;
+	case OPT_UNTIL:
+		r->until_arg = arg;
+		return parse_time_opt("--until", arg, now_ns, &r->filter.until_ns) < 0 ? 2 : 0;
+	case 'l':
+		return parse_label(r, arg) < 0 ? 2 : 0;
+	case 'p':
+		if (parse__int(arg, 1, INT32_MAX, &v) < 0) {
+			log__error("--pid '%s': not a process id", arg);
+			return 2;
+		}
+		r->filter.pid = v;
+		return 0;
+	case OPT_DIFF:
+		return add_input(&r->bases, arg) < 0 ? 1 : 0;
+	case OPT_TOP:
+		if (parse__int(arg, 0, 1000000, &v) < 0) {
+			log__error("--top '%s': expected a number of rows (0: all)", arg);
+			return 2;
+		}
+		r->top = (size_t)v;
+		return 0;
+	case OPT_TITLE:
+		r->title = arg;
+		return 0;
+	}
+	return 2;
+}
+
+/* What the options mean together. Returns 0 or 2 after logging. */
+static int check_args(const struct report *r, int nfiles)
+{
+	if (nfiles == 0) {
+		log__error("no dumps given: smolder report FILE|DIR ... (see 'smolder report --help')");
+		return 2;
+	}
+	if (r->filter.from_ns >= r->filter.until_ns) {
+		log__error("the time range is empty: --from %s is not before --until %s",
+			   r->from_arg ? r->from_arg : "(beginning)", r->until_arg ? r->until_arg : "(end)");
+		return 2;
+	}
+	if (r->bases.n && r->format != ENCODE_SVG && r->format != ENCODE_TOP) {
+		log__error("--diff needs --format svg or top");
+		return 2;
+	}
+	if (r->icicle && r->format != ENCODE_SVG)
+		log__warn("--icicle only applies to --format svg");
+	if (encode__is_binary(r->format) && !r->output && isatty(STDOUT_FILENO)) {
+		log__error("pprof output is binary: use -o FILE or redirect standard output");
+		return 2;
+	}
+	return 0;
+}
+
+/* Returns 0 to go on; otherwise the exit status (-1: --help, exit 0). */
+static int parse_args(int argc, char **argv, struct report *r)
+{
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
@@ -314,170 +358,129 @@ int report_cmd__main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report r;
-	struct strtab *names = NULL;
-	struct dump_merge *now = NULL, *base = NULL;
-	struct dump_merge_filter base_filter;
-	const char *unknown, *from_arg = NULL, *until_arg = NULL;
 	uint64_t now_ns = clock__real_ns();
-	long v;
-	int c, status = 1, rc;
-	size_t i;
+	int c, rc;
 
-	memset(&r, 0, sizeof(r));
-	r.format = FMT_TOP;
-	r.top = DEFAULT_TOP;
-	r.filter.from_ns = 0;
-	r.filter.until_ns = UINT64_MAX;
-	r.filter.pid = -1;
-	r.filter.labels = r.labels;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":f:o:l:p:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'f':
-			if (parse_format(optarg, &r.format) < 0) {
-				log__error("--format: unknown format '%s' (top, svg, pprof, collapsed or json)", optarg);
-				return 2;
-			}
-			break;
-		case 'o':
-			r.output = optarg;
-			break;
-		case OPT_FROM:
-			from_arg = optarg;
-			if (parse_time_opt("--from", optarg, now_ns, &r.filter.from_ns) < 0)
-				return 2;
-			break;
-		case OPT_UNTIL:
-			until_arg = optarg;
-			if (parse_time_opt("--until", optarg, now_ns, &r.filter.until_ns) < 0)
-				return 2;
-			break;
-		case 'l':
-			if (parse_label(&r, optarg) < 0)
-				return 2;
-			break;
-		case 'p':
-			if (parse__int(optarg, 1, INT32_MAX, &v) < 0) {
-				log__error("--pid '%s': not a process id", optarg);
-				return 2;
-			}
-			r.filter.pid = v;
-			break;
-		case OPT_DIFF:
-			if (add_input(&r.bases, optarg) < 0)
-				goto out;
-			break;
 		case OPT_ICICLE:
-			r.icicle = 1;
-			break;
-		case OPT_TOP:
-			if (parse__int(optarg, 0, 1000000, &v) < 0) {
-				log__error("--top '%s': expected a number of rows (0: all)", optarg);
-				return 2;
-			}
-			r.top = (size_t)v;
-			break;
-		case OPT_TITLE:
-			r.title = optarg;
+			r->icicle = 1;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return -1;
 		case ':':
 			log__error("option '%s' needs a value (see 'smolder report --help')", argv[optind - 1]);
 			return 2;
-		default:
+		case '?':
 			log__error("unknown option '%s' (see 'smolder report --help')", argv[optind - 1]);
 			return 2;
+		default:
+			rc = parse_option(r, c, optarg, now_ns);
+			if (rc)
+				return rc;
+			break;
 		}
 	}
-	if (optind == argc) {
-		log__error("no dumps given: smolder report FILE|DIR ... (see 'smolder report --help')");
-		status = 2;
-		goto out;
-	}
-	if (r.filter.from_ns >= r.filter.until_ns) {
-		log__error("the time range is empty: --from %s is not before --until %s",
-			   from_arg ? from_arg : "(beginning)", until_arg ? until_arg : "(end)");
-		status = 2;
-		goto out;
-	}
-	if (r.bases.n && r.format != FMT_SVG && r.format != FMT_TOP) {
-		log__error("--diff needs --format svg or top");
-		status = 2;
-		goto out;
-	}
-	if (r.icicle && r.format != FMT_SVG)
-		log__warn("--icicle only applies to --format svg");
-	if (r.format == FMT_PPROF && !r.output && isatty(STDOUT_FILENO)) {
-		log__error("pprof output is binary: use -o FILE or redirect standard output");
-		status = 2;
-		goto out;
-	}
-	for (i = (size_t)optind; i < (size_t)argc; i++)
-		if (add_input(&r.inputs, argv[i]) < 0)
-			goto out;
+	return check_args(r, argc - optind);
+}
 
-	names = strtab__new();
-	now = names ? dump_merge__new(names, &r.filter) : NULL;
+/* The merges of the inputs and of the base, both into names. Returns 0, or
+ * 1 after logging why. */
+static int merge_all(struct report *r, struct strtab *names, struct dump_merge **now,
+		     struct dump_merge **base)
+{
+	struct dump_merge_filter base_filter = r->filter;
+	const char *unknown;
+
 	/* The base is chosen by its files: the label and pid filters apply,
 	 * the time range does not (the base is usually another period). */
-	base_filter = r.filter;
 	base_filter.from_ns = 0;
 	base_filter.until_ns = UINT64_MAX;
-	base = names && r.bases.n ? dump_merge__new(names, &base_filter) : NULL;
-	if (!now || (r.bases.n && !base)) {
+	*now = dump_merge__new(names, &r->filter);
+	*base = r->bases.n ? dump_merge__new(names, &base_filter) : NULL;
+	if (!*now || (r->bases.n && !*base)) {
 		log__error("out of memory");
-		goto out;
+		return 1;
 	}
-	if (merge_files(now, &r.inputs) < 0 || (base && merge_files(base, &r.bases) < 0))
-		goto out;
-	if (dump_merge__check_labels(now, &unknown) < 0) {
+	if (merge_files(*now, &r->inputs) < 0 || (*base && merge_files(*base, &r->bases) < 0))
+		return 1;
+	if (dump_merge__check_labels(*now, &unknown) < 0) {
 		log__error("--label %s: no dump has a label '%s' (profiles have service_name, exe, comm "
 			   "and, with per_pid, pid; global labels come from label.NAME in the config)",
 			   unknown, unknown);
-		goto out;
+		return 1;
 	}
-	r.now = dump_merge__profile(now);
-	r.info = dump_merge__info(now);
-	if (!r.info->samples) {
-		explain_empty(&r, r.info, "");
-		goto out;
+	r->now = dump_merge__profile(*now);
+	r->info = dump_merge__info(*now);
+	if (!r->info->samples) {
+		explain_empty(r, r->info, "");
+		return 1;
 	}
-	if (base) {
-		r.base = dump_merge__profile(base);
-		r.base_info = dump_merge__info(base);
-		if (!r.base_info->samples) {
-			explain_empty(&r, r.base_info, " in the base dumps");
-			goto out;
+	if (*base) {
+		r->base = dump_merge__profile(*base);
+		r->base_info = dump_merge__info(*base);
+		if (!r->base_info->samples) {
+			explain_empty(r, r->base_info, " in the base dumps");
+			return 1;
 		}
 	}
-	pprof_period(&r);
+	return 0;
+}
 
-	if (r.output) {
-		/* (a device or FIFO is written in place, a file atomically) */
-		rc = atomic_file__write_with(r.output, 0600, write_report, &r);
-		if (rc < 0) {
-			log__error("writing %s: %s", r.output, strerror(-rc));
-			goto out;
-		}
-	} else {
-		rc = write_report(&r, stdout);
-		if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
-			rc = -EIO;
-		if (rc < 0) {
-			log__error("writing the report to standard output: %s", strerror(-rc));
-			goto out;
-		}
+/* To -o (atomically; a device or FIFO in place) or standard output.
+ * Returns 0 or 1 after logging. */
+static int write_result(struct report *r)
+{
+	int rc;
+
+	if (r->output) {
+		rc = atomic_file__write_with(r->output, 0600, write_report, r);
+		if (rc < 0)
+			log__error("writing %s: %s", r->output, strerror(-rc));
+		return rc < 0;
 	}
-	status = 0;
-out:
+	rc = write_report(r, stdout);
+	if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		rc = -EIO;
+	if (rc < 0)
+		log__error("writing the report to standard output: %s", strerror(-rc));
+	return rc < 0;
+}
+
+int report_cmd__main(int argc, char **argv)
+{
+	struct report r;
+	struct strtab *names = NULL;
+	struct dump_merge *now = NULL, *base = NULL;
+	int status, i;
+
+	memset(&r, 0, sizeof(r));
+	r.format = ENCODE_TOP;
+	r.top = DEFAULT_TOP;
+	r.filter.until_ns = UINT64_MAX;
+	r.filter.pid = -1;
+	r.filter.labels = r.labels;
+	status = parse_args(argc, argv, &r);
+	for (i = optind; status == 0 && i < argc; i++)
+		if (add_input(&r.inputs, argv[i]) < 0)
+			status = 1;
+	if (status == 0 && !(names = strtab__new())) {
+		log__error("out of memory");
+		status = 1;
+	}
+	if (status == 0)
+		status = merge_all(&r, names, &now, &base);
+	if (status == 0) {
+		pprof_period(&r);
+		status = write_result(&r);
+	}
 	dump_merge__delete(base);
 	dump_merge__delete(now);
 	strtab__delete(names);
 	dump_paths__free(&r.inputs);
 	dump_paths__free(&r.bases);
-	return status;
+	return status < 0 ? 0 : status;
 }

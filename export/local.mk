@@ -8,6 +8,7 @@ export_libexport_a_SOURCES = \
 	export/json_dump.c export/json_dump.h \
 	export/collapsed.c export/collapsed.h \
 	export/top.c export/top.h \
+	export/encode.c export/encode.h \
 	export/atomic_file.c export/atomic_file.h \
 	export/gzip.c export/gzip.h \
 	export/dump_read.c export/dump_read.h \

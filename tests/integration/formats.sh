@@ -1,6 +1,7 @@
 #!/bin/sh
-# Output formats: --format collapsed to a file ('comm;root;...;leaf count'),
-# --format json to stdout, and the default top table on stdout.
+# Output formats of record (export/encode.c, shared with report): --format
+# collapsed to a file ('comm;root;...;leaf count'), json to stdout, pprof
+# and svg to files, and the default top table on stdout.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_workload chain
 need_perf process
@@ -34,4 +35,54 @@ echo "  longest run of table rows: $rows"
 [ "$rows" -ge 1 ] && [ "$rows" -le 20 ] || fail "top table has a run of $rows rows, expected 1..20"
 first=$(grep -E '^[[:space:]]*[0-9.]+%' "$TMP/smolder.out" | head -n 1)
 echo "$first" | grep -Eq '[[:space:]]c([[:space:]]|$)' || fail "first table row is not the hot function c: $first"
-echo "formats: collapsed, json-on-stdout and top table OK"
+run_smolder 60 record -F 499 --format pprof -o "$TMP/out.pb.gz" -- "$WORKLOADS/chain" 1.5
+expect_ok
+"$PYTHON3" - "$TMP/out.pb.gz" <<'PY' || fail "record --format pprof: not a profile.proto naming the chain"
+import gzip, sys
+data = gzip.open(sys.argv[1]).read()
+
+def fields(buf):
+    """(field number, wire type, value) of one protobuf message."""
+    i = 0
+    while i < len(buf):
+        key, i = varint(buf, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(buf, i)
+        elif wt == 2:
+            n, i = varint(buf, i)
+            v, i = buf[i:i + n], i + n
+        else:
+            raise ValueError("unexpected wire type %d" % wt)
+        yield num, wt, v
+
+def varint(buf, i):
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
+
+top = list(fields(data))
+strings = [v.decode() for n, wt, v in top if n == 6]  # Profile.string_table
+samples = [v for n, wt, v in top if n == 2]             # Profile.sample
+print("pprof: %d samples, %d strings" % (len(samples), len(strings)))
+assert strings and strings[0] == "", "string_table[0] must be empty"
+for name in ("main", "a", "b", "c", "samples", "cpu"):
+    assert name in strings, "%r missing from the string table" % name
+assert samples, "no samples"
+PY
+run_smolder 60 record -F 499 --format svg -o "$TMP/out.svg" -- "$WORKLOADS/chain" 1.5
+expect_ok
+"$PYTHON3" - "$TMP/out.svg" <<'PY' || fail "record --format svg: not a flame graph of the chain"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+titles = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}title")]
+print("svg: %d frames with a title" % len(titles))
+for name in ("main", "c"):
+    assert any(t.startswith(name + " (") for t in titles), "no frame titled %r" % name
+PY
+echo "formats: collapsed, json-on-stdout, pprof, svg and top table OK"
