@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "profile/frame_name.h"
 #include "profile/profile.h"
 #include "common/hash.h"
 #include "common/strtab.h"
@@ -480,39 +481,35 @@ static void pct(char *buf, size_t len, uint64_t n, uint64_t total)
 
 /* ---- colours ---- */
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t l = strlen(s), k = strlen(suffix);
-
-	return l >= k && !memcmp(s + l - k, suffix, k);
-}
-
 /* Deterministic per name, so the same function has the same colour in every
  * graph; the family tells where the frame comes from. */
 static void frame_fill(char *buf, size_t len, const char *name, uint32_t depth)
 {
 	uint64_t h = hash__bytes(name, strlen(name), 0);
+	struct frame_parts fp;
 	unsigned a = (unsigned)(h & 0xff), b = (unsigned)(h >> 8 & 0xff),
 		 c = (unsigned)(h >> 16 & 0xff);
 	unsigned r, g, bl;
 
+	frame_name__parse(name, &fp);
 	if (depth <= 1) { /* "all" and the processes: lavender */
 		r = 190 + a * 30 / 255;
 		g = 185 + b * 25 / 255;
 		bl = 225 + c * 25 / 255;
-	} else if (ends_with(name, "_[k]") || !strcmp(name, "[kernel]")) { /* orange */
+	} else if (fp.kind == FRAME_KERNEL) { /* orange */
 		r = 230 + a * 25 / 255;
 		g = 125 + b * 55 / 255;
 		bl = 20 + c * 35 / 255;
-	} else if (ends_with(name, "_[j]")) { /* green */
+	} else if (fp.kind == FRAME_JIT) { /* green */
 		r = 70 + a * 60 / 255;
 		g = 190 + b * 45 / 255;
 		bl = 70 + c * 50 / 255;
-	} else if (ends_with(name, "_[i]")) { /* aqua */
+	} else if (fp.kind == FRAME_INLINED) { /* aqua */
 		r = 90 + a * 50 / 255;
 		g = 200 + b * 35 / 255;
 		bl = 200 + c * 35 / 255;
-	} else if (name[0] == '[') { /* [unknown], [libfoo.so], [anon]: grey */
+	} else if (fp.kind == FRAME_BRACKETED || fp.kind == FRAME_UNKNOWN_CODE) {
+		/* [unknown], [libfoo.so], [anon]: grey */
 		r = 175 + a * 30 / 255;
 		g = r;
 		bl = r;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/frame_name.h"
 #include "profile/profile.h"
 #include "common/hash.h"
 #include "common/hashidx.h"
@@ -37,7 +38,7 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
 #define FLAG_BITS (INLINED_BIT | BRACKET_BIT)
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 #define JIT_MAPPING "[jit]"
-#define UNKNOWN_NAME "[unknown]"
+#define UNKNOWN_NAME FRAME_UNKNOWN
 #define NO_STACK_NAME "[no stack]"
 
 /* Distinct locations: (mapping id, function ids leaf-most first) sequences
@@ -125,70 +126,40 @@ static int mapping_of(struct enc *e, uint32_t file_sid, uint32_t *id)
 	return 0;
 }
 
-static int ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t l = strlen(suffix);
-
-	return len >= l && memcmp(s + len - l, suffix, l) == 0;
-}
-
-/* "MODULE+0xHEX": the length of MODULE, or 0. */
-static size_t module_prefix(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = len; i > 3; i--) {
-		if (s[i - 1] == 'x' && s[i - 2] == '0' && s[i - 3] == '+') {
-			size_t j;
-
-			if (i == len || i - 3 == 0)
-				return 0;
-			for (j = i; j < len; j++)
-				if (!((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f') ||
-				      (s[j] >= 'A' && s[j] <= 'F')))
-					return 0;
-			return i - 3;
-		}
-	}
-	return 0;
-}
-
 /* Classifies a frame once: its function name sid (suffix stripped), its
  * mapping's filename sid (0 = the group's exe) and whether it is inlined. */
 static int frame_info(struct enc *e, uint32_t frame, uint64_t *info)
 {
-	const char *s = frame ? strtab__str(e->names, frame) : NULL;
+	struct frame_parts fp;
 	uint32_t fn = 0, map = 0;
-	size_t len, mod;
-	int inl = 0, bracket = 0, rc;
+	int inl = 0, bracket = 0, rc = 0;
 
 	if (u64map__get(e->frame_info, frame, info))
 		return 0;
-	if (!s || !*s)
-		s = UNKNOWN_NAME;
-	len = strlen(s);
-	if (ends_with(s, len, "_[k]")) {
-		len -= 4;
+	frame_name__parse(frame ? strtab__str(e->names, frame) : NULL, &fp);
+	switch (fp.kind) {
+	case FRAME_KERNEL:
 		rc = sid(e, KERNEL_MAPPING, &map);
-	} else if (ends_with(s, len, "_[j]")) {
-		len -= 4;
+		break;
+	case FRAME_JIT:
 		rc = sid(e, JIT_MAPPING, &map);
-	} else if (ends_with(s, len, "_[i]")) {
-		len -= 4;
+		break;
+	case FRAME_INLINED:
 		inl = 1;
-		rc = 0;
-	} else if (strcmp(s, "[kernel]") == 0) {
-		rc = sid(e, KERNEL_MAPPING, &map);
-	} else if ((mod = module_prefix(s, len)) != 0) {
-		rc = sid_n(e, s, mod, &map);
-	} else if (len > 2 && s[0] == '[' && s[len - 1] == ']' && strcmp(s, UNKNOWN_NAME) != 0) {
-		/* Resolved per group: the exe when NAME is its file name. */
+		break;
+	case FRAME_MODULE_OFFSET:
+		rc = sid_n(e, fp.module, fp.module_len, &map);
+		break;
+	case FRAME_BRACKETED:
+		/* Resolved per group: the exe when MODULE is its file name. */
 		bracket = 1;
-		rc = sid_n(e, s + 1, len - 2, &map);
-	} else {
-		rc = 0;
+		rc = sid_n(e, fp.module, fp.module_len, &map);
+		break;
+	case FRAME_FUNCTION:
+	case FRAME_UNKNOWN_CODE:
+		break;
 	}
-	if (rc < 0 || (rc = sid_n(e, s, len ? len : strlen(s), &fn)) < 0)
+	if (rc < 0 || (rc = sid_n(e, fp.name, fp.name_len, &fn)) < 0)
 		return rc;
 	*info = fn | ((uint64_t)map << 32) | (inl ? INLINED_BIT : 0) | (bracket ? BRACKET_BIT : 0);
 	if (u64map__put(e->frame_info, frame, *info) < 0)

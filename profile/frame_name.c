@@ -72,7 +72,7 @@ int frame_name__intern(struct strtab *names, const char *name, const char *suffi
 	}
 	/* An empty frame would read as ";;" in a collapsed stack. */
 	if (n == 0) {
-		static const char unknown[] = "[unknown]";
+		static const char unknown[] = FRAME_UNKNOWN;
 
 		memcpy(buf, unknown, sizeof(unknown) - 1);
 		n = sizeof(unknown) - 1;
@@ -93,4 +93,64 @@ int frame_name__module(struct strtab *names, const char *module, uint32_t *id)
 		module = slash + 1;
 	snprintf(buf, sizeof(buf), "[%s]", module && *module ? module : "unknown");
 	return frame_name__intern(names, buf, "", id);
+}
+
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t l = strlen(suffix);
+
+	return len >= l && memcmp(s + len - l, suffix, l) == 0;
+}
+
+/* "MODULE+0xHEX": the length of MODULE, or 0 when s is not that. */
+static size_t module_offset_prefix(const char *s, size_t len)
+{
+	size_t i, j;
+
+	for (i = len; i > 3; i--) {
+		if (s[i - 1] != 'x' || s[i - 2] != '0' || s[i - 3] != '+')
+			continue;
+		if (i == len || i - 3 == 0)
+			return 0;
+		for (j = i; j < len; j++)
+			if (!((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f') ||
+			      (s[j] >= 'A' && s[j] <= 'F')))
+				return 0;
+		return i - 3;
+	}
+	return 0;
+}
+
+void frame_name__parse(const char *s, struct frame_parts *out)
+{
+	size_t len = s ? strlen(s) : 0, mod;
+	static const size_t sfx = sizeof(FRAME_SUFFIX_KERNEL) - 1; /* all suffixes are 4 */
+
+	memset(out, 0, sizeof(*out));
+	out->name = s ? s : FRAME_UNKNOWN;
+	out->name_len = s ? len : strlen(FRAME_UNKNOWN);
+	if (!len || !strcmp(s, FRAME_UNKNOWN)) {
+		out->kind = FRAME_UNKNOWN_CODE;
+		out->name = FRAME_UNKNOWN;
+		out->name_len = strlen(FRAME_UNKNOWN);
+	} else if (ends_with(s, len, FRAME_SUFFIX_KERNEL)) {
+		out->kind = FRAME_KERNEL;
+		out->name_len = len - sfx;
+	} else if (ends_with(s, len, FRAME_SUFFIX_JIT)) {
+		out->kind = FRAME_JIT;
+		out->name_len = len - sfx;
+	} else if (ends_with(s, len, FRAME_SUFFIX_INLINED)) {
+		out->kind = FRAME_INLINED;
+		out->name_len = len - sfx;
+	} else if (!strcmp(s, "[kernel]")) {
+		out->kind = FRAME_KERNEL;
+	} else if ((mod = module_offset_prefix(s, len)) != 0) {
+		out->kind = FRAME_MODULE_OFFSET;
+		out->module = s;
+		out->module_len = mod;
+	} else if (len > 2 && s[0] == '[' && s[len - 1] == ']') {
+		out->kind = FRAME_BRACKETED;
+		out->module = s + 1;
+		out->module_len = len - 2;
+	}
 }

@@ -1,6 +1,17 @@
-/* Making a raw name safe for collapsed stacks: ';' becomes ':', control
- * characters and invalid bytes are dropped, length is capped. Shared by every
- * symbol source so that all frames follow one convention. */
+/* The frame-name model, both ways: composing a frame's name from what a
+ * symbol source knows (a raw name made safe for collapsed stacks: ';'
+ * becomes ':', control characters and invalid bytes are dropped, length is
+ * capped; a suffix says where the frame comes from), and parsing it back
+ * for the encoders that show the origin (pprof mappings, flame graph
+ * colours). One convention, written here only:
+ *
+ *   NAME_[k]        kernel function          [kernel]_[k], [kernel]: kernel code unnamed
+ *   NAME_[i]        inlined into the frame below it
+ *   NAME_[j]        JIT code (perf map, jitdump)
+ *   MODULE+0xHEX    a function of MODULE without a name (stripped binary)
+ *   [MODULE]        code of MODULE nothing names; [unknown], [truncated],
+ *                   [signal] are markers of the unwinder
+ *   NAME            a function */
 #ifndef SMOLDER_PROFILE_FRAME_NAME_H
 #define SMOLDER_PROFILE_FRAME_NAME_H
 #include <stddef.h>
@@ -10,11 +21,41 @@ struct strtab;
 
 #define FRAME_NAME_MAX 1024
 
+#define FRAME_SUFFIX_KERNEL "_[k]"
+#define FRAME_SUFFIX_INLINED "_[i]"
+#define FRAME_SUFFIX_JIT "_[j]"
+#define FRAME_UNKNOWN "[unknown]"
+
+enum frame_kind {
+	FRAME_FUNCTION,       /* NAME */
+	FRAME_KERNEL,         /* NAME_[k] or [kernel] */
+	FRAME_INLINED,        /* NAME_[i] */
+	FRAME_JIT,            /* NAME_[j] */
+	FRAME_MODULE_OFFSET,  /* MODULE+0xHEX */
+	FRAME_BRACKETED,      /* [MODULE] or a marker, but not [unknown] */
+	FRAME_UNKNOWN_CODE,   /* [unknown] */
+};
+
+/* A frame name taken apart; the strings point into the parsed name. */
+struct frame_parts {
+	enum frame_kind kind;
+	const char *name;   /* the function without its suffix; the whole name
+			     * for the other kinds */
+	size_t name_len;
+	const char *module; /* FRAME_MODULE_OFFSET: MODULE; FRAME_BRACKETED:
+			     * inside the brackets; else NULL */
+	size_t module_len;
+};
+
 /* Interns sanitize(name) + suffix (suffix may be "" or e.g. "_[k]"). */
 int frame_name__intern(struct strtab *names, const char *name, const char *suffix, uint32_t *id);
 /* Interns "[module]", the frame for a pc of a module that nothing names.
  * module may be a path (its last component is used); NULL or empty gives
  * "[unknown]". */
 int frame_name__module(struct strtab *names, const char *module, uint32_t *id);
+
+/* Takes apart a name that frame_name__intern/__module composed (any other
+ * text is a FRAME_FUNCTION). NULL or "" is FRAME_UNKNOWN_CODE. */
+void frame_name__parse(const char *s, struct frame_parts *out);
 
 #endif

@@ -85,7 +85,7 @@ static int code_load(const unsigned char *b, size_t len, int swap, struct strtab
 	name[nlen] = '\0';
 	if (size == 0 || addr + size < addr)
 		return 0; /* nothing to name */
-	err = frame_name__intern(names, name, "_[j]", &id);
+	err = frame_name__intern(names, name, FRAME_SUFFIX_JIT, &id);
 	if (err == 0)
 		err = perfmap__add(m, addr, size, id);
 	return err == -EINVAL ? 0 : err;

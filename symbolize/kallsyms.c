@@ -378,7 +378,7 @@ int kallsyms__load(const char *path, struct strtab *names, struct kallsyms **out
 		err = -ENOMEM;
 		goto out_free;
 	}
-	err = frame_name__intern(names, "[kernel]", "_[k]", &k->kernel_id);
+	err = frame_name__intern(names, "[kernel]", FRAME_SUFFIX_KERNEL, &k->kernel_id);
 	if (err < 0)
 		goto out_free;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -451,7 +451,7 @@ static int ksym_id(struct kallsyms *k, size_t i, uint32_t *id)
 		*id = s->name & KSYM_NAME_MASK;
 		return 0;
 	}
-	err = frame_name__intern(k->names, k->blob + s->name, "_[k]", id);
+	err = frame_name__intern(k->names, k->blob + s->name, FRAME_SUFFIX_KERNEL, id);
 	if (err < 0)
 		return err;
 	/* an id too large for the tag (never in practice) is just not kept */
@@ -616,7 +616,7 @@ int kallsyms__from_arrays(struct strtab *names, const struct kallsyms_arrays *a,
 		err = -ENOMEM;
 		goto out_free;
 	}
-	err = frame_name__intern(names, "[kernel]", "_[k]", &k->kernel_id);
+	err = frame_name__intern(names, "[kernel]", FRAME_SUFFIX_KERNEL, &k->kernel_id);
 	if (err < 0)
 		goto out_free;
 	k->syms = a->syms;

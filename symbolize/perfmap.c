@@ -505,7 +505,7 @@ int perfmap__lookup(struct perfmap *m, uint64_t pc, uint32_t *id)
 		return -ENOENT;
 	hit = &m->syms[best];
 	if (hit->id == NO_ID) {
-		err = frame_name__intern(m->names, hit->name, "_[j]", &hit->id);
+		err = frame_name__intern(m->names, hit->name, FRAME_SUFFIX_JIT, &hit->id);
 		if (err < 0) {
 			hit->id = NO_ID;
 			return err;

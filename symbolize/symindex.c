@@ -655,7 +655,7 @@ static int dwarf_frames(struct symindex *s, uint64_t vaddr, uint32_t *frames, si
 	nf = inlines__at(t, vaddr + s->bias - dwbias, f, max + 1);
 	for (i = 0; i < nf && !err; i++) {
 		if (!f[i].subprogram) {
-			err = intern_dwarf_name(s, &f[i], "_[i]", &frames[*n]);
+			err = intern_dwarf_name(s, &f[i], FRAME_SUFFIX_INLINED, &frames[*n]);
 			if (err >= 0)
 				(*n)++;
 		} else if (want_sub && f[i].name) {

@@ -9,7 +9,10 @@ UNIT_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(C
 	-DSYMBOLIZE_FIXTURES_SRCDIR='"$(abs_top_srcdir)/tests/fixtures/symbolize"' \
 	-DSYMBOLIZE_FIXTURES_BUILDDIR='"$(abs_top_builddir)/tests/fixtures/symbolize"'
 UNIT_TESTS = \
-	tests/unit/test_common \
+	tests/unit/test_parse \
+	tests/unit/test_u64map \
+	tests/unit/test_strtab \
+	tests/unit/test_strtab_remap \
 	tests/unit/test_units \
 	tests/unit/test_redact \
 	tests/unit/test_userfile \
@@ -18,7 +21,11 @@ UNIT_TESTS = \
 	tests/unit/test_procmem \
 	tests/unit/test_gostack \
 	tests/unit/test_unwind \
-	tests/unit/test_symbolize \
+	tests/unit/test_symindex \
+	tests/unit/test_kallsyms \
+	tests/unit/test_perfmap \
+	tests/unit/test_demangle \
+	tests/unit/test_frame_name \
 	tests/unit/test_symbolizer \
 	tests/unit/test_jitdump \
 	tests/unit/test_loadbudget \
@@ -28,7 +35,10 @@ UNIT_TESTS = \
 	tests/unit/test_record \
 	tests/unit/test_ring \
 	tests/unit/test_procmaps \
-	tests/unit/test_export \
+	tests/unit/test_json_dump \
+	tests/unit/test_collapsed \
+	tests/unit/test_top \
+	tests/unit/test_atomic_file \
 	tests/unit/test_sink \
 	tests/unit/test_retry_after \
 	tests/unit/test_fileio \
@@ -46,10 +56,25 @@ check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
 # --- common/
-tests_unit_test_common_SOURCES = tests/unit/test_common.c
-tests_unit_test_common_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_common_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_common_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+tests_unit_test_parse_SOURCES = tests/unit/test_parse.c
+tests_unit_test_parse_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_parse_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_parse_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_u64map_SOURCES = tests/unit/test_u64map.c
+tests_unit_test_u64map_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_u64map_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_u64map_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_strtab_SOURCES = tests/unit/test_strtab.c
+tests_unit_test_strtab_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_strtab_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_strtab_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_strtab_remap_SOURCES = tests/unit/test_strtab_remap.c
+tests_unit_test_strtab_remap_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_strtab_remap_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_strtab_remap_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_units_SOURCES = tests/unit/test_units.c
 tests_unit_test_units_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -103,11 +128,34 @@ tests_unit_test_unwind_CFLAGS = $(TEST_CFLAGS) -O2 -fomit-frame-pointer
 tests_unit_test_unwind_LDADD = tests/unit/libunwind_debugframe.a $(UNWIND_LIBS) -lpthread -ldl $(CRITERION_LIBS)
 
 # --- symbolize/
-tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c
-tests_unit_test_symbolize_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_symbolize_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_symbolize_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
-tests_unit_test_symbolize_LINK = $(CXXLINK)
+tests_unit_test_symindex_SOURCES = tests/unit/test_symindex.c
+tests_unit_test_symindex_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_symindex_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_symindex_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_symindex_LINK = $(CXXLINK)
+
+tests_unit_test_kallsyms_SOURCES = tests/unit/test_kallsyms.c
+tests_unit_test_kallsyms_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_kallsyms_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_kallsyms_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_kallsyms_LINK = $(CXXLINK)
+
+tests_unit_test_perfmap_SOURCES = tests/unit/test_perfmap.c
+tests_unit_test_perfmap_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_perfmap_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_perfmap_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_perfmap_LINK = $(CXXLINK)
+
+tests_unit_test_demangle_SOURCES = tests/unit/test_demangle.c
+tests_unit_test_demangle_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_demangle_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_demangle_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_demangle_LINK = $(CXXLINK)
+
+tests_unit_test_frame_name_SOURCES = tests/unit/test_frame_name.c
+tests_unit_test_frame_name_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_frame_name_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_frame_name_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_symbolizer_SOURCES = tests/unit/test_symbolizer.c
 tests_unit_test_symbolizer_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -165,10 +213,25 @@ tests_unit_test_procmaps_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_procmaps_LINK = $(CXXLINK)
 
 # --- export/
-tests_unit_test_export_SOURCES = tests/unit/test_export.c
-tests_unit_test_export_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_export_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_export_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+tests_unit_test_json_dump_SOURCES = tests/unit/test_json_dump.c
+tests_unit_test_json_dump_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_json_dump_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_json_dump_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_collapsed_SOURCES = tests/unit/test_collapsed.c
+tests_unit_test_collapsed_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_collapsed_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_collapsed_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_top_SOURCES = tests/unit/test_top.c
+tests_unit_test_top_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_top_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_top_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_atomic_file_SOURCES = tests/unit/test_atomic_file.c
+tests_unit_test_atomic_file_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_atomic_file_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_atomic_file_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_sink_SOURCES = tests/unit/test_sink.c
 tests_unit_test_sink_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -242,13 +305,13 @@ tests_unit_test_budget_LINK = $(CXXLINK)
 EXTRA_tests_unit_test_inlines_DEPENDENCIES = \
 	tests/fixtures/symbolize/fixture$(EXEEXT) \
 	tests/fixtures/symbolize/fixture_deep$(EXEEXT)
-EXTRA_tests_unit_test_symbolize_DEPENDENCIES = \
+EXTRA_tests_unit_test_symindex_DEPENDENCIES = \
 	tests/fixtures/symbolize/fixture$(EXEEXT) \
 	tests/fixtures/symbolize/fixture_cxx$(EXEEXT) \
 	tests/fixtures/symbolize/fixture_deep$(EXEEXT) \
 	tests/fixtures/symbolize/fixture.stripped \
 	tests/fixtures/symbolize/fixture.minidebug
-EXTRA_tests_unit_test_debugcache_DEPENDENCIES = $(EXTRA_tests_unit_test_symbolize_DEPENDENCIES)
+EXTRA_tests_unit_test_debugcache_DEPENDENCIES = $(EXTRA_tests_unit_test_symindex_DEPENDENCIES)
 
 # ELF fixtures with known names: built, never run. Their own flags (not the
 # sanitizer/warning set) keep them small; -O2 makes the always_inline
@@ -320,4 +383,4 @@ EXTRA_DIST += \
 	tests/fixtures/symbolize/kallsyms_restricted.txt
 
 # Helpers shared by unit tests.
-EXTRA_DIST += tests/unit/tmpdir.h
+EXTRA_DIST += tests/unit/tmpdir.h tests/unit/symfix.h tests/unit/profile_fixture.h

@@ -1,0 +1,146 @@
+/* profile/frame_name: composing frame names, and parsing them back. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "common/strtab.h"
+#include "profile/frame_name.h"
+
+static struct strtab *names;
+
+static void setup(void)
+{
+	names = strtab__new();
+	cr_assert_not_null(names);
+}
+
+static void teardown(void)
+{
+	strtab__delete(names);
+	names = NULL;
+}
+
+TestSuite(frame_name, .init = setup, .fini = teardown);
+
+static const char *fname(const char *in, const char *suffix)
+{
+	uint32_t id = 0;
+
+	cr_assert_eq(frame_name__intern(names, in, suffix, &id), 0);
+	return strtab__str(names, id);
+}
+
+Test(frame_name, sanitizes)
+{
+	char longname[FRAME_NAME_MAX * 2 + 1];
+	const char *r;
+	size_t i;
+
+	cr_assert_str_eq(fname("a;b\tc\x7f" "d\n", ""), "a:bcd");
+	cr_assert_str_eq(fname("do_sys_open", "_[k]"), "do_sys_open_[k]");
+	cr_assert_str_eq(fname("", "_[i]"), "[unknown]_[i]");
+	cr_assert_str_eq(fname("bad\xff\xc0utf8 \xc3\xa9t\xc3\xa9", ""), "badutf8 \xc3\xa9t\xc3\xa9");
+	/* cap without splitting a multi-byte sequence ("é" is 2 bytes) */
+	longname[0] = 'x';
+	for (i = 1; i + 1 < sizeof(longname); i += 2)
+		memcpy(longname + i, "\xc3\xa9", 2);
+	longname[sizeof(longname) - 1] = '\0';
+	r = fname(longname, "");
+	cr_assert_leq(strlen(r), FRAME_NAME_MAX);
+	cr_assert_eq(strlen(r) % 2, 1);
+	r = fname(longname, "_[j]");
+	cr_assert_leq(strlen(r), FRAME_NAME_MAX);
+	cr_assert_str_eq(r + strlen(r) - 4, "_[j]");
+	cr_assert_eq((unsigned char)r[strlen(r) - 5], 0xa9);
+}
+
+static const char *module_name(const char *module)
+{
+	uint32_t id = 0;
+
+	cr_assert_eq(frame_name__module(names, module, &id), 0);
+	return strtab__str(names, id);
+}
+
+Test(frame_name, module)
+{
+	cr_assert_str_eq(module_name("libc.so.6"), "[libc.so.6]");
+	cr_assert_str_eq(module_name("/usr/lib/x86_64-linux-gnu/libc.so.6"), "[libc.so.6]");
+	cr_assert_str_eq(module_name("[vdso]"), "[[vdso]]");
+	cr_assert_str_eq(module_name("/opt/a;b\tc"), "[a:bc]");
+	cr_assert_str_eq(module_name(NULL), "[unknown]");
+	cr_assert_str_eq(module_name(""), "[unknown]");
+	cr_assert_str_eq(module_name("/tmp/"), "[unknown]");
+}
+
+static struct frame_parts parts(const char *s)
+{
+	struct frame_parts p;
+
+	frame_name__parse(s, &p);
+	return p;
+}
+
+static int name_is(const struct frame_parts *p, const char *want)
+{
+	return p->name_len == strlen(want) && !memcmp(p->name, want, p->name_len);
+}
+
+static int module_is(const struct frame_parts *p, const char *want)
+{
+	return p->module && p->module_len == strlen(want) && !memcmp(p->module, want, p->module_len);
+}
+
+/* What the composer writes, the parser reads back. */
+Test(frame_name, parse_what_intern_composes)
+{
+	struct frame_parts p;
+
+	p = parts(fname("do_sys_open", FRAME_SUFFIX_KERNEL));
+	cr_assert_eq(p.kind, FRAME_KERNEL);
+	cr_assert(name_is(&p, "do_sys_open"));
+	p = parts(fname("std::vector<int>::push_back", FRAME_SUFFIX_INLINED));
+	cr_assert_eq(p.kind, FRAME_INLINED);
+	cr_assert(name_is(&p, "std::vector<int>::push_back"));
+	p = parts(fname("LazyCompile:*hot file.js:1", FRAME_SUFFIX_JIT));
+	cr_assert_eq(p.kind, FRAME_JIT);
+	cr_assert(name_is(&p, "LazyCompile:*hot file.js:1"));
+	p = parts(fname("[kernel]", FRAME_SUFFIX_KERNEL));
+	cr_assert_eq(p.kind, FRAME_KERNEL);
+	cr_assert(name_is(&p, "[kernel]"));
+	p = parts(module_name("/usr/lib/libfoo.so.1"));
+	cr_assert_eq(p.kind, FRAME_BRACKETED);
+	cr_assert(module_is(&p, "libfoo.so.1"));
+	cr_assert(name_is(&p, "[libfoo.so.1]"));
+	p = parts(module_name(NULL));
+	cr_assert_eq(p.kind, FRAME_UNKNOWN_CODE);
+	p = parts(fname("main", ""));
+	cr_assert_eq(p.kind, FRAME_FUNCTION);
+	cr_assert(name_is(&p, "main"));
+	cr_assert_null(p.module);
+}
+
+Test(frame_name, parse_module_offsets_and_edge_cases)
+{
+	struct frame_parts p;
+
+	p = parts("libfoo.so+0x1a2B");
+	cr_assert_eq(p.kind, FRAME_MODULE_OFFSET);
+	cr_assert(module_is(&p, "libfoo.so"));
+	cr_assert(name_is(&p, "libfoo.so+0x1a2B"), "the whole text stays the function");
+	cr_assert_eq(parts("a+b+0x10").kind, FRAME_MODULE_OFFSET);
+	cr_assert_eq(parts("+0x10").kind, FRAME_FUNCTION, "no module");
+	cr_assert_eq(parts("libfoo+0x").kind, FRAME_FUNCTION, "no digits");
+	cr_assert_eq(parts("libfoo+0x12g").kind, FRAME_FUNCTION, "not hex");
+	cr_assert_eq(parts("[kernel]").kind, FRAME_KERNEL);
+	cr_assert_eq(parts("[unknown]").kind, FRAME_UNKNOWN_CODE);
+	cr_assert_eq(parts("").kind, FRAME_UNKNOWN_CODE);
+	p = parts(NULL);
+	cr_assert_eq(p.kind, FRAME_UNKNOWN_CODE);
+	cr_assert(name_is(&p, "[unknown]"));
+	cr_assert_eq(parts("[truncated]").kind, FRAME_BRACKETED);
+	cr_assert_eq(parts("[]").kind, FRAME_FUNCTION, "empty brackets are no module");
+	cr_assert_eq(parts("_[k]").kind, FRAME_KERNEL, "a bare suffix is still the kernel's");
+	cr_assert_eq(parts("_[k]").name_len, 0);
+}

@@ -1,0 +1,333 @@
+/* export/json_dump: the smolder.profile/v1 document (fields, order, hostile strings, the schema). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "export/json_dump.h"
+#include "tests/unit/profile_fixture.h"
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
+
+/* Encoders run on a memory stream; they return the malloc'd output. */
+static char *capture_json(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(json_dump__write(prof, &agent, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static json_int_t jget_int(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	cr_assert(json_is_integer(v), "%s is not an integer", k);
+	return json_integer_value(v);
+}
+
+static const char *jget_str(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	cr_assert(json_is_string(v), "%s is not a string", k);
+	return json_string_value(v);
+}
+
+/* Asserts o has exactly the keys of keys[], in that order. */
+static void assert_keys(json_t *o, const char *const *keys, size_t n, const char *text,
+			const char *first)
+{
+	const char *prev = text;
+	size_t i;
+
+	cr_assert(json_is_object(o));
+	cr_assert_eq(json_object_size(o), n, "object before \"%s\": %zu keys, want %zu", first,
+		     json_object_size(o), n);
+	for (i = 0; i < n; i++) {
+		char quoted[64];
+		const char *at;
+
+		cr_assert_not_null(json_object_get(o, keys[i]), "missing key %s", keys[i]);
+		snprintf(quoted, sizeof(quoted), "\"%s\":", keys[i]);
+		at = strstr(prev, quoted);
+		cr_assert_not_null(at, "key %s out of order", keys[i]);
+		prev = at;
+	}
+}
+
+TestSuite(json, .init = setup, .fini = teardown);
+
+Test(json, document_fields)
+{
+	static const char *const top_keys[] = {"schema", "agent", "host", "window", "event",
+					       "labels", "profiles", "stats"};
+	static const char *const stats_keys[] = {"samples", "lost", "dropped", "throttled",
+						 "kernel_only", "idle", "corrupt", "unwind", "processes",
+						 "binaries", "agent_cpu_ns", "agent_load_cpu_ns", "agent_rss_bytes",
+						 "agent_peak_rss_bytes",
+						 "spool_dropped", "frequency_configured_hz",
+						 "cfi_lookups", "cfi_hits", "cfi_evictions",
+						 "sym_lookups", "sym_hits", "sym_evictions",
+						 "inline_lookups", "inline_hits", "inline_evictions",
+						 "ksym_lookups", "ksym_hits", "ksym_evictions",
+						 "debug_bytes", "debug_refused",
+						 "names", "names_bytes", "names_compactions"};
+	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
+						  "bad_pc", "depth"};
+	char *text = capture_json();
+	json_error_t err;
+	json_t *root = json_loads(text, 0, &err), *o, *profiles, *labels;
+
+	cr_assert_not_null(root, "dump does not parse: %s at %d", err.text, err.position);
+	cr_assert_eq(text[strlen(text) - 1], '\n');
+	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1, "compact: one line");
+	assert_keys(root, top_keys, 8, text, "schema");
+	cr_assert_str_eq(jget_str(root, "schema"), "smolder.profile/v1");
+	o = json_object_get(root, "agent");
+	cr_assert_str_eq(jget_str(o, "name"), "smolder");
+	cr_assert_str_eq(jget_str(o, "version"), SMOLDER_VERSION);
+	o = json_object_get(root, "host");
+	cr_assert_str_eq(jget_str(o, "hostname"), "web01");
+	cr_assert_str_eq(jget_str(o, "kernel"), "3.10.0-1160.el7.x86_64");
+	cr_assert_str_eq(jget_str(o, "arch"), "x86_64");
+	o = json_object_get(root, "window");
+	cr_assert_eq(jget_int(o, "start_ns"), 1763740800000000000ll);
+	cr_assert_eq(jget_int(o, "end_ns"), 1763740810000000000ll);
+	o = json_object_get(root, "event");
+	cr_assert_str_eq(jget_str(o, "name"), "cpu-clock");
+	cr_assert_str_eq(jget_str(o, "unit"), "samples");
+	cr_assert_eq(jget_int(o, "frequency_hz"), 99);
+	labels = json_object_get(root, "labels");
+	cr_assert_eq(json_object_size(labels), 2);
+	cr_assert_str_eq(jget_str(labels, "env"), "prod");
+	cr_assert_str_eq(jget_str(labels, "dc"), "eu-1");
+
+	o = json_object_get(root, "stats");
+	assert_keys(o, stats_keys, sizeof(stats_keys) / sizeof(stats_keys[0]), strstr(text, "\"stats\":"), "samples");
+	assert_keys(json_object_get(o, "unwind"), unwind_keys, 6, strstr(text, "\"unwind\":"),
+		    "complete");
+	cr_assert_eq(jget_int(o, "samples"), 18);
+	cr_assert_eq(jget_int(o, "dropped"), 2);
+	cr_assert_eq(jget_int(o, "lost"), 3);
+	cr_assert_eq(jget_int(o, "throttled"), 1);
+	cr_assert_eq(jget_int(o, "kernel_only"), 1);
+	cr_assert_eq(jget_int(o, "idle"), 2);
+	cr_assert_eq(jget_int(o, "corrupt"), 1);
+	cr_assert_eq(jget_int(json_object_get(o, "unwind"), "complete"), 14);
+	cr_assert_eq(jget_int(json_object_get(o, "unwind"), "no_cfi"), 1);
+	cr_assert_eq(jget_int(o, "processes"), 41);
+	cr_assert_eq(jget_int(o, "binaries"), 7);
+	cr_assert_eq(jget_int(o, "agent_cpu_ns"), 31000000);
+	cr_assert_eq(jget_int(o, "agent_rss_bytes"), 9000000);
+
+	profiles = json_object_get(root, "profiles");
+	cr_assert(json_is_array(profiles));
+	cr_assert_eq(json_array_size(profiles), 3);
+	json_decref(root);
+	free(text);
+}
+
+Test(json, profiles_sorted_and_counts_sum)
+{
+	char *text = capture_json();
+	json_t *root = json_loads(text, 0, NULL), *profiles, *p, *l, *stacks, *st;
+	json_int_t total = 0;
+	size_t i, j;
+
+	cr_assert_not_null(root);
+	profiles = json_object_get(root, "profiles");
+	for (i = 0; i < json_array_size(profiles); i++) {
+		json_int_t sum = 0, prev = -1;
+		const char *prevs = NULL;
+
+		p = json_array_get(profiles, i);
+		stacks = json_object_get(p, "stacks");
+		cr_assert(json_is_array(stacks));
+		for (j = 0; j < json_array_size(stacks); j++) {
+			json_int_t c;
+
+			st = json_array_get(stacks, j);
+			c = jget_int(st, "count");
+			cr_assert_gt(c, 0);
+			/* count desc, then stack string asc */
+			if (prevs) {
+				cr_assert(c < prev || (c == prev && strcmp(prevs, jget_str(st, "stack")) < 0));
+			}
+			prev = c;
+			prevs = jget_str(st, "stack");
+			sum += c;
+		}
+		cr_assert_eq(sum, jget_int(p, "samples"), "profile %zu", i);
+		total += sum;
+	}
+	cr_assert_eq(total, jget_int(json_object_get(root, "stats"), "samples") -
+				    jget_int(json_object_get(root, "stats"), "dropped"));
+
+	/* samples desc, ties by service_name: svc(6), svc2(6), svc(4). */
+	p = json_array_get(profiles, 0);
+	l = json_object_get(p, "labels");
+	cr_assert_str_eq(jget_str(l, "service_name"), "svc");
+	cr_assert_str_eq(jget_str(l, "exe"), "/bin/app");
+	cr_assert_str_eq(jget_str(l, "comm"), "app");
+	cr_assert_null(json_object_get(l, "pid"), "no pid without per-pid grouping");
+	cr_assert_eq(jget_int(p, "samples"), 6);
+	stacks = json_object_get(p, "stacks");
+	cr_assert_eq(json_array_size(stacks), 3);
+	cr_assert_str_eq(jget_str(json_array_get(stacks, 0), "stack"), "main;foo_[k]");
+	cr_assert_eq(jget_int(json_array_get(stacks, 0), "count"), 3);
+	cr_assert_str_eq(jget_str(json_array_get(stacks, 1), "stack"), "main;bar_[i]");
+	cr_assert_str_eq(jget_str(json_array_get(stacks, 2), "stack"), "");
+	cr_assert_eq(jget_int(json_array_get(stacks, 2), "count"), 1);
+
+	p = json_array_get(profiles, 1);
+	l = json_object_get(p, "labels");
+	cr_assert_str_eq(jget_str(l, "service_name"), "svc2");
+	cr_assert_str_eq(jget_str(l, "pid"), "42");
+	cr_assert(strstr(text, "\"labels\":{\"service_name\":\"svc2\",\"exe\":\"/bin/other\","
+			       "\"comm\":\"other\",\"pid\":\"42\"}"));
+	cr_assert_str_eq(jget_str(json_array_get(json_object_get(p, "stacks"), 0), "stack"),
+			 "main;bar_[i];bar_[i]");
+
+	p = json_array_get(profiles, 2);
+	cr_assert_str_eq(jget_str(json_object_get(p, "labels"), "exe"), "/bin/app2");
+	cr_assert_eq(jget_int(p, "samples"), 4);
+	json_decref(root);
+	free(text);
+}
+
+Test(json, to_buffer_matches_stream)
+{
+	char *text = capture_json(), *buf = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(json_dump__to_buffer(prof, &agent, &buf, &len), 0);
+	cr_assert_eq(len, strlen(text));
+	cr_assert_str_eq(buf, text);
+	free(buf);
+	free(text);
+}
+
+Test(json, hostile_strings)
+{
+	struct profile_key k = key("svc", "/bin/x", "\xff\xfe" "bad", -1);
+	uint32_t st[2] = {id("a;b"), id("c\td")};
+	char *text;
+	json_t *root;
+	size_t i;
+	int found = 0;
+
+	cr_assert_eq(profile__add(prof, &k, st, 2, 100), 0);
+	text = capture_json();
+	root = json_loads(text, 0, NULL);
+	cr_assert_not_null(root, "invalid UTF-8 must still produce valid JSON");
+	for (i = 0; i < json_array_size(json_object_get(root, "profiles")); i++) {
+		json_t *p = json_array_get(json_object_get(root, "profiles"), i);
+
+		if (strcmp(jget_str(json_object_get(p, "labels"), "comm"), "\xef\xbf\xbd\xef\xbf\xbd" "bad"))
+			continue;
+		found = 1;
+		cr_assert_str_eq(jget_str(json_array_get(json_object_get(p, "stacks"), 0), "stack"),
+				 "a:b;c?d");
+	}
+	cr_assert(found);
+	json_decref(root);
+	free(text);
+}
+
+Test(json, empty_profile_and_unset_meta)
+{
+	struct strtab *t = strtab__new();
+	struct profile *e = profile__new(t);
+	char *buf = NULL;
+	size_t len;
+	json_t *root, *o;
+
+	cr_assert_eq(json_dump__to_buffer(e, NULL, &buf, &len), 0);
+	root = json_loads(buf, 0, NULL);
+	cr_assert_not_null(root);
+	cr_assert_eq(json_array_size(json_object_get(root, "profiles")), 0);
+	o = json_object_get(root, "host");
+	cr_assert_str_eq(jget_str(o, "hostname"), "");
+	cr_assert_str_eq(jget_str(json_object_get(root, "event"), "unit"), "samples");
+	cr_assert_eq(json_object_size(json_object_get(root, "labels")), 0);
+	json_decref(root);
+	free(buf);
+	profile__delete(e);
+	strtab__delete(t);
+}
+
+static int has_jsonschema(void)
+{
+	int st = system("python3 -c 'import jsonschema' >/dev/null 2>&1");
+
+	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static int validate(const char *path, int quiet)
+{
+	char cmd[2048];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys,jsonschema; "
+		 "s=json.load(open(sys.argv[1])); jsonschema.Draft7Validator.check_schema(s); "
+		 "jsonschema.validate(json.load(open(sys.argv[2])), s, cls=jsonschema.Draft7Validator)' "
+		 "'%s/doc/smolder.profile.v1.schema.json' '%s' %s",
+		 SRCDIR, path, quiet ? "2>/dev/null" : "");
+	st = system(cmd);
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(json, matches_json_schema)
+{
+	char path[] = "/tmp/smolder-test-json-XXXXXX";
+	int fd;
+	FILE *f;
+
+	if (!has_jsonschema())
+		cr_skip_test("python3 jsonschema not available");
+	fd = mkostemp(path, O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(json_dump__write(prof, &agent, f), 0);
+	fclose(f);
+	cr_expect_eq(validate(path, 0), 0, "dump does not match the schema");
+
+	/* The validator must be able to fail: a negative count, then a
+	 * document missing fields. */
+	{
+		char *text = capture_json(), *c = strstr(text, "\"count\":");
+		FILE *g;
+
+		cr_assert_not_null(c);
+		g = fopen(path, "w");
+		cr_assert_not_null(g);
+		fprintf(g, "%.*s-%s", (int)(c + 8 - text), text, c + 8);
+		fclose(g);
+		free(text);
+	}
+	cr_expect_neq(validate(path, 1), 0, "schema accepts a negative count");
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\"schema\":\"smolder.profile/v1\"}\n", f);
+	fclose(f);
+	cr_expect_neq(validate(path, 1), 0, "schema accepts an incomplete document");
+	unlink(path);
+}
