@@ -6,6 +6,8 @@ noinst_LIBRARIES += collector/libcollector.a
 collector_libcollector_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 collector_libcollector_a_SOURCES = \
 	collector/perf_events.c collector/perf_events.h \
+	collector/perf_features.c collector/perf_features.h \
+	collector/perf_attr.c collector/perf_attr.h \
 	collector/ring.c collector/ring.h \
 	collector/batch.c collector/batch.h \
 	collector/record.c collector/record.h \

@@ -1,5 +1,5 @@
-/* perf_event_open: feature probing, sampling attr, ring sizing, per-CPU opening. */
-#include "common/fileio.h"
+/* perf_event_open: the sampling attr, ring sizing, per-CPU opening
+ * (probing is collector/perf_features.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -13,364 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/perf_attr.h"
 #include "collector/perf_events.h"
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "unwind/regs.h"
 
-#if !HAVE_DECL_PERF_FLAG_FD_CLOEXEC
-#define PERF_FLAG_FD_CLOEXEC (1UL << 3)
-#endif
-#ifndef PERF_ATTR_SIZE_VER0
-#define PERF_ATTR_SIZE_VER0 64
-#endif
-
-/* Bits of the attr flag word that the kernel 3.10 headers do not name; set
- * through the word so this file builds against them (values from the ABI). */
-#define ATTR_BIT_SAMPLE_ID_ALL 18
-#define ATTR_BIT_EXCLUDE_CALLCHAIN_USER 22
-#define ATTR_BIT_MMAP2 23
-#define ATTR_BIT_COMM_EXEC 24
-#define ATTR_BIT_USE_CLOCKID 25
-
-/* Bigger than any kernel's attr (the kernel caps attr.size at one page),
- * for asking the kernel its own size. */
-#define ATTR_PROBE_BUF 512
-
 #define CPULIST_MAX_CPU (1 << 20)
 #define ONLINE_MAX_CPUS 65536
-
-static void attr_set_bit(struct perf_event_attr *a, unsigned bit)
-{
-	unsigned char *p = (unsigned char *)a + offsetof(struct perf_event_attr, read_format) + 8;
-	uint64_t w;
-
-	memcpy(&w, p, sizeof(w));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w |= 1ull << (63 - bit); /* GCC allocates bit-fields from the MSB there */
-#else
-	w |= 1ull << bit;
-#endif
-	memcpy(p, &w, sizeof(w));
-}
-
-/* attr.clockid (4.1) sits where older headers have __reserved_2. */
-static void attr_set_clockid(struct perf_event_attr *a, int32_t clk)
-{
-	memcpy((unsigned char *)a + offsetof(struct perf_event_attr, sample_stack_user) + 4, &clk,
-	       sizeof(clk));
-}
-
-int perf_events__sys_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
-			  unsigned long flags)
-{
-	long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
-
-	if (fd < 0)
-		return -errno;
-	return (int)fd;
-}
-
-/* Opens with O_CLOEXEC semantics whichever way this kernel allows. */
-static int open_cloexec(const struct perf_features *f, struct perf_event_attr *a, int pid, int cpu)
-{
-	int fd;
-
-	if (f->cloexec.ok)
-		return perf_events__sys_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	/* Before 3.14: a fork+exec in another thread between these two calls
-	 * can leak the fd; nothing better exists there. */
-	fd = perf_events__sys_open(a, pid, cpu, -1, 0);
-	if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-static void set_feature(struct perf_feature *ft, int rc)
-{
-	ft->probed = 1;
-	ft->ok = rc >= 0;
-	ft->err = rc < 0 ? -rc : 0;
-}
-
-/* Opens and immediately closes; returns 0 or -errno. */
-static int try_open(const struct perf_features *f, struct perf_event_attr *a, int pid, int cpu)
-{
-	int fd = open_cloexec(f, a, pid, cpu);
-
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
-static void base_attr(struct perf_event_attr *a, uint32_t size)
-{
-	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_SOFTWARE;
-	a->size = size;
-	a->config = PERF_COUNT_SW_CPU_CLOCK;
-	a->sample_period = 10000000;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-	a->disabled = 1;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
-}
-
-/* An integer sysctl: one optional '-', digits, optional trailing newline. */
-static int read_sysctl_long(const char *path, long *out)
-{
-	char buf[64];
-	ssize_t n = fileio__read_small(path, buf, sizeof(buf));
-	size_t len;
-	long v;
-
-	if (n < 0)
-		return (int)n;
-	len = (size_t)n;
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	if (parse__int(buf, LONG_MIN / 2, LONG_MAX / 2, &v))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int read_cap_eff(uint64_t *out)
-{
-	static const char key[] = "\nCapEff:";
-	char buf[8192];
-	const char *p, *e;
-	ssize_t n = fileio__read_small("/proc/self/status", buf, sizeof(buf));
-
-	if (n < 0)
-		return (int)n;
-	p = strstr(buf, key);
-	if (!p)
-		return -ENOENT;
-	p += sizeof(key) - 1;
-	while (*p == '\t' || *p == ' ')
-		p++;
-	e = p;
-	while (*e && *e != '\n')
-		e++;
-	return parse__u64n(p, (size_t)(e - p), 16, out);
-}
-
-int perf_events__paranoid(int *level)
-{
-	long v;
-	int err = read_sysctl_long("/proc/sys/kernel/perf_event_paranoid", &v);
-
-	if (err)
-		return err;
-	if (v <= INT_MIN || v >= INT_MAX)
-		return -ERANGE;
-	*level = (int)v;
-	return 0;
-}
-
-static void probe_host(struct perf_features *f)
-{
-	struct utsname u;
-	long v;
-	int *cpus = NULL;
-	size_t ncpus = 0;
-
-	if (uname(&u) == 0) {
-		size_t len = strnlen(u.release, sizeof(u.release));
-
-		if (len >= sizeof(f->kernel_release))
-			len = sizeof(f->kernel_release) - 1;
-		memcpy(f->kernel_release, u.release, len);
-		f->kernel_release[len] = '\0';
-	}
-	f->paranoid_known = perf_events__paranoid(&f->paranoid) == 0;
-	if (read_sysctl_long("/proc/sys/kernel/kptr_restrict", &v) == 0 && v > INT_MIN &&
-	    v < INT_MAX) {
-		f->kptr_restrict_known = 1;
-		f->kptr_restrict = (int)v;
-	}
-	if (read_sysctl_long("/proc/sys/kernel/perf_event_mlock_kb", &v) == 0 && v >= 0) {
-		f->mlock_kb_known = 1;
-		f->mlock_kb = v;
-	}
-	if (read_cap_eff(&f->cap_eff) == 0)
-		f->caps_known = 1;
-	if (perf_events__online_cpus(&cpus, &ncpus) == 0 && ncpus > 0) {
-		f->ncpus = (int)ncpus;
-		f->first_cpu = cpus[0];
-	}
-	free(cpus);
-}
-
-/* Finds the attr size the kernel takes: ours, else the one it writes back
- * with E2BIG (our trailing fields are then not seen by the kernel). */
-static int probe_open_and_size(struct perf_features *f)
-{
-	struct perf_event_attr a;
-	uint32_t size = (uint32_t)sizeof(a);
-	int rc, tries;
-
-	for (tries = 0; tries < 4; tries++) {
-		base_attr(&a, size);
-		rc = try_open(f, &a, 0, -1);
-		if (rc != -E2BIG)
-			break;
-		if (a.size < PERF_ATTR_SIZE_VER0 || a.size >= size)
-			break;
-		size = a.size;
-	}
-	f->attr_size_used = size;
-	set_feature(&f->attr_size, rc);
-	set_feature(&f->open, rc);
-	return rc;
-}
-
-/* Asks the kernel for its own attr size: a non-zero byte beyond every known
- * field makes it answer E2BIG and write its size into attr.size. */
-static void probe_kernel_attr_size(struct perf_features *f)
-{
-	union {
-		struct perf_event_attr a;
-		unsigned char b[ATTR_PROBE_BUF];
-	} u;
-	int rc;
-
-	memset(&u, 0, sizeof(u));
-	base_attr(&u.a, ATTR_PROBE_BUF);
-	u.b[ATTR_PROBE_BUF - 1] = 1;
-	rc = try_open(f, &u.a, 0, -1);
-	if (rc == -E2BIG && u.a.size >= PERF_ATTR_SIZE_VER0 && u.a.size < ATTR_PROBE_BUF)
-		f->attr_size_kernel = u.a.size;
-}
-
-void perf_features__probe(struct perf_features *out)
-{
-	struct perf_sampling_opts o;
-	struct perf_event_attr a;
-	struct perf_features f;
-	int rc;
-
-	memset(&f, 0, sizeof(f));
-	f.attr_size_ours = (uint32_t)sizeof(struct perf_event_attr);
-	f.mode = PERF_MODE_FRAME_POINTER;
-	probe_host(&f);
-
-	/* Before we know whether the flag works, the probes use fcntl. */
-	if (probe_open_and_size(&f) < 0) {
-		*out = f;
-		return;
-	}
-	probe_kernel_attr_size(&f);
-
-	base_attr(&a, f.attr_size_used);
-	{
-		struct perf_features tmp = f;
-
-		tmp.cloexec.ok = 1; /* makes try_open pass the flag */
-		set_feature(&f.cloexec, try_open(&tmp, &a, 0, -1));
-	}
-
-	base_attr(&a, f.attr_size_used);
-	attr_set_bit(&a, ATTR_BIT_SAMPLE_ID_ALL);
-	a.sample_type |= PERF_SAMPLE_TIME;
-	set_feature(&f.sample_id_all, try_open(&f, &a, 0, -1));
-
-	base_attr(&a, f.attr_size_used);
-	a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a.sample_regs_user = unwind__perf_regs_mask();
-	a.sample_stack_user = 8192;
-	set_feature(&f.regs_stack_user, try_open(&f, &a, 0, -1));
-
-	base_attr(&a, f.attr_size_used);
-	a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-	attr_set_bit(&a, ATTR_BIT_EXCLUDE_CALLCHAIN_USER);
-	set_feature(&f.exclude_callchain_user, try_open(&f, &a, 0, -1));
-
-	base_attr(&a, f.attr_size_used);
-	a.mmap = 1;
-	attr_set_bit(&a, ATTR_BIT_MMAP2);
-	set_feature(&f.mmap2, try_open(&f, &a, 0, -1));
-
-	base_attr(&a, f.attr_size_used);
-	a.comm = 1;
-	attr_set_bit(&a, ATTR_BIT_COMM_EXEC);
-	set_feature(&f.comm_exec, try_open(&f, &a, 0, -1));
-
-	base_attr(&a, f.attr_size_used);
-	attr_set_bit(&a, ATTR_BIT_USE_CLOCKID);
-	attr_set_clockid(&a, CLOCK_MONOTONIC);
-	set_feature(&f.clockid, try_open(&f, &a, 0, -1));
-
-	/* Kernel samples and kernel callchains are what paranoid >= 2 forbids. */
-	base_attr(&a, f.attr_size_used);
-	a.exclude_kernel = 0;
-	a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-	set_feature(&f.kernel, try_open(&f, &a, 0, -1));
-
-	f.mode = (f.regs_stack_user.ok && f.exclude_callchain_user.ok) ? PERF_MODE_DWARF
-								       : PERF_MODE_FRAME_POINTER;
-	f.with_kernel = f.kernel.ok;
-
-	if (f.ncpus > 0) {
-		base_attr(&a, f.attr_size_used);
-		a.exclude_kernel = f.kernel.ok ? 0 : 1;
-		set_feature(&f.system_wide, try_open(&f, &a, -1, f.first_cpu));
-	}
-
-	perf_sampling_opts__init(&o);
-	rc = perf_events__build_attr(&f, &o, PERF_MIN_RING_PAGES, &a);
-	if (rc == 0)
-		rc = try_open(&f, &a, 0, -1);
-	set_feature(&f.sampling_attr, rc);
-	*out = f;
-}
-
-int perf_features__has_cap(const struct perf_features *f, int cap)
-{
-	if (!f->caps_known || cap < 0 || cap > 63)
-		return 0;
-	return (f->cap_eff >> cap) & 1;
-}
-
-int perf_features__mlock_unlimited(const struct perf_features *f)
-{
-	/* The kernel skips the RLIMIT_MEMLOCK check for CAP_IPC_LOCK or when
-	 * perf is not paranoid at all. */
-	return perf_features__has_cap(f, PERF_CAP_IPC_LOCK) ||
-	       (f->paranoid_known && f->paranoid < 0);
-}
-
-const char *perf_features__errname(int err)
-{
-	switch (err) {
-	case 0: return "ok";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EINTR: return "EINTR";
-	case EIO: return "EIO";
-	case E2BIG: return "E2BIG";
-	case EBADF: return "EBADF";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case EBUSY: return "EBUSY";
-	case ENODEV: return "ENODEV";
-	case EINVAL: return "EINVAL";
-	case ENFILE: return "ENFILE";
-	case EMFILE: return "EMFILE";
-	case ENOSPC: return "ENOSPC";
-	case ENOSYS: return "ENOSYS";
-	case EOVERFLOW: return "EOVERFLOW";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	default: return NULL;
-	}
-}
 
 void perf_sampling_opts__init(struct perf_sampling_opts *o)
 {
@@ -518,7 +168,7 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 		a.sample_stack_user = o->stack_size;
 		/* User frames come from our unwinder; the kernel's frame-pointer
 		 * walk of user stacks would only cost ring space. */
-		attr_set_bit(&a, ATTR_BIT_EXCLUDE_CALLCHAIN_USER);
+		perf_attr__set_bit(&a, ATTR_BIT_EXCLUDE_CALLCHAIN_USER);
 	}
 	a.disabled = 1; /* enabled once every ring is mapped */
 	a.exclude_kernel = with_kernel ? 0 : 1;
@@ -527,15 +177,15 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 	a.comm = 1;
 	a.task = 1;
 	if (f->mmap2.ok)
-		attr_set_bit(&a, ATTR_BIT_MMAP2);
+		perf_attr__set_bit(&a, ATTR_BIT_MMAP2);
 	if (f->comm_exec.ok)
-		attr_set_bit(&a, ATTR_BIT_COMM_EXEC);
+		perf_attr__set_bit(&a, ATTR_BIT_COMM_EXEC);
 	if (f->sample_id_all.ok || !f->sample_id_all.probed)
-		attr_set_bit(&a, ATTR_BIT_SAMPLE_ID_ALL);
+		perf_attr__set_bit(&a, ATTR_BIT_SAMPLE_ID_ALL);
 	if (f->clockid.ok) {
 		/* Sample times then compare with clock_gettime(CLOCK_MONOTONIC). */
-		attr_set_bit(&a, ATTR_BIT_USE_CLOCKID);
-		attr_set_clockid(&a, CLOCK_MONOTONIC);
+		perf_attr__set_bit(&a, ATTR_BIT_USE_CLOCKID);
+		perf_attr__set_clockid(&a, CLOCK_MONOTONIC);
 	}
 	/* Wake the reader about once per poll interval instead of per sample;
 	 * the reader's own timeout covers rings that fill slower. */
@@ -705,7 +355,7 @@ int perf_events__open(const struct perf_features *f, const struct perf_event_att
 		int pid = npids ? pids[p] : -1;
 
 		for (c = 0; c < ncpus; c++) {
-			int fd = open_cloexec(f, &a, pid, cpus[c]);
+			int fd = perf_attr__open_cloexec(f, &a, pid, cpus[c]);
 
 			/* A CPU that went offline since we read the list. */
 			if (fd == -ENODEV && npids == 0)

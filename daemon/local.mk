@@ -7,6 +7,8 @@ noinst_LIBRARIES += daemon/libdaemon.a
 daemon_libdaemon_a_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 daemon_libdaemon_a_SOURCES = \
 	daemon/conf.c daemon/conf.h \
+	daemon/conf_keys.c daemon/conf_keys.h \
+	daemon/conf_msg.c daemon/conf_msg.h \
 	daemon/startup.c daemon/startup.h \
 	daemon/sink_setup.c daemon/sink_setup.h \
 	daemon/privileges.c daemon/privileges.h \

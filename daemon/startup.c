@@ -19,7 +19,7 @@ static int paranoid_level(void)
 {
 	int level = 99;
 
-	(void)perf_events__paranoid(&level);
+	(void)perf_features__paranoid(&level);
 	return level;
 }
 

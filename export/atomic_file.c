@@ -1,5 +1,4 @@
 /* Atomic file replacement for dumps and spool files. */
-#include "common/fileio.h"
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/hash.h"
 #include "export/atomic_file.h"
 

@@ -13,6 +13,8 @@
 #include "common/strtab.h"
 #include "common/u64map.h"
 #include "export/flamegraph.h"
+#include "export/flamegraph_viewer.h"
+#include "export/svg_text.h"
 
 #define DEFAULT_WIDTH 1200u
 #define DEFAULT_MIN_WIDTH 0.1
@@ -317,168 +319,6 @@ static int threshold(const struct fg *f, double span, double min_px, size_t max_
 	return 0;
 }
 
-/* ---- text ---- */
-
-/* Decodes one code point of the NUL-terminated s; returns bytes used (>= 1).
- * A byte that does not start a valid, shortest-form sequence is U+FFFD. */
-static size_t next_cp(const unsigned char *s, uint32_t *cp)
-{
-	unsigned c = s[0], need, lo = 0x80, hi = 0xbf, i;
-	uint32_t v;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		need = 1;
-		v = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		need = 2;
-		v = c & 0x0f;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f; /* no surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3;
-		v = c & 0x07;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		*cp = 0xfffd;
-		return 1;
-	}
-	for (i = 1; i <= need; i++) {
-		unsigned b = s[i]; /* NUL is no continuation byte: stops at the end */
-
-		if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xbf)) {
-			*cp = 0xfffd;
-			return 1;
-		}
-		v = v << 6 | (b & 0x3f);
-	}
-	*cp = v;
-	return need + 1;
-}
-
-/* What is shown for a code point: XML 1.0 has no control characters
- * (format.md prints them '?') nor U+FFFE/U+FFFF. */
-static uint32_t shown_cp(uint32_t cp)
-{
-	if (cp < 0x20 || cp == 0x7f)
-		return '?';
-	if (cp == 0xfffe || cp == 0xffff)
-		return 0xfffd;
-	return cp;
-}
-
-static size_t count_cps(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = 0;
-	uint32_t cp;
-
-	while (*u) {
-		u += next_cp(u, &cp);
-		n++;
-	}
-	return n;
-}
-
-/* Writes at most max code points of s, sanitized and escaped for XML text
- * and attribute values. */
-static void put_text(FILE *out, const char *s, size_t max)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = 0;
-
-	while (*u && n < max) {
-		uint32_t cp;
-
-		u += next_cp(u, &cp);
-		cp = shown_cp(cp);
-		n++;
-		switch (cp) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&apos;", out);
-			break;
-		default:
-			if (cp < 0x80) {
-				putc((int)cp, out);
-			} else if (cp < 0x800) {
-				putc((int)(0xc0 | cp >> 6), out);
-				putc((int)(0x80 | (cp & 0x3f)), out);
-			} else if (cp < 0x10000) {
-				putc((int)(0xe0 | cp >> 12), out);
-				putc((int)(0x80 | (cp >> 6 & 0x3f)), out);
-				putc((int)(0x80 | (cp & 0x3f)), out);
-			} else {
-				putc((int)(0xf0 | cp >> 18), out);
-				putc((int)(0x80 | (cp >> 12 & 0x3f)), out);
-				putc((int)(0x80 | (cp >> 6 & 0x3f)), out);
-				putc((int)(0x80 | (cp & 0x3f)), out);
-			}
-		}
-	}
-}
-
-static void put_all(FILE *out, const char *s)
-{
-	put_text(out, s, (size_t)-1);
-}
-
-/* Fixed-point decimal by hand: printf's %f follows LC_NUMERIC, and a decimal
- * comma would break the SVG. */
-static void fmt_fixed(char *buf, size_t len, double v, int plus)
-{
-	const char *sign = v < 0 ? "-" : plus ? "+" : "";
-	double a = v < 0 ? -v : v;
-	unsigned long long c;
-
-	if (a > 1e15)
-		a = 1e15;
-	c = (unsigned long long)(a * 100 + 0.5);
-	if (c == 0)
-		sign = plus ? "+" : "";
-	snprintf(buf, len, "%s%llu.%02u", sign, c / 100, (unsigned)(c % 100));
-}
-
-/* 1234567 -> "1,234,567" */
-static void fmt_count(char *buf, size_t len, uint64_t v)
-{
-	char digits[24];
-	size_t nd, i, o = 0;
-
-	snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
-	nd = strlen(digits);
-	for (i = 0; i < nd && o + 2 < len; i++) {
-		if (i && (nd - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-}
-
-static void pct(char *buf, size_t len, uint64_t n, uint64_t total)
-{
-	fmt_fixed(buf, len, total ? (double)n * 100 / (double)total : 0, 0);
-}
-
 /* ---- colours ---- */
 
 /* Deterministic per name, so the same function has the same colour in every
@@ -570,7 +410,7 @@ static void put_default_title(FILE *out, const struct profile *p, const struct f
 	      out);
 	if (m->hostname && *m->hostname) {
 		fputs(sep, out);
-		put_all(out, m->hostname);
+		svg_text__put_all(out, m->hostname);
 		sep = ", ";
 	}
 	if (m->start_ns) {
@@ -590,170 +430,19 @@ static void put_default_subtitle(FILE *out, const struct profile *p,
 	const struct profile_meta *m = profile__meta_const(p);
 	char n[32];
 
-	fmt_count(n, sizeof(n), total);
+	svg_text__count(n, sizeof(n), total);
 	fprintf(out, "%s sample%s", n, total == 1 ? "" : "s");
 	if (o->base) {
-		fmt_count(n, sizeof(n), profile__total(o->base));
+		svg_text__count(n, sizeof(n), profile__total(o->base));
 		fprintf(out, " vs %s in the base", n);
 	} else if (m->event_name && *m->event_name) {
 		fputs(" (", out);
-		put_all(out, m->event_name);
+		svg_text__put_all(out, m->event_name);
 		if (m->frequency_hz)
 			fprintf(out, ", %u Hz", m->frequency_hz);
 		fputs(")", out);
 	}
 }
-
-static const char style[] =
-	"text{font-family:Verdana,\"DejaVu Sans\",sans-serif;fill:#000}\n"
-	"#title{font-size:17px;text-anchor:middle}\n"
-	"#subtitle{font-size:12px;text-anchor:middle;fill:#444}\n"
-	".btn{cursor:pointer}\n"
-	".btn rect{fill:#fff;stroke:#8a8a8a;stroke-width:1}\n"
-	".btn text{font-size:12px;fill:#1f4e8c}\n"
-	".btn:hover rect{fill:#e4ecf7;stroke:#1f4e8c}\n"
-	".btn.off{opacity:0.35;cursor:default}\n"
-	"#details,#matched{font-size:12px;fill:#222}\n"
-	"#matched{text-anchor:end}\n"
-	".f{cursor:pointer}\n"
-	".f text{font-size:12px;pointer-events:none}\n"
-	".f:hover rect{stroke:#000;stroke-width:0.7}\n"
-	".f.a{opacity:0.5}\n"
-	".diff .f rect{stroke:#c8c8c8;stroke-width:0.5}\n";
-
-/* The viewer: zoom, search, details line. Frames are found through their
- * data-n (samples) and data-s (offset in samples) attributes, which make
- * the ancestor/descendant tests exact; the name is the <title> up to its
- * last " (". Kept free of the CDATA terminator. */
-static const char script[] =
-	"var frames = [], zoomed = null, term = null, termre = null, hint = '';\n"
-	"var details, matched, resetb;\n"
-	"function init(evt) {\n"
-	"  var box = document.getElementById('frames');\n"
-	"  details = document.getElementById('details');\n"
-	"  matched = document.getElementById('matched');\n"
-	"  resetb = document.getElementById('reset');\n"
-	"  hint = details.textContent;\n"
-	/* Each frame is <g><title/><rect/><text/></g> with nothing between:
-	 * walking siblings is much faster than tag lookups on 100,000s of frames. */
-	"  for (var g = box.firstElementChild; g; g = g.nextElementSibling) {\n"
-	"    var ti = g.firstElementChild, r = ti.nextElementSibling;\n"
-	"    var tip = ti.textContent, cut = tip.lastIndexOf(' (');\n"
-	"    g.fgi = frames.length;\n"
-	"    frames.push({g: g, r: r, t: r.nextElementSibling, tip: tip,\n"
-	"      name: cut >= 0 ? tip.substring(0, cut) : tip,\n"
-	"      n: +g.getAttribute('data-n'), s: +g.getAttribute('data-s'),\n"
-	"      d: Math.round(Math.abs(+r.getAttribute('y') - fg.rooty) / fg.rowh),\n"
-	"      fill: r.getAttribute('fill')});\n"
-	"  }\n"
-	"  box.addEventListener('click', function (e) { var f = hit(e); if (f) zoom(f); }, false);\n"
-	"  box.addEventListener('mouseover', function (e) {\n"
-	"    var f = hit(e); if (f) details.textContent = f.tip; }, false);\n"
-	"  box.addEventListener('mouseout', function () { details.textContent = hint; }, false);\n"
-	"  resetb.addEventListener('click', unzoom, false);\n"
-	"  document.getElementById('search').addEventListener('click', ask, false);\n"
-	"  window.addEventListener('keydown', key, false);\n"
-	"  window.addEventListener('scroll', stick, false);\n"
-	"  window.addEventListener('resize', stick, false);\n"
-	"  stick();\n"
-	"}\n"
-	/* A tall graph scrolls: title, buttons and details follow the view. */
-	"function stick() {\n"
-	"  var y = window.pageYOffset || 0, vh = window.innerHeight || fg.height;\n"
-	"  document.getElementById('hdr').setAttribute('transform', 'translate(0,' + y + ')');\n"
-	"  document.getElementById('ftr').setAttribute('transform',\n"
-	"    'translate(0,' + Math.min(0, y + vh - fg.height) + ')');\n"
-	"}\n"
-	"function hit(e) {\n"
-	"  for (var el = e.target; el && el.getAttribute; el = el.parentNode)\n"
-	"    if (el.fgi !== undefined) return frames[el.fgi];\n"
-	"  return null;\n"
-	"}\n"
-	"function place(f, x, w, anc) {\n"
-	"  var span = fg.width - 2 * fg.xpad, px = fg.xpad + x * span, pw = w * span;\n"
-	"  f.r.setAttribute('x', px.toFixed(2));\n"
-	"  f.r.setAttribute('width', pw.toFixed(2));\n"
-	"  f.t.setAttribute('x', (px + 3).toFixed(2));\n"
-	"  f.g.setAttribute('class', anc ? 'f a' : 'f');\n"
-	"  f.g.style.display = '';\n"
-	"  var fit = Math.floor((pw - 6) / (fg.fontsize * fg.charw)), s = '';\n"
-	"  if (f.name.length <= fit) s = f.name;\n"
-	"  else if (fit >= 4) s = f.name.substring(0, fit - 2) + '..';\n"
-	"  f.t.textContent = s;\n"
-	"}\n"
-	"function zoom(z) {\n"
-	"  if (z.d === 0 || !(z.n > 0)) { unzoom(); return; }\n"
-	"  zoomed = z;\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
-	"    var f = frames[i];\n"
-	"    if (f.d >= z.d && f.s >= z.s && f.s + f.n <= z.s + z.n)\n"
-	"      place(f, (f.s - z.s) / z.n, f.n / z.n, false);\n"
-	"    else if (f.d < z.d && f.s <= z.s && f.s + f.n >= z.s + z.n)\n"
-	"      place(f, 0, 1, true);\n"
-	"    else\n"
-	"      f.g.style.display = 'none';\n"
-	"  }\n"
-	"  resetb.setAttribute('class', 'btn');\n"
-	"  update();\n"
-	/* Bring the zoomed frame into view: it may be off screen when the
-	 * zoom did not come from a click (Escape, then a scripted zoom). */
-	"  var b = z.r.getBoundingClientRect(), vh = window.innerHeight;\n"
-	"  if (vh && (b.top < 56 || b.bottom > vh - 30)) window.scrollBy(0, b.bottom - (vh - 40));\n"
-	"}\n"
-	"function unzoom() {\n"
-	"  var t = fg.total;\n"
-	"  zoomed = null;\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
-	"    var f = frames[i];\n"
-	"    place(f, t > 0 ? f.s / t : 0, t > 0 ? f.n / t : 1, false);\n"
-	"  }\n"
-	"  resetb.setAttribute('class', 'btn off');\n"
-	"  update();\n"
-	"}\n"
-	"function ask() {\n"
-	"  var s = window.prompt('Search frames (regular expression, empty to clear):',\n"
-	"                        term === null ? '' : term);\n"
-	"  if (s !== null) search(s);\n"
-	"}\n"
-	"function search(s) {\n"
-	"  if (s === '') { term = null; termre = null; update(); return; }\n"
-	"  try { termre = new RegExp(s); } catch (x) { matched.textContent = 'Invalid regex: ' + s; return; }\n"
-	"  term = s;\n"
-	"  update();\n"
-	"}\n"
-	/* Frames are nested or disjoint: sorted by offset, widest first, a
-	 * match inside the previous one adds nothing. */
-	"function cover(list, lo, hi) {\n"
-	"  var sum = 0, end = -1;\n"
-	"  for (var i = 0; i < list.length; i++) {\n"
-	"    var a = Math.max(list[i].s, lo), b = Math.min(list[i].s + list[i].n, hi);\n"
-	"    if (b <= a || a < end) continue;\n"
-	"    sum += b - a; end = b;\n"
-	"  }\n"
-	"  return sum;\n"
-	"}\n"
-	"function update() {\n"
-	"  var hits = [];\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
-	"    var f = frames[i], m = termre !== null && termre.test(f.name);\n"
-	"    if (m !== !!f.hl) { f.r.setAttribute('fill', m ? fg.searchfill : f.fill); f.hl = m; }\n"
-	"    if (m) hits.push(f);\n"
-	"  }\n"
-	"  if (term === null) { matched.textContent = ''; return; }\n"
-	"  hits.sort(function (a, b) { return a.s - b.s || b.n - a.n; });\n"
-	"  var all = fg.total > 0 ? cover(hits, 0, fg.total) / fg.total * 100 : 0;\n"
-	"  var txt = 'Matched /' + term + '/: ' + all.toFixed(2) + '%';\n"
-	"  if (zoomed) txt += ' (' + (cover(hits, zoomed.s, zoomed.s + zoomed.n) / zoomed.n * 100).toFixed(2)\n"
-	"    + '% of the zoomed frame)';\n"
-	"  matched.textContent = txt;\n"
-	"}\n"
-	"function key(e) {\n"
-	"  if ((e.ctrlKey || e.metaKey) && (e.keyCode === 70 || e.key === 'f')) {\n"
-	"    e.preventDefault(); ask();\n"
-	"  } else if (e.keyCode === 27) {\n"
-	"    if (zoomed) unzoom(); else if (term !== null) search('');\n"
-	"  }\n"
-	"}\n";
 
 static void put_button(FILE *out, const char *id, const char *cls, unsigned x, unsigned w,
 		       const char *label)
@@ -797,33 +486,33 @@ static void put_frame(FILE *out, const struct draw *d, const struct node *nd)
 	}
 	fprintf(out, "<g class=\"f\" data-n=\"%llu\" data-s=\"%llu\"><title>",
 		(unsigned long long)nd->n, (unsigned long long)nd->start);
-	put_all(out, name);
-	fmt_count(num, sizeof(num), nd->n);
-	pct(share, sizeof(share), nd->n, d->total);
+	svg_text__put_all(out, name);
+	svg_text__count(num, sizeof(num), nd->n);
+	svg_text__pct(share, sizeof(share), nd->n, d->total);
 	fprintf(out, " (%s sample%s, %s%%", num, nd->n == 1 ? "" : "s", share);
 	if (d->o->base) {
 		double s1 = d->total ? (double)nd->n / (double)d->total : 0;
 		double s0 = d->base_total ? (double)nd->base / (double)d->base_total : 0;
 		char delta[32];
 
-		fmt_count(num, sizeof(num), nd->base);
-		pct(share, sizeof(share), nd->base, d->base_total);
-		fmt_fixed(delta, sizeof(delta), (s1 - s0) * 100, 1);
+		svg_text__count(num, sizeof(num), nd->base);
+		svg_text__pct(share, sizeof(share), nd->base, d->base_total);
+		svg_text__fixed(delta, sizeof(delta), (s1 - s0) * 100, 1);
 		fprintf(out, "; base %s, %s%%; change %s pts", num, share, delta);
 	}
-	fmt_fixed(xs, sizeof(xs), x, 0);
-	fmt_fixed(ws, sizeof(ws), w, 0);
+	svg_text__fixed(xs, sizeof(xs), x, 0);
+	svg_text__fixed(ws, sizeof(ws), w, 0);
 	fprintf(out, ")</title><rect x=\"%s\" y=\"%u\" width=\"%s\" height=\"%u\" fill=\"%s\"/>",
 		xs, y, ws, FRAMEH, fill);
-	fmt_fixed(xs, sizeof(xs), x + 3, 0);
+	svg_text__fixed(xs, sizeof(xs), x + 3, 0);
 	fprintf(out, "<text x=\"%s\" y=\"%u\">", xs, y + 11);
 	/* Same rule as the script's, so labels do not change on load. */
 	fit = w > 6 ? (size_t)((w - 6) / (FONT_PX * CHAR_W)) : 0;
-	len = count_cps(name);
+	len = svg_text__count_cps(name);
 	if (len <= fit) {
-		put_all(out, name);
+		svg_text__put_all(out, name);
 	} else if (fit >= 4) { /* "x.." tells nothing: two characters at least */
-		put_text(out, name, fit - 2);
+		svg_text__put(out, name, fit - 2);
 		fputs("..", out);
 	}
 	fputs("</text></g>\n", out);
@@ -877,14 +566,14 @@ static int write_svg(FILE *out, const struct profile *p, const struct fg *f,
 		"<stop offset=\"5%%\" stop-color=\"%s\"/><stop offset=\"95%%\" stop-color=\"%s\"/>"
 		"</linearGradient></defs>\n",
 		o->base ? "#ffffff" : "#eeeeee", o->base ? "#ececec" : "#eeeeb0");
-	fprintf(out, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", style);
+	fprintf(out, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", flamegraph_viewer__style);
 	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n"
 		     "var fg = {width: %u, height: %u, xpad: %d, rowh: %d, rooty: %u, "
 		     "total: %llu, fontsize: %d, charw: %s, searchfill: '%s'};\n",
 		o->width, height, XPAD, ROWH,
 		o->icicle ? TOP : TOP + d.maxdepth * ROWH, (unsigned long long)d.total, FONT_PX,
 		"0.59", FLAMEGRAPH_SEARCH_FILL);
-	fputs(script, out);
+	fputs(flamegraph_viewer__script, out);
 	fputs("]]></script>\n", out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#bg)\"/>\n",
 		o->width, height);
@@ -906,13 +595,13 @@ static int write_svg(FILE *out, const struct profile *p, const struct fg *f,
 		o->width, TOP - 4, o->base ? "#ffffff" : "#eeeeee");
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"24\" font-size=\"17\">", o->width / 2);
 	if (o->title)
-		put_all(out, o->title);
+		svg_text__put_all(out, o->title);
 	else
 		put_default_title(out, p, o);
 	fputs("</text>\n", out);
 	fprintf(out, "<text id=\"subtitle\" x=\"%u\" y=\"42\" font-size=\"12\">", o->width / 2);
 	if (o->subtitle)
-		put_all(out, o->subtitle);
+		svg_text__put_all(out, o->subtitle);
 	else
 		put_default_subtitle(out, p, o, d.total);
 	fputs("</text>\n", out);

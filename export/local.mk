@@ -23,7 +23,9 @@ export_libexport_a_SOURCES = \
 	export/dump_merge.c export/dump_merge.h \
 	export/protobuf.c export/protobuf.h \
 	export/pprof.c export/pprof.h \
-	export/flamegraph.c export/flamegraph.h
+	export/flamegraph.c export/flamegraph.h \
+	export/flamegraph_viewer.c export/flamegraph_viewer.h \
+	export/svg_text.c export/svg_text.h
 
 # No $(CURL_LIBS): libcurl is dlopen()ed by the first transfer (curl_loader.c),
 # so that record, report, probe and a spooling-only run never map it.

@@ -1,4 +1,9 @@
-/* Symbols of one binary: function index, inlined frames, pc -> frames cache. */
+/* Symbols of one binary: function index, inlined frames, pc -> frames cache.
+ *
+ * Long file: opening a binary (ELF, MiniDebugInfo, compressed DWARF under the
+ * load budget), its function index and its per-CU inline trees are one
+ * lookup path sharing one struct; issue 18 (monolith scale) replaces the
+ * index and splits it along that work. */
 #include "config.h"
 
 #include <dwarf.h>
