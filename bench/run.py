@@ -595,10 +595,21 @@ class Bench:
         # workload is stopped so it does not compete for the CPU meanwhile.
         wl.pause()
         try:
-            parser = PerfScriptParser(wl.comms, wl.exe, wl.entry)
-            scr = run_measured([self.perf, "script", "-i", data, "--inline", "--show-lost-events"],
-                               timeout=1800, on_stdout=parser.feed,
-                               stderr_path=base + ".script.err")
+            # perf script has been seen to die of a signal now and then
+            # (SIGQUIT once, in 2026-11-25's run, on the same data it read
+            # fine before): one more try before the whole bench fails.
+            for attempt in (1, 2):
+                parser = PerfScriptParser(wl.comms, wl.exe, wl.entry)
+                try:
+                    scr = run_measured([self.perf, "script", "-i", data, "--inline",
+                                        "--show-lost-events"],
+                                       timeout=1800, on_stdout=parser.feed,
+                                       stderr_path=base + ".script.err")
+                    break
+                except RuntimeError as e:
+                    if attempt == 2:
+                        raise
+                    log("%s; trying once more" % e)
             r.update({"script_cpu_s": scr.cpu, "script_wall": scr.wall,
                       "samples": parser.samples, "lost": parser.lost,
                       "sys_user": parser.sys_user, "sys_complete": parser.sys_complete,
