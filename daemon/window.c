@@ -50,39 +50,67 @@ static void describe(struct window *w, struct profile *prof, uint64_t end_ns, co
 	m->label_values = lvalues;
 }
 
-static void note_spool_drops(struct window *w, struct spool *spool)
+/* Returns whether dumps were dropped since the last call. */
+static int note_spool_drops(struct window *w, struct spool *spool)
 {
 	uint64_t files = 0, bytes = 0;
 
 	spool__take_dropped(spool, &files, &bytes);
 	if (!files)
-		return;
+		return 0;
 	w->spool_dropped += files;
 	log__warn("spool %s is full: dropped the %llu oldest dumps (%llu bytes) to stay within "
 		  "spool_max_size/spool_max_age; is the collector reachable?",
 		  spool__path(spool), (unsigned long long)files, (unsigned long long)bytes);
+	return 1;
 }
+
+/* The window's dump, gzip'd (malloc'd). */
+static int encode(struct profile *prof, const struct agent_stats *st, void **gz, size_t *gzlen)
+{
+	char *json = NULL;
+	size_t jlen = 0;
+	int rc = json_dump__to_buffer(prof, st, &json, &jlen);
+
+	if (rc == 0)
+		rc = gzip__compress(json, jlen, gz, gzlen);
+	free(json);
+	return rc;
+}
+
+/* A re-encoded dump may differ by the digits of its drop count. */
+#define DROP_COUNT_SLACK 64
 
 int window__spool(struct window *w, uint64_t end_ns, struct sampler *s, const struct conf *c,
 		  unsigned hz, const struct utsname *uts, struct spool *spool)
 {
 	struct profile *prof = sampler__profile(s);
 	struct agent_stats *st = sampler__stats(s);
-	char *json = NULL, name[128];
+	char name[128];
 	void *gz = NULL;
-	size_t jlen = 0, gzlen = 0;
+	size_t gzlen = 0;
 	int rc;
 
 	sampler__finish_window(s);
 	st->spool_dropped = w->spool_dropped;
 	describe(w, prof, end_ns, c, hz, uts);
-	rc = json_dump__to_buffer(prof, st, &json, &jlen);
-	if (rc == 0)
-		rc = gzip__compress(json, jlen, &gz, &gzlen);
+	spool__name(name, sizeof(name), w->start_ns, uts->nodename);
+	rc = encode(prof, st, &gz, &gzlen);
+	/* Room first, so that the dumps this one pushes out are counted in it:
+	 * counted in the next window's, the drops of the last window of a run
+	 * would go untold, and so would those of a dump that is dropped in
+	 * turn before its count is read. */
 	if (rc == 0) {
-		spool__name(name, sizeof(name), w->start_ns, uts->nodename);
-		rc = spool__write(spool, name, gz, gzlen);
+		spool__make_room(spool, name, gzlen + DROP_COUNT_SLACK);
+		if (note_spool_drops(w, spool)) {
+			st->spool_dropped = w->spool_dropped;
+			free(gz);
+			gz = NULL;
+			rc = encode(prof, st, &gz, &gzlen);
+		}
 	}
+	if (rc == 0)
+		rc = spool__write(spool, name, gz, gzlen);
 	if (rc < 0) {
 		log__error("window %s: cannot write its dump to %s: %s; the window is lost", w->id,
 			   spool__path(spool), strerror(-rc));
@@ -91,8 +119,7 @@ int window__spool(struct window *w, uint64_t end_ns, struct sampler *s, const st
 		log__debug("window %s: %llu samples, %zu bytes in %s", w->id,
 			   (unsigned long long)profile__samples(prof), gzlen, name);
 	}
-	note_spool_drops(w, spool);
-	free(json);
+	(void)note_spool_drops(w, spool);
 	free(gz);
 	return rc;
 }

@@ -529,6 +529,16 @@ out:
 	return err;
 }
 
+void spool__make_room(struct spool *s, const char *name, size_t len)
+{
+	if (!valid_name(name))
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (!s->max_bytes || len <= s->max_bytes)
+		make_room(s, name, len);
+	pthread_mutex_unlock(&s->lock);
+}
+
 int spool__write(struct spool *s, const char *name, const void *buf, size_t len)
 {
 	char tmp[NAME_MAX + 1];

@@ -44,6 +44,10 @@ void spool__name(char *buf, size_t size, uint64_t start_ns, const char *host);
  * -EFBIG: larger than max_bytes alone, not written and counted as dropped;
  * -EINVAL: name is not a spool__name). */
 int spool__write(struct spool *s, const char *name, const void *buf, size_t len);
+/* Enforces the bounds as if a dump `name` of len bytes were written now,
+ * so that the writer can count what this drops in the dump itself (then
+ * written with spool__write). Does nothing for a len over max_bytes. */
+void spool__make_room(struct spool *s, const char *name, size_t len);
 
 /* The names of the dumps in the spool, oldest first (malloc'd array of
  * malloc'd strings; free with spool__free_list). Skips dot files, rejected/
