@@ -11,6 +11,7 @@
 #include "collector/perf_events.h"
 #include "common/fileio.h"
 #include "common/log.h"
+#include "symbolize/demangle.h"
 
 static void usage(FILE *out)
 {
@@ -236,6 +237,7 @@ int probe_cmd__main(int argc, char **argv)
 
 	perf_features__probe(&f);
 	print_host(&f);
+	printf("%-24s%s\n", "demangler:", demangle__engine());
 	if (!f.open.ok) {
 		char eb[32];
 

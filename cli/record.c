@@ -79,6 +79,9 @@ static void usage(FILE *f)
 		"      --max-frames N      user frames kept per stack (default 128)\n"
 		"      --event EVENT       cpu-clock (default, works without a PMU) or cycles\n"
 		"      --per-pid           one profile per process id instead of per executable\n"
+		"      --names DETAIL      short (default): C++, Rust and D functions without\n"
+		"                          parameters or template arguments, so instantiations\n"
+		"                          merge; full: the whole demangled name\n"
 		"      --cache-dir DIR     keep kernel symbols and decompressed debug sections\n"
 		"                          there for the next start (default " CACHEDIR_DEFAULT_PATH ",\n"
 		"                          the daemon's; used only if it is ours and private)\n"
@@ -117,7 +120,8 @@ static int parse_pids(const char *arg, struct record_args *a)
 	return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_CACHE, OPT_NOCACHE };
+enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_CACHE, OPT_NOCACHE,
+       OPT_NAMES };
 
 /* One option that takes a value, or a flag of the sampler. Returns 0, or 2
  * after logging a usage error. */
@@ -176,6 +180,12 @@ static int parse_option(int c, const char *arg, struct record_args *a)
 		}
 		a->so.event = arg;
 		return 0;
+	case OPT_NAMES:
+		if (name_detail__parse(arg, &a->so.names) < 0) {
+			log__error("--names: '%s' is not short or full", arg);
+			return 2;
+		}
+		return 0;
 	case OPT_CACHE:
 		if (arg[0] != '/') {
 			log__error("--cache-dir: '%s' must be an absolute path", arg);
@@ -226,6 +236,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "max-frames", required_argument, NULL, OPT_FRAMES },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "per-pid", no_argument, NULL, OPT_PERPID },
+		{ "names", required_argument, NULL, OPT_NAMES },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
 		{ "quiet", no_argument, NULL, 'q' },

@@ -230,6 +230,8 @@ static int write_report(void *ctx, FILE *out)
 
 	encode__opts_init(&o, r->format);
 	o.base = r->base;
+	/* the counters of the dumps read, for the top header and a merged dump */
+	o.agent = &r->info->stats;
 	o.top_rows = r->top;
 	o.pprof = r->pprof;
 	o.icicle = r->icicle;

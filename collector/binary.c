@@ -68,6 +68,7 @@ struct binaries {
 	struct loadbudget *budget; /* borrowed; NULL: none */
 	uint64_t load_cpu_ns;  /* opening files, reading CFI and symbols */
 	struct cachedir *cache;
+	enum name_detail detail; /* of the names of binaries loaded from now on */
 	struct binary *vdso;
 	int vdso_err;
 	struct u64map *by_id; /* hash(dev, ino) -> struct binary * (chain head) */
@@ -88,6 +89,7 @@ struct binaries *binaries__new(struct strtab *names)
 		return NULL;
 	elf_version(EV_CURRENT);
 	bs->names = names;
+	bs->detail = NAME_DETAIL_DEFAULT;
 	bs->by_id = u64map__new(256);
 	if (!bs->by_id) {
 		free(bs);
@@ -99,6 +101,11 @@ struct binaries *binaries__new(struct strtab *names)
 void binaries__set_cache(struct binaries *bs, struct cachedir *cache)
 {
 	bs->cache = cache;
+}
+
+void binaries__set_name_detail(struct binaries *bs, enum name_detail detail)
+{
+	bs->detail = detail;
 }
 
 void binaries__set_budget(struct binaries *bs, struct loadbudget *budget)
@@ -488,6 +495,8 @@ struct symindex *binary__symindex(struct binary *b)
 		if (symindex__new_budgeted(fd, b->path, b->module, b->names, b->cache, b->owner->budget,
 					   &b->sym) < 0)
 			b->sym = NULL;
+		else
+			symindex__set_name_detail(b->sym, b->owner->detail);
 		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}
 	return b->sym;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/demangle.h"
+
 struct binaries;
 struct binary;
 struct cfi;
@@ -26,6 +28,9 @@ void binaries__set_cache(struct binaries *bs, struct cachedir *cache);
  * (symbolize/loadbudget.h; borrowed, outlives the registry). */
 struct loadbudget;
 void binaries__set_budget(struct binaries *bs, struct loadbudget *budget);
+/* How much of demangled names the symbols of binaries loaded from now on
+ * show (symbolize/demangle.h). */
+void binaries__set_name_detail(struct binaries *bs, enum name_detail detail);
 
 /* Binaries are reference-counted by the mappings that resolved to them:
  * binaries__get and binaries__get_vdso return a new reference, released with

@@ -18,4 +18,4 @@ collector_libcollector_a_SOURCES = \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h
 COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
-	$(RUNTIMES_LIBS) $(DW_LIBS)
+	$(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS)

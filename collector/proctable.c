@@ -496,7 +496,7 @@ static int guess_exec(struct proctable *pt, const struct process *p, uint32_t co
 int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, int is_exec)
 {
 	struct process *p;
-	uint32_t comm_id, link = 0;
+	uint32_t comm_id, link = 0, svc;
 
 	/* thread names do not rename the process */
 	if (pid != tid && is_exec <= 0)
@@ -538,6 +538,11 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		p->exe_pending = 1;
 		p->exe_looked_up = 0;
 		p->exe = link;
+		/* a service manager moves a process into its unit's cgroup
+		 * between fork and exec: the fork gave it the manager's */
+		svc = service_from_cgroup(pt, pid);
+		if (svc)
+			p->service = svc;
 		image_gone(pt, pid);
 	}
 	return 0;

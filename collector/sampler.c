@@ -25,6 +25,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "profile/agent_stats.h"
+#include "profile/frame_name.h"
 #include "profile/profile.h"
 #include "symbolize/loadbudget.h"
 #include "symbolize/symbolizer.h"
@@ -83,6 +84,7 @@ struct sampler {
 	int late;                 /* process_by_ns passed */
 	uint64_t window_cpu_start;
 	uint64_t window_load_start; /* one-off CPU so far at the window's start */
+	uint64_t window_cuts_start; /* frame_name__cuts() at the window's start */
 };
 
 static int push_frame(struct sampler *s, size_t *n, uint32_t id)
@@ -462,6 +464,7 @@ void sampler__finish_window(struct sampler *s)
 	struct agent_stats *st = &s->stats;
 	struct binaries_stats bst;
 	struct symbolizer_stats sst;
+	struct loadbudget_stats dst;
 
 	settle_jit_names(s);
 	st->processes = proctable__count(s->procs);
@@ -480,16 +483,13 @@ void sampler__finish_window(struct sampler *s)
 	st->ksym_lookups = sst.ksym_lookups;
 	st->ksym_hits = sst.ksym_hits;
 	st->ksym_evictions = sst.ksym_evictions;
-	{
-		struct loadbudget_stats dst;
-
-		loadbudget__stats(s->budget, &dst);
-		st->debug_bytes = dst.bytes;
-		st->debug_refused = dst.refused_bytes + dst.refused_time;
-	}
+	loadbudget__stats(s->budget, &dst);
+	st->debug_bytes = dst.bytes;
+	st->debug_refused = dst.refused_bytes + dst.refused_time;
 	st->names = strtab__count(s->names);
 	st->names_bytes = strtab__bytes(s->names);
 	st->names_compactions = s->names_compactions;
+	st->names_cut = frame_name__cuts() - s->window_cuts_start;
 	st->frequency_configured_hz = s->opts.freq_hz;
 	st->agent_cpu_ns = selfusage__cpu_ns() - s->window_cpu_start;
 	st->agent_load_cpu_ns = load_cpu_ns(s) - s->window_load_start;
@@ -505,6 +505,7 @@ void sampler__reset_window(struct sampler *s)
 	memset(&s->stats, 0, sizeof(s->stats));
 	s->window_cpu_start = selfusage__cpu_ns();
 	s->window_load_start = load_cpu_ns(s);
+	s->window_cuts_start = frame_name__cuts();
 }
 
 /* One pass over every holder of name ids. */
@@ -711,6 +712,7 @@ static int make_model(struct sampler *s, int with_kernel)
 		return -ENOMEM;
 	binaries__set_cache(s->bins, o->cache);
 	binaries__set_budget(s->bins, s->budget);
+	binaries__set_name_detail(s->bins, o->names);
 	symbolizer__set_budget(s->sym, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
 	if (!s->procs)
@@ -763,6 +765,7 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 		proctable__seed(s->procs, o->pids[i]);
 	s->window_cpu_start = selfusage__cpu_ns();
 	s->window_load_start = load_cpu_ns(s);
+	s->window_cuts_start = frame_name__cuts();
 	*out = s;
 	return 0;
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/demangle.h"
+
 struct agent_stats;
 struct perf_features;
 struct profile;
@@ -35,6 +37,9 @@ struct sampler_opts {
 	 * and loading time in parts per million of wall time (0: 2%). */
 	uint64_t debug_max_bytes;
 	unsigned debug_load_ppm;
+	/* How much of demangled names frames show (symbolize/demangle.h);
+	 * zeroed options give NAME_DETAIL_SHORT, the default. */
+	enum name_detail names;
 };
 
 /* Where opening failed, for the CLI's message. */

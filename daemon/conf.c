@@ -43,6 +43,7 @@ int conf__init(struct conf *c)
 	c->stack_size = 16384;
 	c->max_frames = 128;
 	c->nice = CONF_DEFAULT_NICE;
+	c->names = NAME_DETAIL_DEFAULT;
 	c->names_max_size = UINT64_C(8) << 20;
 	c->load_max_size = LOADBUDGET_DEFAULT_BYTES;
 	c->load_cpu_budget_bp = LOADBUDGET_DEFAULT_LOAD_PPM / 100;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/demangle.h"
+
 #define CONF_DEFAULT_PATH "/etc/smolder/smolder.conf"
 #define CONF_MAX_LABELS 64
 #define CONF_DEFAULT_NICE -10
@@ -31,6 +33,8 @@ struct conf {
 	                            * the frequency, and restores it below */
 	int nice;                  /* nice = -10 (-20..19): the sampling thread's
 	                            * scheduling priority, see privileges.h */
+	enum name_detail names;    /* names = short | full: how much of demangled
+	                            * names frames show, symbolize/demangle.h */
 	uint64_t names_max_size;   /* names_max_size = 8MiB (64KiB..): interned
 	                            * names are compacted past it, see
 	                            * sampler__compact_names */

@@ -65,6 +65,7 @@ enum kind {
 	K_LOG,
 	K_LOGLEVEL,
 	K_EXPORT,
+	K_NAMES,    /* enum name_detail: short | full */
 	K_PERCENT,  /* unsigned hundredths of a percent, "1%", "0.5%", [min, max] */
 };
 
@@ -86,6 +87,7 @@ static const struct key keys[] = {
 	{ "per_pid", K_BOOL, F(per_pid), 0, 0, 0 },
 	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
 	{ "nice", K_INT, F(nice), (uint64_t)-20, 19, 0 },
+	{ "names", K_NAMES, F(names), 0, 0, 0 },
 	{ "names_max_size", K_SIZE, F(names_max_size), 64u << 10, UINT64_MAX, 0 },
 	{ "load_max_size", K_SIZE, F(load_max_size), 1u << 20, UINT64_MAX, 0 },
 	{ "load_cpu_budget", K_PERCENT, F(load_cpu_budget_bp), 1, 10000, 0 },
@@ -134,6 +136,10 @@ static const struct name_value levels[] = {
 static const struct name_value exports[] = {
 	{ "none", CONF_EXPORT_NONE }, { "json", CONF_EXPORT_JSON },
 	{ "pyroscope", CONF_EXPORT_PYROSCOPE }, { NULL, 0 },
+};
+
+static const struct name_value details[] = {
+	{ "short", NAME_DETAIL_SHORT }, { "full", NAME_DETAIL_FULL }, { NULL, 0 },
 };
 
 static const struct key *find_key(const char *name)
@@ -365,6 +371,14 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 			return -EINVAL;
 		}
 		*(enum conf_export *)field = (enum conf_export)nv->value;
+		return 0;
+	case K_NAMES:
+		nv = find_name(details, v);
+		if (!nv) {
+			not_one_of(details, 2, v, msg, msglen);
+			return -EINVAL;
+		}
+		*(enum name_detail *)field = (enum name_detail)nv->value;
 		return 0;
 	}
 	conf_msg__set(msg, msglen, "internal error");

@@ -156,12 +156,15 @@ static void keep_restart_keys(struct service *sv, struct conf *nc)
 		log__notice("reload: cache_dir and cache_max_size take effect at the next restart");
 	if (nc->load_max_size != c->load_max_size || nc->load_cpu_budget_bp != c->load_cpu_budget_bp)
 		log__notice("reload: load_max_size and load_cpu_budget take effect at the next restart");
+	if (nc->names != c->names)
+		log__notice("reload: names takes effect at the next restart");
 	nc->frequency = c->frequency;
 	nc->stack_size = c->stack_size;
 	nc->max_frames = c->max_frames;
 	nc->per_pid = c->per_pid;
 	nc->cache_max_size = c->cache_max_size;
 	nc->load_max_size = c->load_max_size;
+	nc->names = c->names;
 	nc->load_cpu_budget_bp = c->load_cpu_budget_bp;
 	swap_str(&nc->event, &c->event);
 	swap_str(&nc->spool_dir, &c->spool_dir);
@@ -245,6 +248,7 @@ static int open_sampler(struct service *sv)
 	so.max_frames = sv->conf.max_frames;
 	so.debug_max_bytes = sv->conf.load_max_size;
 	so.debug_load_ppm = sv->conf.load_cpu_budget_bp * 100;
+	so.names = sv->conf.names;
 	so.system_wide = 1;
 	/* before start-up (the /proc scan, kallsyms) and the drop of CAP_SYS_NICE */
 	rc = privileges__raise_priority(sv->conf.nice);

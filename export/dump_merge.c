@@ -339,6 +339,7 @@ static int note_used_dump(struct dump_merge *m, const struct dump *d)
 	if (!in->dumps_used || hz > in->max_hz)
 		in->max_hz = hz;
 	in->dumps_used++;
+	agent_stats__merge(&in->stats, &d->stats);
 	if (distinct_add(&m->hosts, d->hostname) < 0 || distinct_add(&m->kernels, d->kernel) < 0 ||
 	    distinct_add(&m->arches, d->arch) < 0 || distinct_add(&m->events, d->event_name) < 0)
 		return -ENOMEM;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile/agent_stats.h"
+
 struct dump;
 struct profile;
 struct strtab;
@@ -46,6 +48,8 @@ struct dump_merge_info {
 				     * merged samples, each with its own dump's
 				     * period (0 for frequency 0) */
 	uint32_t min_hz, max_hz;    /* frequencies of the used dumps */
+	struct agent_stats stats;   /* the used dumps' agent counters combined
+				     * (profile/agent_stats.h) */
 	const char *hosts;          /* distinct hostnames of the used dumps,
 				     * ", "-joined in order of first use */
 	size_t nhosts;

@@ -309,6 +309,20 @@ static int parse_window_event(struct ctx *c, json_t *root, struct dump *d)
 	return 0;
 }
 
+/* The counters agent_stats knows, from a validated "stats" object. */
+static void read_agent_stats(json_t *stats, json_t *unwind, struct agent_stats *out)
+{
+	const struct agent_stat_field *f;
+
+	for (f = agent_stats__fields; f->name; f++) {
+		int nested = strncmp(f->name, "unwind.", 7) == 0;
+		json_t *v = json_object_get(nested ? unwind : stats, f->name + (nested ? 7 : 0));
+
+		if (json_is_integer(v) && json_integer_value(v) >= 0)
+			*(uint64_t *)((char *)out + f->offset) = (uint64_t)json_integer_value(v);
+	}
+}
+
 static int parse_stats(struct ctx *c, json_t *root, struct dump *d, uint64_t *dropped)
 {
 	static const char *const required[] = {"samples", "lost", "dropped", "throttled",
@@ -344,6 +358,7 @@ static int parse_stats(struct ctx *c, json_t *root, struct dump *d, uint64_t *dr
 	}
 	get_count(c, stats, "stats", "samples", &d->total_samples);
 	get_count(c, stats, "stats", "dropped", dropped);
+	read_agent_stats(stats, unwind, &d->stats);
 	return 0;
 }
 

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile/agent_stats.h"
+
 /* Largest dump file accepted, and largest decompressed JSON. */
 #define DUMP_MAX_FILE (256u << 20)
 #define DUMP_MAX_JSON (1024u << 20)
@@ -41,6 +43,7 @@ struct dump {
 	const struct dump_profile *profiles;
 	size_t nprofiles;
 	uint64_t total_samples;         /* stats.samples */
+	struct agent_stats stats;       /* the agent's counters (absent ones 0) */
 };
 
 /* Parses and validates the JSON text buf[0..len). On failure returns -EINVAL

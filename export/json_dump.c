@@ -286,7 +286,8 @@ static json_t *build_stats(const struct profile *p, const struct agent_stats *ag
 	    set(o, "debug_refused", jint(s->debug_refused)) < 0 ||
 	    set(o, "names", jint(s->names)) < 0 ||
 	    set(o, "names_bytes", jint(s->names_bytes)) < 0 ||
-	    set(o, "names_compactions", jint(s->names_compactions)) < 0)
+	    set(o, "names_compactions", jint(s->names_compactions)) < 0 ||
+	    set(o, "names_cut", jint(s->names_cut)) < 0)
 		goto out_nomem;
 	return o;
 

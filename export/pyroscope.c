@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/log.h"
 #include "export/dump_read.h"
 #include "export/http_sink.h"
 #include "export/pyroscope.h"
@@ -179,19 +180,68 @@ static int bad_value(unsigned char c)
 	return c < 0x20 || c == 0x7f || c == ',' || c == '}' || c == '=' || c == '{';
 }
 
-static int bad_app(unsigned char c)
+/* What Go's strings.TrimSpace, which the server applies to label values,
+ * would take off an end: a value must reach it unchanged. */
+static size_t space_at(const unsigned char *p)
 {
-	return c <= 0x20 || c == 0x7f || c == ',' || c == '}' || c == '=' || c == '{';
+	if (*p == ' ')
+		return 1;
+	if (p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
+		return 2;
+	if (p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80)
+		return 3; /* U+1680 */
+	if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8a) || p[2] == 0xa8 ||
+					     p[2] == 0xa9 || p[2] == 0xaf))
+		return 3; /* U+2000..200A, 2028, 2029, 202F */
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
+		return 3; /* U+205F */
+	if (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)
+		return 3; /* U+3000 */
+	return 0;
 }
 
 void pyroscope__label_value(const char *s, char *dst, size_t dstlen)
 {
+	size_t len, i, n;
+
 	sanitize(s, dst, dstlen, bad_value);
+	/* a space at either end becomes '_' */
+	n = space_at((unsigned char *)dst);
+	if (n) {
+		dst[0] = '_';
+		memmove(dst + 1, dst + n, strlen(dst + n) + 1);
+	}
+	len = strlen(dst);
+	for (i = len >= 3 ? len - 3 : 0; i < len; i++) {
+		if (space_at((unsigned char *)dst + i) == len - i) {
+			dst[i] = '_';
+			dst[i + 1] = '\0';
+			break;
+		}
+	}
 }
 
+/* Pyroscope's application names: [A-Za-z0-9_.-] and nothing else (its
+ * ingest refuses the whole request otherwise). Every other character, a
+ * multi-byte one included, becomes one '_'. */
 void pyroscope__app_name(const char *s, char *dst, size_t dstlen)
 {
-	sanitize(s, dst, dstlen, bad_app);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, n;
+
+	if (!dstlen)
+		return;
+	while (p && *p && o + 1 < dstlen) {
+		unsigned char c = *p;
+
+		n = utf8_len(p);
+		if (n == 0)
+			n = 1;
+		dst[o++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    c == '_' || c == '.' || c == '-') ? (char)c : '_';
+		p += n;
+	}
+	dst[o] = '\0';
 }
 
 static const char *label_get(const struct dump_label *l, size_t n, const char *name)
@@ -321,12 +371,29 @@ size_t pyroscope__nchunks(const struct dump_profile *prof)
 	return prof->nstacks / PYROSCOPE_MAX_STACKS + (prof->nstacks % PYROSCOPE_MAX_STACKS ? 1 : 0);
 }
 
+/* Where the leafmost PYROSCOPE_MAX_DEPTH - 1 frames of stack st start, or
+ * st itself when it is not deeper than PYROSCOPE_MAX_DEPTH. */
+static const char *deep_tail(const char *st)
+{
+	size_t frames = 1, keep = PYROSCOPE_MAX_DEPTH - 1;
+	const char *p;
+
+	for (p = st; *p; p++)
+		frames += *p == ';';
+	if (frames <= PYROSCOPE_MAX_DEPTH)
+		return st;
+	for (p = st; frames > keep; p++)
+		if (*p == ';')
+			frames--;
+	return p;
+}
+
 int pyroscope__body(const struct dump_profile *prof, size_t chunk, char **buf, size_t *cap,
-		    size_t *len)
+		    size_t *len, size_t *cut)
 {
 	struct sbuf b = { .s = *buf, .len = 0, .cap = *cap };
 	size_t i, first, last;
-	const char *st;
+	const char *st, *tail;
 
 	if (chunk >= pyroscope__nchunks(prof))
 		return -EINVAL;
@@ -341,7 +408,16 @@ int pyroscope__body(const struct dump_profile *prof, size_t chunk, char **buf, s
 		if (!prof->stacks[i].count)
 			continue;
 		st = prof->stacks[i].stack;
-		sb_str(&b, st && *st ? st : "[unknown]");
+		if (!st || !*st)
+			st = "[unknown]";
+		/* The server would drop the frames past its depth limit without
+		 * a trace: the root side goes here instead, under a marked root. */
+		tail = deep_tail(st);
+		if (tail != st) {
+			sb_str(&b, PYROSCOPE_CUT_ROOT ";");
+			(*cut)++;
+		}
+		sb_str(&b, tail);
 		/* A newline in a (hostile) stack would forge lines. */
 		for (k = start; !b.err && k < b.len; k++)
 			if ((unsigned char)b.s[k] < 0x20 || b.s[k] == 0x7f)
@@ -446,7 +522,7 @@ enum sink_result pyroscope__send(struct pyroscope *p, const struct dump *d, char
 	char what[512];
 	struct http_req r;
 	enum sink_result res;
-	size_t pi, c, nc, idx, nreq = 0, sent = 0, len;
+	size_t pi, c, nc, idx, nreq = 0, sent = 0, len, cut = 0;
 	char *query = NULL, *url = NULL;
 	struct sbuf ub;
 	struct timespec now;
@@ -497,7 +573,7 @@ enum sink_result pyroscope__send(struct pyroscope *p, const struct dump *d, char
 				}
 				url = ub.s;
 			}
-			if (pyroscope__body(&d->profiles[pi], c, &p->body, &p->body_cap, &len)) {
+			if (pyroscope__body(&d->profiles[pi], c, &p->body, &p->body_cap, &len, &cut)) {
 				res = SINK_RETRY;
 				if (msg)
 					snprintf(msg, msglen, "out of memory");
@@ -529,8 +605,13 @@ enum sink_result pyroscope__send(struct pyroscope *p, const struct dump *d, char
 		url = NULL;
 	}
 	if (res == SINK_DELIVERED && msg)
-		snprintf(msg, msglen, "delivered: %zu request%s to Pyroscope", sent,
-			 sent == 1 ? "" : "s");
+		snprintf(msg, msglen, "delivered: %zu request%s to Pyroscope%s", sent, sent == 1 ? "" : "s",
+			 cut ? "; stacks deeper than Pyroscope keeps were cut at their root" : "");
+	if (cut)
+		log__info("%s: %zu stack%s deeper than %u frames sent as their %u leafmost frames "
+			  "under a root named " PYROSCOPE_CUT_ROOT,
+			  d->window_id && *d->window_id ? d->window_id : "dump", cut, cut == 1 ? "" : "s",
+			  PYROSCOPE_MAX_DEPTH, PYROSCOPE_MAX_DEPTH - 1);
 	return res;
 }
 

@@ -13,6 +13,11 @@ struct dump_profile;
 
 /* The server refuses profiles with more distinct stacks than this. */
 #define PYROSCOPE_MAX_STACKS 16000u
+/* Grafana Pyroscope keeps max_profile_stacktrace_depth (default 1000)
+ * frames of a stack; a deeper one is sent as its leafmost 999 frames under
+ * this root, so the cut shows and is counted. */
+#define PYROSCOPE_MAX_DEPTH 1000u
+#define PYROSCOPE_CUT_ROOT "[\xe2\x80\xa6" "deeper than 1000 frames]"
 
 struct pyroscope;
 
@@ -47,10 +52,12 @@ size_t pyroscope__nchunks(const struct dump_profile *prof);
 
 /* Builds the body of request `chunk` of prof ("stack count\n" lines for
  * stacks [chunk * PYROSCOPE_MAX_STACKS, ...), zero counts left out) into
- * *buf (grown with realloc; *cap its size). Returns 0 and the length in
- * *len, or -ENOMEM / -EINVAL (chunk out of range). */
+ * *buf (grown with realloc; *cap its size). Stacks deeper than
+ * PYROSCOPE_MAX_DEPTH are cut at their root, each adding 1 to *cut.
+ * Returns 0 and the length in *len, or -ENOMEM / -EINVAL (chunk out of
+ * range). */
 int pyroscope__body(const struct dump_profile *prof, size_t chunk, char **buf, size_t *cap,
-		    size_t *len);
+		    size_t *len, size_t *cut);
 
 /* Sanitizers (write into dst, always NUL-terminated, truncating at dstlen):
  * label names keep [A-Za-z0-9_] (others become '_', a leading digit gets a

@@ -10,6 +10,7 @@
 #include "profile/profile.h"
 #include "common/strtab.h"
 #include "common/u64map.h"
+#include "common/units.h"
 #include "export/top.h"
 
 #define LINE_WIDTH 100
@@ -99,44 +100,56 @@ static int cmp_total(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-/* Copies name into buf, at most NAME_WIDTH columns, counting a UTF-8 code
- * point as one column and cutting only at a code point start, so a cut never
- * splits a character. Stray continuation bytes count as a column each so the
- * byte budget (bufsz) bounds the copy as well. */
+/* The number of code points (columns) of s: a UTF-8 lead byte or ASCII
+ * byte starts one; continuation bytes do not. */
+static size_t columns(const unsigned char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += (*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Copies code points [from, to) of s into buf at *o (control characters
+ * as '?'), within bufsz. */
+static void copy_columns(const unsigned char *s, size_t from, size_t to, char *buf, size_t bufsz,
+			 size_t *o)
+{
+	size_t col = 0, i;
+
+	for (i = 0; s[i]; i++) {
+		if ((s[i] & 0xc0) != 0x80 && i > 0)
+			col++;
+		if (col < from)
+			continue;
+		if (col >= to || *o + 1 >= bufsz)
+			break;
+		buf[(*o)++] = (s[i] < 0x20 || s[i] == 0x7f) ? '?' : (char)s[i];
+	}
+}
+
+/* Copies name into buf, at most `width` columns (a code point is one). A
+ * name that does not fit is shortened in the middle: its start and its end
+ * (where the function's own name is) are kept around a "\xe2\x80\xa6" mark,
+ * which C++ and Rust names never contain (unlike "..."). */
 static void fit_name_width(const char *name, char *buf, size_t bufsz, size_t width)
 {
 	const unsigned char *s = (const unsigned char *)name;
-	size_t cols = 0, i, o = 0, cut = 0, cont = 0;
-	int trunc = 0;
+	size_t n = columns(s), o = 0, head;
 
-	for (i = 0; s[i]; i++) {
-		int start = (s[i] & 0xc0) != 0x80 || cont >= 3;
-
-		if (start) {
-			if (cols == width - 3)
-				cut = o;
-			if (cols == width || o + 4 >= bufsz) {
-				trunc = 1;
-				break;
-			}
-			cols++;
-			cont = 0;
-		} else {
-			cont++;
+	if (n <= width) {
+		copy_columns(s, 0, n, buf, bufsz, &o);
+	} else {
+		head = (width - 1) * 2 / 5;
+		copy_columns(s, 0, head, buf, bufsz, &o);
+		if (o + 4 < bufsz) {
+			memcpy(buf + o, "\xe2\x80\xa6", 3);
+			o += 3;
 		}
-		buf[o++] = (s[i] < 0x20 || s[i] == 0x7f) ? '?' : (char)s[i];
-	}
-	if (trunc) {
-		o = cut;
-		memcpy(buf + o, "...", 3);
-		o += 3;
+		copy_columns(s, n - (width - 1 - head), n, buf, bufsz, &o);
 	}
 	buf[o] = '\0';
-}
-
-static void fit_name(const char *name, char *buf, size_t bufsz)
-{
-	fit_name_width(name, buf, bufsz, NAME_WIDTH);
 }
 
 static void pct(char *buf, size_t sz, uint64_t v, uint64_t total)
@@ -144,22 +157,106 @@ static void pct(char *buf, size_t sz, uint64_t v, uint64_t total)
 	snprintf(buf, sz, "%.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
 }
 
-static void print_table(FILE *out, const char *title, const struct fn *fns, size_t nrows,
-			uint64_t total)
+/* Rows whose shortened name another row with a different name also
+ * shows: those print their whole name, wrapped. */
+struct shown {
+	const char *text;  /* shortened */
+	const char *name;  /* whole */
+	size_t row;
+};
+
+static int cmp_shown(const void *x, const void *y)
+{
+	const struct shown *a = x, *b = y;
+
+	return strcmp(a->text, b->text);
+}
+
+/* Sets wrap[i] for the rows of fns[0..n) whose shortened text (in
+ * text[i]) is not unique to their name. Returns 0 or -ENOMEM. */
+static int find_ambiguous(const struct fn *fns, char *const *text, size_t n, unsigned char *wrap)
+{
+	struct shown *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, j;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		v[i] = (struct shown){ text[i], fns[i].name, i };
+	qsort(v, n, sizeof(*v), cmp_shown);
+	for (i = 0; i < n; i = j) {
+		int mixed = 0;
+
+		for (j = i + 1; j < n && !strcmp(v[j].text, v[i].text); j++)
+			mixed |= strcmp(v[j].name, v[i].name) != 0;
+		while (mixed && i < j)
+			wrap[v[i++].row] = 1;
+	}
+	free(v);
+	return 0;
+}
+
+/* The whole name over as many lines as it takes, continuation lines
+ * indented under the function column. */
+static void print_wrapped(FILE *out, const char *name, size_t indent, size_t width)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t n = columns(s), from;
+	char line[NAME_WIDTH * 4 + 1];
+
+	for (from = 0; from < n; from += width) {
+		size_t o = 0;
+
+		copy_columns(s, from, from + width, line, sizeof(line), &o);
+		line[o] = '\0';
+		if (from)
+			fprintf(out, "%*s", (int)indent, "");
+		fprintf(out, "%s\n", line);
+	}
+	if (n == 0)
+		fputc('\n', out);
+}
+
+static int print_table(FILE *out, const char *title, const struct fn *fns, size_t nrows,
+		       uint64_t total)
 {
 	/* NAME_WIDTH code points of up to 4 bytes each. */
-	char name[NAME_WIDTH * 4 + 1], sp[16], tp[16];
+	enum { NAME_BYTES = NAME_WIDTH * 4 + 1 };
+	char **text = calloc(nrows ? nrows : 1, sizeof(*text));
+	unsigned char *wrap = calloc(nrows ? nrows : 1, 1);
+	char sp[16], tp[16];
 	size_t i;
+	int err = -ENOMEM;
 
+	if (!text || !wrap)
+		goto out;
+	for (i = 0; i < nrows; i++) {
+		text[i] = malloc(NAME_BYTES);
+		if (!text[i])
+			goto out;
+		fit_name_width(fns[i].name, text[i], NAME_BYTES, NAME_WIDTH);
+	}
+	if (find_ambiguous(fns, text, nrows, wrap) < 0)
+		goto out;
 	fprintf(out, "\n%s\n", title);
 	fprintf(out, "%7s %10s %7s %10s  %s\n", "self%", "self", "total%", "total", "function");
 	for (i = 0; i < nrows; i++) {
 		pct(sp, sizeof(sp), fns[i].self, total);
 		pct(tp, sizeof(tp), fns[i].total, total);
-		fit_name(fns[i].name, name, sizeof(name));
-		fprintf(out, "%7s %10llu %7s %10llu  %s\n", sp, (unsigned long long)fns[i].self, tp,
-			(unsigned long long)fns[i].total, name);
+		fprintf(out, "%7s %10llu %7s %10llu  ", sp, (unsigned long long)fns[i].self, tp,
+			(unsigned long long)fns[i].total);
+		if (wrap[i])
+			print_wrapped(out, fns[i].name, PREFIX_WIDTH, NAME_WIDTH);
+		else
+			fprintf(out, "%s\n", text[i]);
 	}
+	err = 0;
+out:
+	for (i = 0; text && i < nrows; i++)
+		free(text[i]);
+	free(text);
+	free(wrap);
+	return err;
 }
 
 /* Self and total per function of p into a (zeroed by the caller), names set. */
@@ -192,6 +289,26 @@ static void acc_free(struct acc *a)
 	u64map__delete(a->index);
 }
 
+/* The second header line: what the samples do not show, and when. */
+static void write_accounting(const struct profile *p, const struct agent_stats *agent, FILE *out)
+{
+	const struct profile_meta *m = profile__meta_const(p);
+
+	fprintf(out, "lost: %llu  dropped: %llu  unwound to the root: %llu of %llu user stacks",
+		(unsigned long long)agent->lost, (unsigned long long)profile__dropped(p),
+		(unsigned long long)agent->unwind_complete,
+		(unsigned long long)agent_stats__user_stacks(agent));
+	if (m->start_ns && m->end_ns >= m->start_ns) {
+		char from[40], until[40];
+
+		units__format_time(m->start_ns, from, sizeof(from));
+		units__format_time(m->end_ns, until, sizeof(until));
+		fprintf(out, "\nspan: %s to %s (%.1f s)", from, until,
+			(double)(m->end_ns - m->start_ns) / 1e9);
+	}
+	fputc('\n', out);
+}
+
 int top__write(const struct profile *p, const struct agent_stats *agent, FILE *out, size_t n)
 {
 	uint64_t total = profile__total(p);
@@ -209,15 +326,18 @@ int top__write(const struct profile *p, const struct agent_stats *agent, FILE *o
 	if (agent)
 		fprintf(out, "processes: %llu  ", (unsigned long long)agent->processes);
 	fprintf(out, "functions: %zu\n", a.nfns);
+	if (agent)
+		write_accounting(p, agent, out);
 	if (a.nfns) {
 		qsort(a.fns, a.nfns, sizeof(*a.fns), cmp_self);
 		snprintf(title, sizeof(title), "top %zu by self", nrows);
-		print_table(out, title, a.fns, nrows, total);
+		err = print_table(out, title, a.fns, nrows, total);
 		qsort(a.fns, a.nfns, sizeof(*a.fns), cmp_total);
 		snprintf(title, sizeof(title), "top %zu by total", nrows);
-		print_table(out, title, a.fns, nrows, total);
+		if (!err)
+			err = print_table(out, title, a.fns, nrows, total);
 	}
-	if (fflush(out) != 0 || ferror(out))
+	if (!err && (fflush(out) != 0 || ferror(out)))
 		err = -EIO;
 out_free:
 	acc_free(&a);

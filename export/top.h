@@ -16,8 +16,10 @@ struct profile;
  * function. self = samples whose leaf frame is the function; total =
  * samples whose stack holds the function at least once (recursion counts
  * once per sample). Percentages are of the aggregated samples
- * (profile__total). Lines fit 100 columns: longer names are cut and end
- * with "..."; control characters print as '?'. Functions are frame display
+ * (profile__total). Lines fit 100 columns: a longer name is shortened in
+ * the middle (its start and end kept around a U+2026 mark), and where two
+ * different names would then read the same, both print whole, wrapped over
+ * several lines; control characters print as '?'. Functions are frame display
  * strings, so "foo" and "foo_[i]" are distinct rows. Returns 0, -ENOMEM, or
  * -EIO on a write error. Allocates per call; does not modify p. */
 int top__write(const struct profile *p, const struct agent_stats *agent, FILE *out, size_t n);

@@ -6,6 +6,7 @@
  * the spool and frequency ones, export reads them. */
 #ifndef SMOLDER_PROFILE_AGENT_STATS_H
 #define SMOLDER_PROFILE_AGENT_STATS_H
+#include <stddef.h>
 #include <stdint.h>
 
 struct agent_stats {
@@ -44,7 +45,24 @@ struct agent_stats {
 	                            * since start */
 	uint64_t names, names_bytes; /* the interned frame names and paths */
 	uint64_t names_compactions;  /* since start (sampler__compact_names) */
+	uint64_t names_cut;        /* frame names longer than FRAME_NAME_MAX,
+	                            * cut in the middle with a marker (window) */
 };
+
+/* Every counter by its name in a dump's "stats" ("unwind.complete" for
+ * the nested ones), and how counters of several windows combine: per-window
+ * counts add up; levels (RSS, processes) and cumulative-since-start
+ * counters (caches) take the largest. Ends with a NULL name. */
+enum agent_stat_merge { AGENT_STAT_SUM, AGENT_STAT_MAX };
+struct agent_stat_field {
+	const char *name;
+	size_t offset;
+	enum agent_stat_merge merge;
+};
+extern const struct agent_stat_field agent_stats__fields[];
+
+/* Adds window `w` into the running combination `acc`. */
+void agent_stats__merge(struct agent_stats *acc, const struct agent_stats *w);
 
 /* User stacks unwound in the window, whatever ended them. */
 static inline uint64_t agent_stats__user_stacks(const struct agent_stats *s)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,14 +43,50 @@ static size_t utf8_seq(const unsigned char *s, size_t avail)
 	return len;
 }
 
+static _Atomic uint64_t cuts;
+
+uint64_t frame_name__cuts(void)
+{
+	return cuts;
+}
+
+/* The start of the UTF-8 sequence holding byte i of s (valid UTF-8). */
+static size_t seq_start(const char *s, size_t i)
+{
+	while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i--;
+	return i;
+}
+
+/* Cuts the name part buf[0..*n) to limit bytes in the middle: its start
+ * and its end (where a function's own name is) around FRAME_NAME_CUT. */
+static void cut_middle(char *buf, size_t *n, size_t limit)
+{
+	size_t mark = sizeof(FRAME_NAME_CUT) - 1, head, tail;
+
+	head = seq_start(buf, (limit - mark) / 2);
+	tail = *n - (limit - mark - head);
+	/* move the tail start forward to a sequence start */
+	while (tail < *n && ((unsigned char)buf[tail] & 0xc0) == 0x80)
+		tail++;
+	memcpy(buf + head, FRAME_NAME_CUT, mark);
+	memmove(buf + head + mark, buf + tail, *n - tail);
+	*n = head + mark + (*n - tail);
+	cuts++;
+}
+
 int frame_name__intern(struct strtab *names, const char *name, const char *suffix, uint32_t *id)
 {
-	char buf[FRAME_NAME_MAX + 1];
+	char small[1024];
 	const unsigned char *s = (const unsigned char *)(name ? name : "");
-	size_t slen = suffix ? strnlen(suffix, FRAME_NAME_MAX / 2) : 0;
+	size_t slen = suffix ? strnlen(suffix, 64) : 0;
 	size_t limit = FRAME_NAME_MAX - slen; /* room for the name part */
 	size_t n = 0, avail = strlen((const char *)s);
+	char *buf = avail + slen <= sizeof(small) ? small : malloc(avail + slen + 1);
+	int err;
 
+	if (!buf)
+		return -ENOMEM;
 	while (*s) {
 		size_t len;
 
@@ -62,14 +99,14 @@ int frame_name__intern(struct strtab *names, const char *name, const char *suffi
 			s++, avail--;
 			continue;
 		}
-		if (n + len > limit)
-			break; /* never split a sequence */
 		if (len == 1 && *s == ';')
 			buf[n++] = ':';
 		else
 			memcpy(buf + n, s, len), n += len;
 		s += len, avail -= len;
 	}
+	if (n > limit)
+		cut_middle(buf, &n, limit);
 	/* An empty frame would read as ";;" in a collapsed stack. */
 	if (n == 0) {
 		static const char unknown[] = FRAME_UNKNOWN;
@@ -81,12 +118,15 @@ int frame_name__intern(struct strtab *names, const char *name, const char *suffi
 		memcpy(buf + n, suffix, slen);
 		n += slen;
 	}
-	return strtab__intern(names, buf, n, id);
+	err = strtab__intern(names, buf, n, id);
+	if (buf != small)
+		free(buf);
+	return err;
 }
 
 int frame_name__module(struct strtab *names, const char *module, uint32_t *id)
 {
-	char buf[FRAME_NAME_MAX];
+	char buf[512]; /* a file name is at most NAME_MAX (255) bytes */
 	const char *slash = module ? strrchr(module, '/') : NULL;
 
 	if (slash)

@@ -1,7 +1,8 @@
 /* The frame-name model, both ways: composing a frame's name from what a
  * symbol source knows (a raw name made safe for collapsed stacks: ';'
  * becomes ':', control characters and invalid bytes are dropped, length is
- * capped; a suffix says where the frame comes from), and parsing it back
+ * capped, in the middle and visibly; a suffix says where the frame comes
+ * from), and parsing it back
  * for the encoders that show the origin (pprof mappings, flame graph
  * colours). One convention, written here only:
  *
@@ -19,7 +20,12 @@
 
 struct strtab;
 
-#define FRAME_NAME_MAX 1024
+/* Names are kept whole up to this many bytes: the longest template
+ * instantiations of real C++ (Boost, Eigen, HotSpot's C2) stay far below.
+ * A longer one is cut in the middle, marked with FRAME_NAME_CUT, and
+ * counted (frame_name__cuts): never silently. */
+#define FRAME_NAME_MAX (16 * 1024)
+#define FRAME_NAME_CUT "\xe2\x80\xa6" /* U+2026, which no mangling produces */
 
 #define FRAME_SUFFIX_KERNEL "_[k]"
 #define FRAME_SUFFIX_INLINED "_[i]"
@@ -49,6 +55,8 @@ struct frame_parts {
 
 /* Interns sanitize(name) + suffix (suffix may be "" or e.g. "_[k]"). */
 int frame_name__intern(struct strtab *names, const char *name, const char *suffix, uint32_t *id);
+/* Names cut to FRAME_NAME_MAX since start (all threads). */
+uint64_t frame_name__cuts(void);
 /* Interns "[module]", the frame for a pc of a module that nothing names.
  * module may be a path (its last component is used); NULL or empty gives
  * "[unknown]". */

@@ -4,6 +4,6 @@
 noinst_LIBRARIES += profile/libprofile.a
 profile_libprofile_a_SOURCES = \
 	profile/profile.c profile/profile.h \
-	profile/agent_stats.h \
+	profile/agent_stats.c profile/agent_stats.h \
 	profile/frame_name.c profile/frame_name.h
 PROFILE_LIBS = profile/libprofile.a $(COMMON_LIBS)

@@ -1,4 +1,6 @@
-// Demangling of C++ (Itanium, via libstdc++) and legacy Rust symbol names.
+// The fallback demangler, for builds without libiberty: C++ (Itanium) through
+// libstdc++'s __cxa_demangle, and legacy Rust names, whose hash component is
+// dropped so that rebuilds aggregate together. Rust v0 and D stay raw.
 #include "config.h"
 
 #include <cxxabi.h>
@@ -9,7 +11,6 @@
 
 // Hostile symbol tables can hold names crafted to make the recursive C++
 // demangler exhaust the stack; real mangled names stay far below this.
-#define DEMANGLE_INPUT_MAX 4096
 
 namespace {
 
@@ -113,49 +114,53 @@ bool rust_ident(const char *s, size_t n, out *o)
 
 // Legacy Rust: "_ZN" (<decimal length><component>)+ "E", the last component
 // being the hash, optionally followed by ".llvm.NNN" from LTO.
-int rust_legacy(const char *name, char *buf, size_t size)
+char *rust_legacy(const char *name)
 {
 	const char *p = name + 3, *comp[64];
-	size_t clen[64], ncomp = 0;
-	char tmp[DEMANGLE_INPUT_MAX + 1];
-	out o = {tmp, sizeof(tmp), 0};
+	size_t clen[64], ncomp = 0, cap = strlen(name) + 1;
+	char *res = static_cast<char *>(malloc(cap));
+	out o = {res, cap, 0};
 
-	tmp[0] = '\0';
+	if (!res)
+		return NULL;
+	res[0] = '\0';
 	while (*p != 'E') {
 		size_t len = 0;
 
 		if (*p < '0' || *p > '9' || ncomp == 64)
-			return 0;
+			goto fail;
 		while (*p >= '0' && *p <= '9') {
 			len = len * 10 + static_cast<size_t>(*p - '0');
 			p++;
 			if (len > DEMANGLE_INPUT_MAX)
-				return 0;
+				goto fail;
 		}
 		if (len == 0 || strnlen(p, len) < len)
-			return 0;
+			goto fail;
 		comp[ncomp] = p;
 		clen[ncomp++] = len;
 		p += len;
 	}
 	p++; // 'E'
 	if (*p != '\0' && strncmp(p, ".llvm.", 6) != 0)
-		return 0;
+		goto fail;
 	if (ncomp < 2 || !is_rust_hash(comp[ncomp - 1], clen[ncomp - 1]))
-		return 0;
+		goto fail;
+	// Each escape decodes to one byte and "::" replaces "..": the
+	// result never outgrows the input.
 	for (size_t i = 0; i + 1 < ncomp; i++) {
 		if (i)
 			o.put("::", 2);
 		if (!rust_ident(comp[i], clen[i], &o))
-			return 0;
+			goto fail;
 	}
-	out res = {buf, size, 0};
-	buf[0] = '\0';
-	res.put(tmp, strlen(tmp));
-	return 1;
+	return res;
+fail:
+	free(res);
+	return NULL;
 }
 
-int cxx(const char *name, char *buf, size_t size)
+char *cxx(const char *name)
 {
 	int status = -1;
 	char *d = NULL;
@@ -165,28 +170,25 @@ int cxx(const char *name, char *buf, size_t size)
 	} catch (...) {
 		d = NULL;
 	}
-	if (!d || status != 0) {
+	if (d && (status != 0 || strlen(d) > DEMANGLE_OUTPUT_MAX)) {
 		free(d);
-		return 0;
+		d = NULL;
 	}
-	out o = {buf, size, 0};
-	buf[0] = '\0';
-	o.put(d, strlen(d));
-	free(d);
-	return 1;
+	return d;
 }
 
 } // namespace
 
-extern "C" int demangle(const char *name, char *buf, size_t size)
+extern "C" char *demangle__cxxabi(const char *name)
 {
+	char *r;
+
 	// Only "_Z" names: __cxa_demangle also accepts bare type encodings, and
 	// would turn a C function named "i" into "int".
-	if (!name || !buf || size == 0 || strncmp(name, "_Z", 2) != 0 ||
+	if (!name || strncmp(name, "_Z", 2) != 0 ||
 	    strnlen(name, DEMANGLE_INPUT_MAX + 1) > DEMANGLE_INPUT_MAX)
-		return 0;
-	if (strncmp(name, "_ZN", 3) == 0 && rust_legacy(name, buf, size))
-		return 1;
-	// Rust v0 ("_R") is not decoded: such names are left as they are.
-	return cxx(name, buf, size);
+		return NULL;
+	if (strncmp(name, "_ZN", 3) == 0 && (r = rust_legacy(name)) != NULL)
+		return r;
+	return cxx(name);
 }

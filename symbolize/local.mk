@@ -16,5 +16,7 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/perfmap.c symbolize/perfmap.h \
 	symbolize/jitdump.c symbolize/jitdump.h \
 	symbolize/jitnames.c symbolize/jitnames.h \
-	symbolize/demangle.cc symbolize/demangle.h
-SYMBOLIZE_LIBS = symbolize/libsymbolize.a $(RUNTIMES_LIBS) $(DW_LIBS)
+	symbolize/demangle.c symbolize/demangle.h \
+	symbolize/demangle_shorten.c \
+	symbolize/demangle_cxxabi.cc
+SYMBOLIZE_LIBS = symbolize/libsymbolize.a $(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS)

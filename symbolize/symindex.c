@@ -96,6 +96,7 @@ struct symindex {
 	struct loadbudget *budget; /* NULL: none */
 	uid_t owner;            /* of the file: whose share the budget charges */
 	uint64_t charged;       /* inflated debug data reserved in the budget */
+	enum name_detail detail; /* of demangled names */
 };
 
 void symindex__set_debug_root(const char *dir)
@@ -367,6 +368,7 @@ int symindex__new_budgeted(int fd, const char *path, const char *module, struct 
 	s->budget = budget;
 	s->owner = fd >= 0 && fstat(fd, &st) == 0 ? st.st_uid : 0;
 	s->inline_budget = SYMBIN_INLINE_BUDGET;
+	s->detail = NAME_DETAIL_DEFAULT;
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);
 	s->starts = u64map__new(64);
@@ -458,6 +460,11 @@ void symindex__set_inline_budget(struct symindex *s, size_t bytes)
 	s->inline_budget = bytes;
 }
 
+void symindex__set_name_detail(struct symindex *s, enum name_detail detail)
+{
+	s->detail = detail;
+}
+
 void symindex__stats(const struct symindex *s, struct symindex_stats *out)
 {
 	out->symbols = s->nfuncs;
@@ -474,14 +481,16 @@ void symindex__stats(const struct symindex *s, struct symindex_stats *out)
 	out->build_cpu_ns = s->build_cpu_ns;
 }
 
-/* Interns a raw (possibly mangled) name with suffix. */
+/* Interns a raw (possibly mangled) name with suffix. Each function's name
+ * is interned once per index (func_id keeps its id), so demangling is paid
+ * once per symbol, not per sample. */
 static int intern_name(struct symindex *s, const char *raw, const char *suffix, uint32_t *id)
 {
-	char dem[FRAME_NAME_MAX + 1];
+	char *dem = demangle(raw, s->detail);
+	int err = frame_name__intern(s->names, dem ? dem : raw, suffix, id);
 
-	if (demangle(raw, dem, sizeof(dem)))
-		raw = dem;
-	return frame_name__intern(s->names, raw, suffix, id);
+	free(dem);
+	return err;
 }
 
 static struct func *find_func(struct symindex *s, uint64_t vaddr)
@@ -519,7 +528,7 @@ static int func_id(struct symindex *s, struct func *f, uint32_t *id)
 	int err;
 
 	if (!f->id) {
-		char buf[FRAME_NAME_MAX + 1];
+		char *base = NULL;
 		const char *at;
 
 		name = dwfl_module_getsym_info(s->mod, f->ndx, &sym, &addr, NULL, NULL, NULL);
@@ -529,13 +538,13 @@ static int func_id(struct symindex *s, struct func *f, uint32_t *id)
 		 * one function into several frames */
 		at = strchr(name, '@');
 		if (at && at != name) {
-			size_t len = (size_t)(at - name) < FRAME_NAME_MAX ? (size_t)(at - name) : FRAME_NAME_MAX;
-
-			memcpy(buf, name, len);
-			buf[len] = '\0';
-			name = buf;
+			base = strndup(name, (size_t)(at - name));
+			if (!base)
+				return -ENOMEM;
+			name = base;
 		}
 		err = intern_name(s, name, "", &f->id);
+		free(base);
 		if (err < 0)
 			return err;
 	}
@@ -547,11 +556,10 @@ static int func_id(struct symindex *s, struct func *f, uint32_t *id)
 static int intern_dwarf_name(struct symindex *s, const struct inline_frame *f, const char *suffix,
 			     uint32_t *id)
 {
-	char buf[FRAME_NAME_MAX + 1];
 	const char *name = f->name ? f->name : "";
 
-	if (f->linkage && demangle(name, buf, sizeof(buf)))
-		name = buf;
+	if (f->linkage)
+		return intern_name(s, name, suffix, id);
 	return frame_name__intern(s->names, name, suffix, id);
 }
 
@@ -752,7 +760,7 @@ out_insert:
 
 static int stripped_id(struct symindex *s, uint64_t func_start, uint32_t *id)
 {
-	char buf[FRAME_NAME_MAX];
+	char buf[512];
 	uint64_t v;
 	int err;
 

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/demangle.h"
+
 struct cachedir;
 struct strtab;
 struct symindex;
@@ -68,6 +70,11 @@ int symindex__remap_names(struct symindex *s, struct strtab_remap *r);
  * recently used unit's tree is dropped, and a unit whose tree alone is
  * larger is rebuilt whenever needed. Takes effect at the next tree built. */
 void symindex__set_inline_budget(struct symindex *s, size_t bytes);
+
+/* How much of demangled names frames show (symbolize/demangle.h; default
+ * NAME_DETAIL_DEFAULT). Set before the first lookup: names already given
+ * out keep the detail they were made with. */
+void symindex__set_name_detail(struct symindex *s, enum name_detail detail);
 
 /* Where separate debug files are looked up (default /usr/lib/debug, whose
  * .build-id/ tree the distributions' debug packages fill). dir is borrowed

@@ -28,6 +28,7 @@ check_PROGRAMS += \
 	tests/workloads/libdlwork.so \
 	tests/workloads/threads \
 	tests/workloads/cxx_inline \
+	tests/workloads/long_names \
 	tests/workloads/recurse \
 	tests/workloads/forkexec \
 	tests/workloads/child_spin \
@@ -60,6 +61,9 @@ tests_workloads_threads_SOURCES = tests/workloads/threads.c tests/workloads/wl_t
 tests_workloads_threads_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
 tests_workloads_threads_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
 
+tests_workloads_long_names_SOURCES = tests/workloads/long_names.cc tests/workloads/wl_time.h
+tests_workloads_long_names_CXXFLAGS = $(WORKLOAD_CXX_FLAGS)
+tests_workloads_long_names_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_cxx_inline_SOURCES = tests/workloads/cxx_inline.cc
 tests_workloads_cxx_inline_CXXFLAGS = $(WORKLOAD_CXX_FLAGS)
 tests_workloads_cxx_inline_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
@@ -131,6 +135,7 @@ INTEGRATION_TESTS = \
 	tests/integration/threads.sh \
 	tests/integration/main_exits.sh \
 	tests/integration/cxx.sh \
+	tests/integration/names.sh \
 	tests/integration/recursion.sh \
 	tests/integration/signal.sh \
 	tests/integration/jit_fp.sh \
@@ -171,6 +176,7 @@ INTEGRATION_TESTS = \
 	tests/integration/security_perfmaps.sh \
 	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \
+	tests/integration/upload_names.sh \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
 	tests/integration/names_compaction.sh

@@ -63,7 +63,7 @@ tests_fuzz_replay_kallsyms_SOURCES = tests/fuzz/fuzz_kallsyms.c tests/fuzz/looku
 tests_fuzz_replay_kallsyms_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/kallsyms"'
 tests_fuzz_replay_kallsyms_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
 tests_fuzz_replay_kallsyms_LDADD = $(SYMBOLIZE_LIBS)
-# symbolize/demangle.cc pulls in libstdc++
+# symbolize/demangle_cxxabi.cc pulls in libstdc++
 tests_fuzz_replay_kallsyms_LINK = $(CXXLINK)
 
 tests_fuzz_replay_kallsyms_cache_SOURCES = tests/fuzz/fuzz_kallsyms_cache.c $(FUZZ_COMMON_SRCS)
@@ -97,7 +97,7 @@ tests_fuzz_replay_dump_LDADD = $(EXPORT_LIBS)
 tests_fuzz_replay_elf_SOURCES = tests/fuzz/fuzz_elf.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_elf_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) $(DW_CFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/elf"'
 tests_fuzz_replay_elf_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_elf_LDADD = symbolize/libsymbolize.a $(UNWIND_LIBS)
+tests_fuzz_replay_elf_LDADD = symbolize/libsymbolize.a $(UNWIND_LIBS) $(IBERTY_LIBS)
 tests_fuzz_replay_elf_LINK = $(CXXLINK)
 
 tests_fuzz_replay_unwind_SOURCES = tests/fuzz/fuzz_unwind.c $(FUZZ_COMMON_SRCS)
@@ -125,11 +125,12 @@ FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c co
 	common/strtab.c common/strtab_remap.c common/privdir.c common/cachedir.c \
 	profile/frame_name.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
-	symbolize/symindex.c symbolize/inlines.c symbolize/kallsyms.c symbolize/perfmap.c symbolize/jitdump.c \
+	symbolize/symindex.c symbolize/inlines.c symbolize/demangle.c symbolize/demangle_shorten.c \
+	symbolize/kallsyms.c symbolize/perfmap.c symbolize/jitdump.c \
 	symbolize/kallsyms_cache.c symbolize/debugcache.c symbolize/debugdata.c symbolize/debugfind.c \
 	collector/record.c collector/ring.c collector/procmaps.c daemon/conf.c \
 	export/gzip.c export/dump_read.c
-FUZZ_LIB_CXX_SRCS = symbolize/demangle.cc
+FUZZ_LIB_CXX_SRCS = symbolize/demangle_cxxabi.cc
 # Largest input per target: a whole record; a 2-page ring + header; lines of
 # text files a few KiB (the bounds are per line); ELF seeds are < 30 KB.
 fuzz_max_len_record = 65600
@@ -167,7 +168,7 @@ fuzz-build:
 		$(FUZZ_CC) $(FUZZ_CFLAGS_ALL) -fsanitize=fuzzer -c $(top_srcdir)/tests/fuzz/fuzz_$$t.c \
 			-o $$b/obj/fuzz_$$t.o; \
 		$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer -o $$b/fuzz_$$t $$b/obj/fuzz_$$t.o \
-			$$b/libfuzzdeps.a $(DW_LIBS) $(EXPORT_LIBS); \
+			$$b/libfuzzdeps.a $(DW_LIBS) $(EXPORT_LIBS) $(IBERTY_LIBS); \
 	done
 
 fuzz: fuzz-build

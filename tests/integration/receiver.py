@@ -42,8 +42,16 @@ import time
 import urllib.parse
 
 MAX_STACKS = 16000
-LABEL_NAME = re.compile(r"^[A-Za-z0-9_.]+$")
+# Pyroscope's ingest rules (its key parser, then Grafana Pyroscope's label
+# validation): application names [A-Za-z0-9_.-] after trimming spaces; label
+# names as Prometheus' legacy grammar; values end at ',' or '}' and are
+# trimmed of spaces (a value that would change is refused here: smolder must
+# send what the server keeps); at most 30 labels, values of 2048 bytes.
+APP_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 BAD_VALUE_CHARS = set(",}=")
+MAX_LABELS = 30
+MAX_VALUE_BYTES = 2048
 
 
 class State:
@@ -93,8 +101,8 @@ def parse_name(name):
     svc, _, ptype = app.rpartition(".")
     if svc == "" or ptype == "":
         raise ValueError("name %r: want SERVICE.TYPE{...} with a non-empty service" % name)
-    if any(c in app for c in "{}=,"):
-        raise ValueError("name %r: bad character in application name" % name)
+    if not APP_NAME.match(app.strip()):
+        raise ValueError("name %r: application name %r is not [A-Za-z0-9_.-]+" % (name, app))
     labels = {}
     if rest:
         for kv in rest.split(","):
@@ -105,9 +113,15 @@ def parse_name(name):
                 raise ValueError("name %r: invalid label name %r" % (name, k))
             if any(c in BAD_VALUE_CHARS for c in v):
                 raise ValueError("name %r: invalid label value %r" % (name, v))
+            if v != v.strip():
+                raise ValueError("name %r: label value %r would be trimmed" % (name, v))
+            if "\ufffd" in v or len(v.encode("utf-8")) > MAX_VALUE_BYTES:
+                raise ValueError("name %r: label value %r not UTF-8 or too long" % (name, v[:80]))
             if k in labels:
                 raise ValueError("name %r: duplicate label %r" % (name, k))
             labels[k] = v
+    if len(labels) > MAX_LABELS:
+        raise ValueError("name %r: %d labels, more than %d" % (name, len(labels), MAX_LABELS))
     return app, labels
 
 

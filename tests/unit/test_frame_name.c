@@ -41,14 +41,35 @@ Test(frame_name, sanitizes)
 	cr_assert_str_eq(fname("do_sys_open", "_[k]"), "do_sys_open_[k]");
 	cr_assert_str_eq(fname("", "_[i]"), "[unknown]_[i]");
 	cr_assert_str_eq(fname("bad\xff\xc0utf8 \xc3\xa9t\xc3\xa9", ""), "badutf8 \xc3\xa9t\xc3\xa9");
-	/* cap without splitting a multi-byte sequence ("é" is 2 bytes) */
+	/* A name past the cap is cut in the middle, visibly and counted,
+	 * never splitting a multi-byte sequence ("é" is 2 bytes): its start
+	 * and its end (the function's own name) stay. */
 	longname[0] = 'x';
 	for (i = 1; i + 1 < sizeof(longname); i += 2)
 		memcpy(longname + i, "\xc3\xa9", 2);
 	longname[sizeof(longname) - 1] = '\0';
-	r = fname(longname, "");
+	memcpy(longname + sizeof(longname) - 4, "end", 3);
+	{
+		uint64_t before = frame_name__cuts();
+		const char *mark;
+
+		r = fname(longname, "");
+		cr_assert_eq(frame_name__cuts(), before + 1);
+		mark = strstr(r, FRAME_NAME_CUT);
+		cr_assert_not_null(mark, "no cut mark");
+		cr_assert_eq(r[0], 'x');
+		cr_assert_str_eq(r + strlen(r) - 3, "end");
+		for (i = 1; r + i < mark; i += 2)
+			cr_assert(!memcmp(r + i, "\xc3\xa9", 2), "split sequence before the mark at %zu", i);
+	}
 	cr_assert_leq(strlen(r), FRAME_NAME_MAX);
-	cr_assert_eq(strlen(r) % 2, 1);
+	/* names below the cap are whole: a 2 KiB template name */
+	memset(longname, 'T', 2500);
+	longname[2500] = '\0';
+	cr_assert_eq(strlen(fname(longname, "")), 2500);
+	for (i = 1; i + 1 < sizeof(longname); i += 2)
+		memcpy(longname + i, "\xc3\xa9", 2);
+	longname[sizeof(longname) - 1] = '\0';
 	r = fname(longname, "_[j]");
 	cr_assert_leq(strlen(r), FRAME_NAME_MAX);
 	cr_assert_str_eq(r + strlen(r) - 4, "_[j]");

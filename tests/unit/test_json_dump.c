@@ -87,7 +87,7 @@ Test(json, document_fields)
 						 "inline_lookups", "inline_hits", "inline_evictions",
 						 "ksym_lookups", "ksym_hits", "ksym_evictions",
 						 "debug_bytes", "debug_refused",
-						 "names", "names_bytes", "names_compactions"};
+						 "names", "names_bytes", "names_compactions", "names_cut"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth"};
 	char *text = capture_json();

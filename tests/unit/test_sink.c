@@ -118,6 +118,23 @@ Test(pyroscope, sanitizers)
 	cr_assert_str_eq(b, "ab", "a multibyte char is never cut");
 	pyroscope__app_name("my app{x},y=z\t", b, sizeof(b));
 	cr_assert_str_eq(b, "my_app_x__y_z_");
+	/* Pyroscope's application names are [A-Za-z0-9_.-]: a systemd template
+	 * unit, '@', ':', and each non-ASCII character (one '_' apiece) */
+	pyroscope__app_name("worker@1.service", b, sizeof(b));
+	cr_assert_str_eq(b, "worker_1.service");
+	pyroscope__app_name("svc@x:y", b, sizeof(b));
+	cr_assert_str_eq(b, "svc_x_y");
+	pyroscope__app_name("\xc3\xbcn\xc3\xaf", b, sizeof(b));
+	cr_assert_str_eq(b, "_n_");
+	pyroscope__app_name("a-b_c.9\xff/", b, sizeof(b));
+	cr_assert_str_eq(b, "a-b_c.9__");
+	/* the server trims spaces off label values: none may reach an end */
+	pyroscope__label_value(" a b ", b, sizeof(b));
+	cr_assert_str_eq(b, "_a b_");
+	pyroscope__label_value("\xc2\xa0x\xe3\x80\x80", b, sizeof(b));
+	cr_assert_str_eq(b, "_x_");
+	pyroscope__label_value(" ", b, sizeof(b));
+	cr_assert_str_eq(b, "_");
 }
 
 Test(pyroscope, exact_name_and_query)
@@ -197,7 +214,7 @@ Test(pyroscope, body_and_split_at_16000)
 	struct dump_profile pr = { 0 };
 	struct dump_profile small = { .labels = p1_labels, .nlabels = 3, .stacks = p1_stacks, .nstacks = 3 };
 	char **names, *buf = NULL;
-	size_t cap = 0, len = 0, c;
+	size_t cap = 0, len = 0, c, cut = 0;
 	uint64_t sum = 0, got = 0;
 	const size_t expect[3] = { 16000, 16000, 8000 };
 
@@ -206,12 +223,12 @@ Test(pyroscope, body_and_split_at_16000)
 	pr.samples = sum;
 	cr_assert_eq(pyroscope__nchunks(&pr), 3);
 	for (c = 0; c < 3; c++) {
-		cr_assert_eq(pyroscope__body(&pr, c, &buf, &cap, &len), 0);
+		cr_assert_eq(pyroscope__body(&pr, c, &buf, &cap, &len, &cut), 0);
 		cr_assert_eq(count_lines(buf, len, &got), expect[c], "chunk %zu", c);
 	}
 	cr_assert_eq(got, sum, "counts of all chunks sum to the profile's");
-	cr_assert_eq(pyroscope__body(&pr, 3, &buf, &cap, &len), -EINVAL);
-	cr_assert_eq(pyroscope__body(&pr, 1, &buf, &cap, &len), 0);
+	cr_assert_eq(pyroscope__body(&pr, 3, &buf, &cap, &len, &cut), -EINVAL);
+	cr_assert_eq(pyroscope__body(&pr, 1, &buf, &cap, &len, &cut), 0);
 	cr_assert(!strncmp(buf, "root;f16000 ", 12), "chunk 1 starts at stack 16000");
 
 	pr.nstacks = 16000;
@@ -221,12 +238,41 @@ Test(pyroscope, body_and_split_at_16000)
 	pr.nstacks = 0;
 	cr_assert_eq(pyroscope__nchunks(&pr), 0);
 
-	cr_assert_eq(pyroscope__body(&small, 0, &buf, &cap, &len), 0);
+	cr_assert_eq(pyroscope__body(&small, 0, &buf, &cap, &len, &cut), 0);
 	cr_assert_eq(len, strlen(buf));
 	cr_assert_str_eq(buf, "main;ngx_process_events_and_timers;epoll_wait;do_epoll_wait_[k] 17\n"
 			      "main;ngx_worker 3\n", "zero counts left out");
+	cr_assert_eq(cut, 0);
 	free(buf);
 	free_stacks((struct dump_stack *)pr.stacks, names, 40000);
+}
+
+/* A stack deeper than the server keeps goes as its leafmost frames under a
+ * marked root, counted; the server would have cut it without a trace. */
+Test(pyroscope, deep_stacks_cut_at_the_root_visibly)
+{
+	struct dump_stack st[2];
+	struct dump_profile pr = { .stacks = st, .nstacks = 2 };
+	char *deep = malloc(PYROSCOPE_MAX_DEPTH * 8 + 64), *buf = NULL, *line2;
+	size_t cap = 0, len = 0, cut = 0, i, o = 0, frames = 1;
+
+	cr_assert(deep != NULL);
+	for (i = 0; i < PYROSCOPE_MAX_DEPTH + 5; i++)
+		o += (size_t)sprintf(deep + o, "%sf%zu", i ? ";" : "", i);
+	st[0] = (struct dump_stack){ .stack = deep, .count = 7 };
+	st[1] = (struct dump_stack){ .stack = "main;leaf", .count = 2 };
+	cr_assert_eq(pyroscope__body(&pr, 0, &buf, &cap, &len, &cut), 0);
+	cr_assert_eq(cut, 1);
+	cr_assert(!strncmp(buf, PYROSCOPE_CUT_ROOT ";f6;", strlen(PYROSCOPE_CUT_ROOT ";f6;")), "%.80s", buf);
+	line2 = strchr(buf, '\n');
+	cr_assert(line2 != NULL);
+	for (i = 0; buf + i < line2; i++)
+		frames += buf[i] == ';';
+	cr_assert_eq(frames, PYROSCOPE_MAX_DEPTH);
+	cr_assert(!strncmp(line2 - 10, ";f1004 7", 8) || strstr(buf, ";f1004 7\n"), "%s", line2 - 20);
+	cr_assert_str_eq(line2 + 1, "main;leaf 2\n");
+	free(buf);
+	free(deep);
 }
 
 Test(pyroscope, too_old_detection)

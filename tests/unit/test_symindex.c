@@ -183,20 +183,28 @@ Test(symindex, inlined_frames_innermost_first)
 }
 
 /* Inlining three levels deep (fixture_deep.cc): every level is a frame, the
- * innermost first, then the function they are inlined into. */
-Test(symindex, every_inlined_level_is_a_frame)
+ * innermost first, then the function they are inlined into; in both name
+ * details. */
+static void expect_deep_inlines(enum name_detail detail, const char *want)
 {
 	struct symindex *s = open_bin(built("fixture_deep"), "fixture_deep");
-	const char *want = "deep::Acc<int>::leaf(int)_[i];deep::Acc<int>::mid(int)_[i];"
-			   "deep::Acc<int>::top(int)_[i];run(int)";
 	uint64_t a, sz, pc;
 	int found = 0;
 
+	symindex__set_name_detail(s, detail);
 	cr_assert(elf_sym(built("fixture_deep"), "_Z3runi", &a, &sz));
 	for (pc = a; pc < a + sz && !found; pc++)
 		found = strcmp(lookup(s, pc, 0), want) == 0;
 	cr_assert(found, "no pc of run() symbolized as %s", want);
 	symindex__delete(s);
+}
+
+Test(symindex, every_inlined_level_is_a_frame)
+{
+	expect_deep_inlines(NAME_DETAIL_FULL, "deep::Acc<int>::leaf(int)_[i];deep::Acc<int>::mid(int)_[i];"
+					      "deep::Acc<int>::top(int)_[i];run(int)");
+	expect_deep_inlines(NAME_DETAIL_SHORT, "deep::Acc::leaf_[i];deep::Acc::mid_[i];"
+					       "deep::Acc::top_[i];run");
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -287,6 +295,11 @@ Test(symindex, cxx_names_demangled)
 	uint64_t a, sz;
 
 	cr_assert(elf_sym(built("fixture_cxx"), "_ZN2ns3FooIiE3barEv", &a, &sz));
+	/* the default detail is short */
+	cr_assert_str_eq(lookup(s, a, 0), "ns::Foo::bar");
+	symindex__delete(s);
+	s = open_bin(built("fixture_cxx"), "fixture_cxx");
+	symindex__set_name_detail(s, NAME_DETAIL_FULL);
 	cr_assert_str_eq(lookup(s, a, 0), "ns::Foo<int>::bar()");
 	cr_assert_str_eq(lookup(s, a + 1, 0), "ns::Foo<int>::bar()");
 	symindex__delete(s);

@@ -48,6 +48,16 @@ Test(top, self_and_total)
 	free(text);
 }
 
+/* Columns of a line: a UTF-8 code point is one. */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 Test(top, limits_rows_and_width)
 {
 	char longname[300];
@@ -62,13 +72,66 @@ Test(top, limits_rows_and_width)
 	cr_assert_eq(profile__add(prof, &k, st, 1, 1000), 0);
 	text = capture_top(1);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		cr_assert_leq(strlen(line), 100, "line too wide: %s", line);
+		cr_assert_leq(columns(line), 100, "line too wide: %s", line);
 		if (strstr(line, "xxx")) {
 			rows++;
-			cr_assert(strstr(line, "x..."), "long name not cut: %s", line);
+			cr_assert(strstr(line, "x\xe2\x80\xa6x"), "long name not cut: %s", line);
 		}
 	}
 	/* n = 1: only the long function (hottest by self and by total). */
 	cr_assert_eq(rows, 2);
+	free(text);
+}
+
+/* Template code: names that share a long start and differ at the end (the
+ * function's own name) are shortened in the middle, so they stay apart. */
+Test(top, long_names_differing_at_the_end)
+{
+	static const char prefix[] = "std::vector<std::pair<std::basic_string<char>, std::map<int, "
+				     "std::shared_ptr<ns::Widget<double, 3> > > > >::";
+	struct profile_key k = key("svc", "/bin/app", "app", -1);
+	char a[256], b[256];
+	uint32_t st[1];
+	char *text;
+
+	snprintf(a, sizeof(a), "%soperator[](unsigned long)", prefix);
+	snprintf(b, sizeof(b), "%spush_back(value_type const&)", prefix);
+	st[0] = id(a);
+	cr_assert_eq(profile__add(prof, &k, st, 1, 500), 0);
+	st[0] = id(b);
+	cr_assert_eq(profile__add(prof, &k, st, 1, 400), 0);
+	text = capture_top(2);
+	cr_assert(strstr(text, "\xe2\x80\xa6"), "not shortened: %s", text);
+	cr_assert(strstr(text, "::operator[](unsigned long)\n"), "%s", text);
+	cr_assert(strstr(text, "::push_back(value_type const&)\n"), "%s", text);
+	cr_assert(strstr(text, "  std::vector<std::pair<"), "the start is kept: %s", text);
+	free(text);
+}
+
+/* Names that differ only where the middle is cut would print the same:
+ * both are printed whole, wrapped, and no two rows read alike. */
+Test(top, ambiguous_shortenings_print_whole)
+{
+	struct profile_key k = key("svc", "/bin/app", "app", -1);
+	char a[200], b[200], *text, *line, *save = NULL;
+	uint32_t st[1];
+	size_t i;
+
+	for (i = 0; i < sizeof(a) - 1; i++)
+		a[i] = b[i] = (char)('a' + i % 26);
+	a[sizeof(a) - 1] = b[sizeof(b) - 1] = '\0';
+	a[100] = 'X';
+	b[100] = 'Y';
+	st[0] = id(a);
+	cr_assert_eq(profile__add(prof, &k, st, 1, 500), 0);
+	st[0] = id(b);
+	cr_assert_eq(profile__add(prof, &k, st, 1, 400), 0);
+	text = capture_top(2);
+	cr_assert_null(strstr(text, "\xe2\x80\xa6"), "shortened although ambiguous: %s", text);
+	/* each whole name is there, over continuation lines */
+	cr_assert(strstr(text, "X"), "%s", text);
+	cr_assert(strstr(text, "Y"), "%s", text);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		cr_assert_leq(columns(line), 100, "line too wide: %s", line);
 	free(text);
 }
