@@ -49,6 +49,14 @@ struct process {
 	uint64_t exited_ns;          /* 0 while alive */
 	int leader_gone;             /* the main thread exited, others run on */
 	int exe_looked_up;           /* /proc/PID/exe read since the last exec */
+	int service_stale;           /* exec seen: its cgroup is read again when
+	                              * a sample needs the service */
+	/* Live threads, counted from FORK and EXIT records for a process born
+	 * while we watch and single-threaded at each exec; otherwise unknown,
+	 * and /proc says whether a thread lives on (a read per exit, which
+	 * fails for the short-lived processes that make up exec churn). */
+	unsigned nthreads;
+	int nthreads_known;
 	uint32_t jitdump;            /* path of its jit-PID.dump mapping, 0: none */
 };
 
@@ -496,7 +504,7 @@ static int guess_exec(struct proctable *pt, const struct process *p, uint32_t co
 int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, int is_exec)
 {
 	struct process *p;
-	uint32_t comm_id, link = 0, svc;
+	uint32_t comm_id, link = 0;
 
 	/* thread names do not rename the process */
 	if (pid != tid && is_exec <= 0)
@@ -540,9 +548,10 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		p->exe = link;
 		/* a service manager moves a process into its unit's cgroup
 		 * between fork and exec: the fork gave it the manager's */
-		svc = service_from_cgroup(pt, pid);
-		if (svc)
-			p->service = svc;
+		p->service_stale = 1;
+		/* exec ends every other thread, whose exits may come after this */
+		if (p->nthreads != 1)
+			p->nthreads_known = 0;
 		image_gone(pt, pid);
 	}
 	return 0;
@@ -553,14 +562,20 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 	struct process *parent, *child;
 	size_t i;
 
-	if (pid == ppid)
-		return 0; /* a new thread shares its process's maps */
+	if (pid == ppid) { /* a new thread shares its process's maps */
+		parent = proctable__find(pt, pid);
+		if (parent)
+			parent->nthreads++;
+		return 0;
+	}
 	child = proctable__find(pt, pid);
 	if (child) /* pid reuse: the old process is gone */
 		remove_process(pt, child);
 	child = new_process(pt, pid);
 	if (!child)
 		return -ENOMEM;
+	child->nthreads = 1; /* fork copies the calling thread only */
+	child->nthreads_known = 1;
 	/* a parent we have not seen predates us: read it from /proc now */
 	parent = ppid > 0 ? proctable__get(pt, ppid) : NULL;
 	if (!parent)
@@ -568,6 +583,7 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 	child->comm = parent->comm;
 	child->exe = parent->exe;
 	child->service = parent->service;
+	child->service_stale = parent->service_stale;
 	child->uid = parent->uid;
 	child->jitdump = parent->jitdump;
 	if (parent->nmaps) {
@@ -589,13 +605,15 @@ void proctable__exit(struct proctable *pt, int pid, int tid, uint64_t now_ns)
 
 	if (!p || p->exited_ns)
 		return;
+	if (p->nthreads)
+		p->nthreads--;
 	/* a thread of a process whose main thread lives: nothing ends */
 	if (pid != tid && !p->leader_gone)
 		return;
 	/* The main thread's exit ends the process unless other threads run on
 	 * (main called pthread_exit): then it ends with the last of them. Its
 	 * maps stay, since /proc/PID/maps of a zombie leader is empty. */
-	if (threads__live_other(pid, tid) > 0) {
+	if (p->nthreads_known ? p->nthreads > 0 : threads__live_other(pid, tid) > 0) {
 		p->leader_gone = 1;
 		return;
 	}
@@ -687,7 +705,17 @@ int process__pid(const struct process *p) { return p->pid; }
 uid_t process__uid(const struct process *p) { return p->uid; }
 uint32_t process__comm(const struct process *p) { return p->comm; }
 uint32_t process__exe(const struct process *p) { return p->exe; }
-uint32_t process__service(const struct process *p) { return p->service; }
+uint32_t proctable__service(struct proctable *pt, struct process *p)
+{
+	if (p->service_stale) {
+		uint32_t svc = service_from_cgroup(pt, p->pid);
+
+		p->service_stale = 0;
+		if (svc) /* unreadable (gone): the one it had */
+			p->service = svc;
+	}
+	return p->service;
+}
 int process__exe_pending(const struct process *p) { return p->exe_pending; }
 int process__exited(const struct process *p) { return p->exited_ns != 0; }
 uint32_t process__jitdump(const struct process *p) { return p->jitdump; }

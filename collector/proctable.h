@@ -69,7 +69,9 @@ uid_t process__uid(const struct process *p);
 uint32_t process__comm(const struct process *p);
 uint32_t process__exe(const struct process *p);
 /* The systemd unit ("nginx" of nginx.service) the process runs in, 0: none. */
-uint32_t process__service(const struct process *p);
+/* The systemd unit the process runs in (0: none), read again from its
+ * cgroup after an exec. */
+uint32_t proctable__service(struct proctable *pt, struct process *p);
 /* An exec was seen whose new executable's mapping has not been yet. */
 int process__exe_pending(const struct process *p);
 /* Its EXIT was seen (it stays for a grace period, see proctable__reap). */

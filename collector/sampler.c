@@ -225,7 +225,9 @@ add:
 		proctable__fill_exe(s->procs, p);
 		key.exe = process__exe(p);
 	}
-	key.service_name = process__service(p) ? process__service(p) : process__comm(p);
+	key.service_name = proctable__service(s->procs, p);
+	if (!key.service_name)
+		key.service_name = process__comm(p);
 	key.comm = process__comm(p);
 	key.pid = s->opts.per_pid ? (int32_t)process__pid(p) : -1;
 	profile__add(s->profile, &key, s->stack, n, 1);
