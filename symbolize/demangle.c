@@ -79,18 +79,19 @@ typedef int (*callback_demangler)(const char *, int, demangle_callbackref, void 
 
 static char *run(callback_demangler fn, const char *name, int options)
 {
-	struct grow g;
+	/* On the heap: only the pointer lives across setjmp, and it does not
+	 * change (what longjmp leaves of locals changed since is unspecified). */
+	struct grow *g = calloc(1, sizeof(*g));
+	char *r = NULL;
 
-	memset(&g, 0, sizeof(g));
-	if (setjmp(g.abandon)) {
-		free(g.s);
+	if (!g)
 		return NULL;
-	}
-	if (!fn(name, options, grow_put, &g) || g.len == 0) {
-		free(g.s);
-		return NULL;
-	}
-	return g.s;
+	if (setjmp(g->abandon) == 0 && fn(name, options, grow_put, g) && g->len)
+		r = g->s;
+	else
+		free(g->s);
+	free(g);
+	return r;
 }
 
 /* libiberty refuses C++ names of more than 1024 bytes unless its
