@@ -329,6 +329,19 @@ static int past_deadline(struct sampler *s, uint64_t sample_time)
 	return 1;
 }
 
+/* Whether a record other than a sample comes after the recording's
+ * processing deadline: then nothing needs it any more (the samples it
+ * would help name are dropped), and a starved agent under a fork storm
+ * would otherwise spend its little CPU on process bookkeeping. */
+static int past_processing(struct sampler *s)
+{
+	if (!s->end_ns)
+		return 0;
+	if (!s->late && clock__mono_ns() >= s->process_by_ns)
+		s->late = 1;
+	return s->late;
+}
+
 void sampler__set_deadline(struct sampler *s, uint64_t end_ns, uint64_t process_by_ns)
 {
 	s->end_ns = end_ns;
@@ -374,7 +387,8 @@ static void process_available(struct sampler *s)
 		if (s->batch.recs[i].time > s->last_time)
 			s->last_time = s->batch.recs[i].time;
 		s->batch_pos = i;
-		if (h->type == PERF_RECORD_SAMPLE && past_deadline(s, s->batch.recs[i].time))
+		if (h->type == PERF_RECORD_SAMPLE ? past_deadline(s, s->batch.recs[i].time)
+						  : past_processing(s))
 			continue;
 		handle_record(s, h);
 	}

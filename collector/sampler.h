@@ -70,10 +70,11 @@ int sampler__targets_alive(const struct sampler *s);
 /* Bounds a recording (CLOCK_MONOTONIC times; end_ns 0: unbounded).
  * Samples taken at or after end_ns are ignored: they are outside the
  * recording (when the kernel stamps samples with CLOCK_MONOTONIC; else they
- * are kept). Once the clock reaches process_by_ns, passes stop unwinding:
- * samples still waiting are counted as dropped, other records are still
- * handled. Checked between records, so a pass cannot overrun process_by_ns
- * by much however large its backlog (record -d on a starved CPU). */
+ * are kept). Once the clock reaches process_by_ns, passes stop: samples
+ * still waiting are counted as dropped, other records are skipped (nothing
+ * needs them any more). Checked between records, so a pass cannot overrun
+ * process_by_ns by much however large its backlog (record -d on a starved
+ * CPU, under a fork storm). */
 void sampler__set_deadline(struct sampler *s, uint64_t end_ns, uint64_t process_by_ns);
 /* Processes everything left in the rings (after disabling). */
 void sampler__drain(struct sampler *s);
