@@ -16,6 +16,7 @@ collector_libcollector_a_SOURCES = \
 	collector/proctable.c collector/proctable.h \
 	collector/threads.c collector/threads.h \
 	collector/user_stack.c collector/user_stack.h \
-	collector/sampler.c collector/sampler.h
+	collector/sampler.c collector/sampler.h \
+	collector/sampler_open.c collector/sampler_state.h
 COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
 	$(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS)

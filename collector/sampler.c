@@ -18,6 +18,7 @@
 #include "collector/record.h"
 #include "collector/ring.h"
 #include "collector/sampler.h"
+#include "collector/sampler_state.h"
 #include "collector/threads.h"
 #include "collector/user_stack.h"
 #include "common/clock.h"
@@ -30,62 +31,6 @@
 #include "symbolize/loadbudget.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
-
-#define DEFAULT_MAX_FRAMES 128
-#define MAX_KERNEL_FRAMES 128
-/* inlined frames per pc */
-#define MAX_FRAMES_PER_PC SYMBOLIZER_MAX_FRAMES_PER_PC
-/* Keep exited processes this long: their samples may sit in other rings. */
-#define EXIT_GRACE_NS 2000000000ull
-/* A binary no live process maps stays loaded this long (the same program
- * often runs again soon: cron jobs, shells, compilers), and at most this many
- * such binaries are kept; the check runs once a second. */
-#define BINARY_IDLE_GRACE_NS (60ull * 1000000000ull)
-#define BINARY_IDLE_MAX 64
-#define TRIM_INTERVAL_NS 1000000000ull
-/* Records of the batch a sample may look ahead through for its exe. */
-#define EXE_LOOKAHEAD_MAX 8192
-
-struct sampler {
-	struct sampler_opts opts;
-	struct perf_features features;
-	struct sample_layout layout;
-	char mode[96];
-
-	int mode_dwarf;
-	struct perf_events *events;
-	/* one ring per CPU; the other events of that CPU write into it */
-	struct ring **rings;
-	struct pollfd *pfds;      /* fd -1: the ring's events hung up */
-	size_t nrings;
-	int *tids; /* -p: every thread of the targets */
-
-	struct strtab *names;
-	struct binaries *bins;
-	struct proctable *procs;
-	struct symbolizer *sym;
-	struct loadbudget *budget;
-	struct profile *profile;
-	struct agent_stats stats; /* the window's, beside the profile */
-
-	struct batch batch;
-	size_t batch_pos; /* the record being handled */
-	uint64_t last_time;
-
-	struct user_stack *user;
-	uint32_t *stack; /* a sample's frame ids, root first; allocated once */
-	size_t stack_cap;
-
-	size_t names_live_bytes;   /* strtab__bytes after the last compaction */
-	uint64_t names_compactions;
-	uint64_t last_trim_ns;
-	uint64_t end_ns;          /* sampler__set_deadline; 0: none */
-	uint64_t process_by_ns;
-	int late;                 /* process_by_ns passed */
-	uint64_t window_cpu_start;
-	uint64_t window_load_start; /* one-off CPU so far at the window's start */
-	uint64_t window_cuts_start; /* frame_name__cuts() at the window's start */
-};
 
 static int push_frame(struct sampler *s, size_t *n, uint32_t id)
 {
@@ -455,7 +400,7 @@ const struct perf_features *sampler__features(const struct sampler *s) { return 
 const char *sampler__mode(const struct sampler *s) { return s->mode; }
 
 /* CPU spent on one-off work since start (see agent_stats.agent_load_cpu_ns). */
-static uint64_t load_cpu_ns(const struct sampler *s)
+uint64_t sampler__load_cpu_ns(const struct sampler *s)
 {
 	struct binaries_stats bst;
 	struct symbolizer_stats sst;
@@ -508,7 +453,7 @@ void sampler__finish_window(struct sampler *s)
 	st->names_cut = frame_name__cuts() - s->window_cuts_start;
 	st->frequency_configured_hz = s->opts.freq_hz;
 	st->agent_cpu_ns = selfusage__cpu_ns() - s->window_cpu_start;
-	st->agent_load_cpu_ns = load_cpu_ns(s) - s->window_load_start;
+	st->agent_load_cpu_ns = sampler__load_cpu_ns(s) - s->window_load_start;
 	if (st->agent_load_cpu_ns > st->agent_cpu_ns)
 		st->agent_load_cpu_ns = st->agent_cpu_ns; /* clocks of different grain */
 	st->agent_rss_bytes = selfusage__rss_bytes();
@@ -520,7 +465,7 @@ void sampler__reset_window(struct sampler *s)
 	profile__reset(s->profile);
 	memset(&s->stats, 0, sizeof(s->stats));
 	s->window_cpu_start = selfusage__cpu_ns();
-	s->window_load_start = load_cpu_ns(s);
+	s->window_load_start = sampler__load_cpu_ns(s);
 	s->window_cuts_start = frame_name__cuts();
 }
 
@@ -591,225 +536,3 @@ int sampler__set_frequency(struct sampler *s, unsigned hz)
 
 int sampler__enable(struct sampler *s) { return perf_events__enable(s->events); }
 int sampler__disable(struct sampler *s) { return perf_events__disable(s->events); }
-
-static void set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what)
-{
-	e->err = err;
-	e->cpu = cpu;
-	e->pid = pid;
-	snprintf(e->what, sizeof(e->what), "%s", what);
-}
-
-static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
-{
-	size_t n = perf_events__count(s->events), i, j;
-
-	s->rings = calloc(n, sizeof(*s->rings));
-	s->pfds = calloc(n, sizeof(*s->pfds));
-	if (!s->rings || !s->pfds)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		int fd = perf_events__fd(s->events, i), cpu = perf_events__cpu(s->events, i);
-		int rc;
-
-		/* an event on a CPU that already has a ring writes into that ring */
-		for (j = 0; j < s->nrings; j++)
-			if (perf_events__cpu(s->events, (size_t)s->pfds[j].events) == cpu)
-				break;
-		if (j < s->nrings) {
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring__fd(s->rings[j])) < 0) {
-				rc = -errno;
-				set_error(e, rc, cpu, perf_events__pid(s->events, i),
-					  "redirecting a perf event into its CPU's ring");
-				return rc;
-			}
-			continue;
-		}
-		rc = ring__new(fd, pages, &s->rings[s->nrings]);
-		if (rc < 0) {
-			set_error(e, rc, cpu, -1, "mapping the perf ring buffer");
-			return rc;
-		}
-		/* remember which event owns the ring until pfds are filled in */
-		s->pfds[s->nrings].events = (short)i;
-		s->nrings++;
-	}
-	for (j = 0; j < s->nrings; j++) {
-		s->pfds[j].fd = ring__fd(s->rings[j]);
-		s->pfds[j].events = POLLIN;
-	}
-	return 0;
-}
-
-/* A process's image went: its JIT maps go with it. */
-static void forget_process(void *ctx, int pid)
-{
-	symbolizer__forget_process(ctx, pid);
-}
-
-/* Probes the host and builds the attr of the best mode it supports. */
-static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *pages,
-		       int *with_kernel, struct sampler_error *e)
-{
-	const struct sampler_opts *o = &s->opts;
-	struct perf_sampling_opts po;
-	enum perf_unwind_mode mode;
-	int rc;
-
-	perf_features__probe(&s->features);
-	if (!s->features.open.ok) {
-		rc = -(s->features.open.err ? s->features.open.err : EACCES);
-		set_error(e, rc, -1, -1, "perf_event_open");
-		return rc;
-	}
-	perf_sampling_opts__init(&po);
-	po.event = o->event && strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES : PERF_EVENT_CPU_CLOCK;
-	if (o->freq_hz)
-		po.freq_hz = o->freq_hz;
-	if (o->stack_size)
-		po.stack_size = o->stack_size;
-	rc = perf_events__resolve_mode(&s->features, &po, &mode, with_kernel);
-	if (rc < 0) {
-		set_error(e, rc, -1, -1, "choosing the sampling mode");
-		return rc;
-	}
-	po.mode = mode;
-	s->mode_dwarf = mode == PERF_MODE_DWARF;
-	snprintf(s->mode, sizeof(s->mode), "%s, %s",
-		 s->mode_dwarf ? "dwarf unwinding" : "frame pointers",
-		 *with_kernel ? "user+kernel" : "user only");
-	*pages = perf_events__ring_pages(&s->features, &po);
-	rc = perf_events__build_attr(&s->features, &po, *pages, attr);
-	if (rc < 0) {
-		set_error(e, rc, -1, -1, "building the perf event attributes");
-		return rc;
-	}
-	rc = record__layout_from_attr(&s->layout, attr);
-	if (rc < 0)
-		set_error(e, rc, -1, -1, "decoding the sample layout");
-	return rc;
-}
-
-/* The events on every CPU (of every thread of the targets), and their rings. */
-static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t pages,
-		       struct sampler_error *e)
-{
-	const struct sampler_opts *o = &s->opts;
-	struct perf_open_error oe;
-	size_t ntids = 0;
-	int rc;
-
-	if (!o->system_wide) {
-		rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
-		if (rc < 0) {
-			set_error(e, rc, -1, -1, "listing threads");
-			return rc;
-		}
-	}
-	rc = perf_events__open(&s->features, attr, o->system_wide ? NULL : s->tids,
-			       o->system_wide ? 0 : ntids, &s->events, &oe);
-	if (rc < 0) {
-		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
-		return rc;
-	}
-	return map_rings(s, pages, e);
-}
-
-/* What the records feed: names, symbolizer, binaries, processes, profile. */
-static int make_model(struct sampler *s, int with_kernel)
-{
-	const struct sampler_opts *o = &s->opts;
-
-	s->names = strtab__new();
-	if (!s->names || symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
-		return -ENOMEM;
-	s->bins = binaries__new(s->names);
-	if (!s->bins || loadbudget__new(o->debug_max_bytes, o->debug_load_ppm, &s->budget) < 0)
-		return -ENOMEM;
-	binaries__set_cache(s->bins, o->cache);
-	binaries__set_budget(s->bins, s->budget);
-	binaries__set_name_detail(s->bins, o->names);
-	symbolizer__set_budget(s->sym, s->budget);
-	s->procs = proctable__new(s->names, s->bins);
-	if (!s->procs)
-		return -ENOMEM;
-	proctable__on_image_gone(s->procs, forget_process, s->sym);
-	s->profile = profile__new(s->names);
-	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
-	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
-	if (!s->profile || !s->stack ||
-	    user_stack__new(s->procs, s->sym, s->mode_dwarf, s->layout.regs_user_mask,
-			    o->max_frames, &s->user) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-int sampler__new(const struct sampler_opts *o, struct sampler **out, struct sampler_error *e)
-{
-	struct perf_event_attr attr;
-	struct sampler *s;
-	size_t pages = 0, i;
-	int with_kernel = 0, rc;
-
-	set_error(e, 0, -1, -1, "");
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		set_error(e, -ENOMEM, -1, -1, "allocating the sampler");
-		return -ENOMEM;
-	}
-	s->opts = *o;
-	if (!s->opts.max_frames)
-		s->opts.max_frames = DEFAULT_MAX_FRAMES;
-	rc = choose_attr(s, &attr, &pages, &with_kernel, e);
-	if (rc == 0)
-		rc = open_events(s, &attr, pages, e);
-	if (rc < 0)
-		goto out_delete;
-	rc = make_model(s, with_kernel);
-	if (rc < 0) {
-		set_error(e, rc, -1, -1, "allocating the sampler");
-		goto out_delete;
-	}
-	/* System-wide, a process is read from /proc when it first shows up (a
-	 * sample, a mapping, a fork), not all of them at start: that was a
-	 * third of the start-up (5 reads of /proc per process), for processes
-	 * most of which are never sampled. The price: a process that predates
-	 * us, is first sampled in its last moments and is gone before the
-	 * batch is read (within a poll interval) has no maps left to read, and
-	 * those samples lose their user frames. */
-	for (i = 0; !o->system_wide && i < o->npids; i++)
-		proctable__seed(s->procs, o->pids[i]);
-	s->window_cpu_start = selfusage__cpu_ns();
-	s->window_load_start = load_cpu_ns(s);
-	s->window_cuts_start = frame_name__cuts();
-	*out = s;
-	return 0;
-
-out_delete:
-	sampler__delete(s);
-	return rc;
-}
-
-void sampler__delete(struct sampler *s)
-{
-	size_t i;
-
-	if (!s)
-		return;
-	for (i = 0; i < s->nrings; i++)
-		ring__delete(s->rings[i]);
-	free(s->rings);
-	free(s->pfds);
-	perf_events__delete(s->events);
-	profile__delete(s->profile);
-	proctable__delete(s->procs); /* tells the symbolizer what goes */
-	symbolizer__delete(s->sym);
-	binaries__delete(s->bins);
-	loadbudget__delete(s->budget);
-	strtab__delete(s->names);
-	batch__free(&s->batch);
-	free(s->stack);
-	user_stack__delete(s->user);
-	free(s->tids);
-	free(s);
-}

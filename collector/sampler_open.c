@@ -1,0 +1,257 @@
+/* Opening the sampler: probing what the kernel supports, choosing the
+ * sampling attr, opening one ring per CPU (the events of that CPU write
+ * into it), and the parts the loop uses; and closing it all. */
+#include "config.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "collector/batch.h"
+#include "collector/binary.h"
+#include "collector/perf_events.h"
+#include "collector/proctable.h"
+#include "collector/record.h"
+#include "collector/ring.h"
+#include "collector/sampler.h"
+#include "collector/sampler_state.h"
+#include "collector/threads.h"
+#include "collector/user_stack.h"
+#include "common/clock.h"
+#include "common/selfusage.h"
+#include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "profile/agent_stats.h"
+#include "profile/frame_name.h"
+#include "profile/profile.h"
+#include "symbolize/loadbudget.h"
+#include "symbolize/symbolizer.h"
+#include "unwind/unwind.h"
+
+static void set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what)
+{
+	e->err = err;
+	e->cpu = cpu;
+	e->pid = pid;
+	snprintf(e->what, sizeof(e->what), "%s", what);
+}
+
+static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
+{
+	size_t n = perf_events__count(s->events), i, j;
+
+	s->rings = calloc(n, sizeof(*s->rings));
+	s->pfds = calloc(n, sizeof(*s->pfds));
+	if (!s->rings || !s->pfds)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		int fd = perf_events__fd(s->events, i), cpu = perf_events__cpu(s->events, i);
+		int rc;
+
+		/* an event on a CPU that already has a ring writes into that ring */
+		for (j = 0; j < s->nrings; j++)
+			if (perf_events__cpu(s->events, (size_t)s->pfds[j].events) == cpu)
+				break;
+		if (j < s->nrings) {
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring__fd(s->rings[j])) < 0) {
+				rc = -errno;
+				set_error(e, rc, cpu, perf_events__pid(s->events, i),
+					  "redirecting a perf event into its CPU's ring");
+				return rc;
+			}
+			continue;
+		}
+		rc = ring__new(fd, pages, &s->rings[s->nrings]);
+		if (rc < 0) {
+			set_error(e, rc, cpu, -1, "mapping the perf ring buffer");
+			return rc;
+		}
+		/* remember which event owns the ring until pfds are filled in */
+		s->pfds[s->nrings].events = (short)i;
+		s->nrings++;
+	}
+	for (j = 0; j < s->nrings; j++) {
+		s->pfds[j].fd = ring__fd(s->rings[j]);
+		s->pfds[j].events = POLLIN;
+	}
+	return 0;
+}
+
+/* A process's image went: its JIT maps go with it. */
+static void forget_process(void *ctx, int pid)
+{
+	symbolizer__forget_process(ctx, pid);
+}
+
+/* Probes the host and builds the attr of the best mode it supports. */
+static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *pages,
+		       int *with_kernel, struct sampler_error *e)
+{
+	const struct sampler_opts *o = &s->opts;
+	struct perf_sampling_opts po;
+	enum perf_unwind_mode mode;
+	int rc;
+
+	perf_features__probe(&s->features);
+	if (!s->features.open.ok) {
+		rc = -(s->features.open.err ? s->features.open.err : EACCES);
+		set_error(e, rc, -1, -1, "perf_event_open");
+		return rc;
+	}
+	perf_sampling_opts__init(&po);
+	po.event = o->event && strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES : PERF_EVENT_CPU_CLOCK;
+	if (o->freq_hz)
+		po.freq_hz = o->freq_hz;
+	if (o->stack_size)
+		po.stack_size = o->stack_size;
+	rc = perf_events__resolve_mode(&s->features, &po, &mode, with_kernel);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "choosing the sampling mode");
+		return rc;
+	}
+	po.mode = mode;
+	s->mode_dwarf = mode == PERF_MODE_DWARF;
+	snprintf(s->mode, sizeof(s->mode), "%s, %s",
+		 s->mode_dwarf ? "dwarf unwinding" : "frame pointers",
+		 *with_kernel ? "user+kernel" : "user only");
+	*pages = perf_events__ring_pages(&s->features, &po);
+	rc = perf_events__build_attr(&s->features, &po, *pages, attr);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "building the perf event attributes");
+		return rc;
+	}
+	rc = record__layout_from_attr(&s->layout, attr);
+	if (rc < 0)
+		set_error(e, rc, -1, -1, "decoding the sample layout");
+	return rc;
+}
+
+/* The events on every CPU (of every thread of the targets), and their rings. */
+static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t pages,
+		       struct sampler_error *e)
+{
+	const struct sampler_opts *o = &s->opts;
+	struct perf_open_error oe;
+	size_t ntids = 0;
+	int rc;
+
+	if (!o->system_wide) {
+		rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
+		if (rc < 0) {
+			set_error(e, rc, -1, -1, "listing threads");
+			return rc;
+		}
+	}
+	rc = perf_events__open(&s->features, attr, o->system_wide ? NULL : s->tids,
+			       o->system_wide ? 0 : ntids, &s->events, &oe);
+	if (rc < 0) {
+		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
+		return rc;
+	}
+	return map_rings(s, pages, e);
+}
+
+/* What the records feed: names, symbolizer, binaries, processes, profile. */
+static int make_model(struct sampler *s, int with_kernel)
+{
+	const struct sampler_opts *o = &s->opts;
+
+	s->names = strtab__new();
+	if (!s->names || symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
+		return -ENOMEM;
+	s->bins = binaries__new(s->names);
+	if (!s->bins || loadbudget__new(o->debug_max_bytes, o->debug_load_ppm, &s->budget) < 0)
+		return -ENOMEM;
+	binaries__set_cache(s->bins, o->cache);
+	binaries__set_budget(s->bins, s->budget);
+	binaries__set_name_detail(s->bins, o->names);
+	symbolizer__set_budget(s->sym, s->budget);
+	s->procs = proctable__new(s->names, s->bins);
+	if (!s->procs)
+		return -ENOMEM;
+	proctable__on_image_gone(s->procs, forget_process, s->sym);
+	s->profile = profile__new(s->names);
+	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
+	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
+	if (!s->profile || !s->stack ||
+	    user_stack__new(s->procs, s->sym, s->mode_dwarf, s->layout.regs_user_mask,
+			    o->max_frames, &s->user) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int sampler__new(const struct sampler_opts *o, struct sampler **out, struct sampler_error *e)
+{
+	struct perf_event_attr attr;
+	struct sampler *s;
+	size_t pages = 0, i;
+	int with_kernel = 0, rc;
+
+	set_error(e, 0, -1, -1, "");
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		set_error(e, -ENOMEM, -1, -1, "allocating the sampler");
+		return -ENOMEM;
+	}
+	s->opts = *o;
+	if (!s->opts.max_frames)
+		s->opts.max_frames = DEFAULT_MAX_FRAMES;
+	rc = choose_attr(s, &attr, &pages, &with_kernel, e);
+	if (rc == 0)
+		rc = open_events(s, &attr, pages, e);
+	if (rc < 0)
+		goto out_delete;
+	rc = make_model(s, with_kernel);
+	if (rc < 0) {
+		set_error(e, rc, -1, -1, "allocating the sampler");
+		goto out_delete;
+	}
+	/* System-wide, a process is read from /proc when it first shows up (a
+	 * sample, a mapping, a fork), not all of them at start: that was a
+	 * third of the start-up (5 reads of /proc per process), for processes
+	 * most of which are never sampled. The price: a process that predates
+	 * us, is first sampled in its last moments and is gone before the
+	 * batch is read (within a poll interval) has no maps left to read, and
+	 * those samples lose their user frames. */
+	for (i = 0; !o->system_wide && i < o->npids; i++)
+		proctable__seed(s->procs, o->pids[i]);
+	s->window_cpu_start = selfusage__cpu_ns();
+	s->window_load_start = sampler__load_cpu_ns(s);
+	s->window_cuts_start = frame_name__cuts();
+	*out = s;
+	return 0;
+
+out_delete:
+	sampler__delete(s);
+	return rc;
+}
+
+void sampler__delete(struct sampler *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nrings; i++)
+		ring__delete(s->rings[i]);
+	free(s->rings);
+	free(s->pfds);
+	perf_events__delete(s->events);
+	profile__delete(s->profile);
+	proctable__delete(s->procs); /* tells the symbolizer what goes */
+	symbolizer__delete(s->sym);
+	binaries__delete(s->bins);
+	loadbudget__delete(s->budget);
+	strtab__delete(s->names);
+	batch__free(&s->batch);
+	free(s->stack);
+	user_stack__delete(s->user);
+	free(s->tids);
+	free(s);
+}

@@ -1,0 +1,76 @@
+/* The sampler's state, shared by the files that implement it: sampler.c
+ * (the loop: records in, stacks out, windows) and sampler_open.c (probing,
+ * opening the events and rings, the parts it is made of). Nothing outside
+ * collector/sampler*.c includes this; everyone else sees sampler.h. */
+#ifndef SMOLDER_COLLECTOR_SAMPLER_STATE_H
+#define SMOLDER_COLLECTOR_SAMPLER_STATE_H
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/batch.h"
+#include "collector/perf_events.h"
+#include "collector/record.h"
+#include "collector/sampler.h"
+#include "profile/agent_stats.h"
+
+#define DEFAULT_MAX_FRAMES 128
+#define MAX_KERNEL_FRAMES 128
+/* inlined frames per pc */
+#define MAX_FRAMES_PER_PC SYMBOLIZER_MAX_FRAMES_PER_PC
+/* Keep exited processes this long: their samples may sit in other rings. */
+#define EXIT_GRACE_NS 2000000000ull
+/* A binary no live process maps stays loaded this long (the same program
+ * often runs again soon: cron jobs, shells, compilers), and at most this many
+ * such binaries are kept; the check runs once a second. */
+#define BINARY_IDLE_GRACE_NS (60ull * 1000000000ull)
+#define BINARY_IDLE_MAX 64
+#define TRIM_INTERVAL_NS 1000000000ull
+/* Records of the batch a sample may look ahead through for its exe. */
+#define EXE_LOOKAHEAD_MAX 8192
+
+struct sampler {
+	struct sampler_opts opts;
+	struct perf_features features;
+	struct sample_layout layout;
+	char mode[96];
+
+	int mode_dwarf;
+	struct perf_events *events;
+	/* one ring per CPU; the other events of that CPU write into it */
+	struct ring **rings;
+	struct pollfd *pfds;      /* fd -1: the ring's events hung up */
+	size_t nrings;
+	int *tids; /* -p: every thread of the targets */
+
+	struct strtab *names;
+	struct binaries *bins;
+	struct proctable *procs;
+	struct symbolizer *sym;
+	struct loadbudget *budget;
+	struct profile *profile;
+	struct agent_stats stats; /* the window's, beside the profile */
+
+	struct batch batch;
+	size_t batch_pos; /* the record being handled */
+	uint64_t last_time;
+
+	struct user_stack *user;
+	uint32_t *stack; /* a sample's frame ids, root first; allocated once */
+	size_t stack_cap;
+
+	size_t names_live_bytes;   /* strtab__bytes after the last compaction */
+	uint64_t names_compactions;
+	uint64_t last_trim_ns;
+	uint64_t end_ns;          /* sampler__set_deadline; 0: none */
+	uint64_t process_by_ns;
+	int late;                 /* process_by_ns passed */
+	uint64_t window_cpu_start;
+	uint64_t window_load_start; /* one-off CPU so far at the window's start */
+	uint64_t window_cuts_start; /* frame_name__cuts() at the window's start */
+};
+
+/* One-off CPU so far: loading binaries, reading processes and JIT files. */
+uint64_t sampler__load_cpu_ns(const struct sampler *s);
+
+#endif
