@@ -234,61 +234,41 @@ out_nomem:
 	return NULL;
 }
 
+/* The counters in agent_stats__fields' order (the dump's), with the
+ * profile's own "samples" first and "dropped" after "lost", and the
+ * "unwind.*" ones in their object, placed where they start. */
 static json_t *build_stats(const struct profile *p, const struct agent_stats *agent)
 {
 	static const struct agent_stats none;
 	const struct agent_stats *s = agent ? agent : &none;
+	const struct agent_stat_field *f;
 	json_t *o = json_object(), *u = json_object();
 
 	if (!o || !u)
 		goto out_nomem;
-	if (set(u, "complete", jint(s->unwind_complete)) < 0 ||
-	    set(u, "truncated", jint(s->unwind_truncated)) < 0 ||
-	    set(u, "no_cfi", jint(s->unwind_no_cfi)) < 0 ||
-	    set(u, "no_map", jint(s->unwind_no_map)) < 0 ||
-	    set(u, "bad_pc", jint(s->unwind_bad_pc)) < 0 ||
-	    set(u, "depth", jint(s->unwind_depth)) < 0)
+	if (set(o, "samples", jint(profile__samples(p))) < 0)
 		goto out_nomem;
-	if (set(o, "samples", jint(profile__samples(p))) < 0 ||
-	    set(o, "lost", jint(s->lost)) < 0 ||
-	    set(o, "dropped", jint(profile__dropped(p))) < 0 ||
-	    set(o, "throttled", jint(s->throttled)) < 0 ||
-	    set(o, "kernel_only", jint(s->kernel_only)) < 0 ||
-	    set(o, "idle", jint(s->idle)) < 0 ||
-	    set(o, "corrupt", jint(s->corrupt)) < 0)
-		goto out_nomem;
-	if (set(o, "unwind", u) < 0) {
-		u = NULL;
-		goto out_nomem;
+	for (f = agent_stats__fields; f->name; f++) {
+		uint64_t v = *(const uint64_t *)((const char *)s + f->offset);
+
+		if (strncmp(f->name, "unwind.", 7) == 0) {
+			if (!u || set(u, f->name + 7, jint(v)) < 0)
+				goto out_nomem;
+			if (strncmp(f[1].name ? f[1].name : "", "unwind.", 7) != 0) {
+				json_t *done = u;
+
+				u = NULL; /* set() takes it, also on failure */
+				if (set(o, "unwind", done) < 0)
+					goto out_nomem;
+			}
+			continue;
+		}
+		if (set(o, f->name, jint(v)) < 0)
+			goto out_nomem;
+		if (strcmp(f->name, "lost") == 0 && set(o, "dropped", jint(profile__dropped(p))) < 0)
+			goto out_nomem;
 	}
-	u = NULL;
-	if (set(o, "processes", jint(s->processes)) < 0 ||
-	    set(o, "binaries", jint(s->binaries)) < 0 ||
-	    set(o, "agent_cpu_ns", jint(s->agent_cpu_ns)) < 0 ||
-	    set(o, "agent_load_cpu_ns", jint(s->agent_load_cpu_ns)) < 0 ||
-	    set(o, "agent_rss_bytes", jint(s->agent_rss_bytes)) < 0 ||
-	    set(o, "agent_peak_rss_bytes", jint(s->agent_peak_rss_bytes)) < 0 ||
-	    set(o, "spool_dropped", jint(s->spool_dropped)) < 0 ||
-	    set(o, "frequency_configured_hz", jint(s->frequency_configured_hz)) < 0 ||
-	    set(o, "cfi_lookups", jint(s->cfi_lookups)) < 0 ||
-	    set(o, "cfi_hits", jint(s->cfi_hits)) < 0 ||
-	    set(o, "cfi_evictions", jint(s->cfi_evictions)) < 0 ||
-	    set(o, "sym_lookups", jint(s->sym_lookups)) < 0 ||
-	    set(o, "sym_hits", jint(s->sym_hits)) < 0 ||
-	    set(o, "sym_evictions", jint(s->sym_evictions)) < 0 ||
-	    set(o, "inline_lookups", jint(s->inline_lookups)) < 0 ||
-	    set(o, "inline_hits", jint(s->inline_hits)) < 0 ||
-	    set(o, "inline_evictions", jint(s->inline_evictions)) < 0 ||
-	    set(o, "ksym_lookups", jint(s->ksym_lookups)) < 0 ||
-	    set(o, "ksym_hits", jint(s->ksym_hits)) < 0 ||
-	    set(o, "ksym_evictions", jint(s->ksym_evictions)) < 0 ||
-	    set(o, "debug_bytes", jint(s->debug_bytes)) < 0 ||
-	    set(o, "debug_refused", jint(s->debug_refused)) < 0 ||
-	    set(o, "names", jint(s->names)) < 0 ||
-	    set(o, "names_bytes", jint(s->names_bytes)) < 0 ||
-	    set(o, "names_compactions", jint(s->names_compactions)) < 0 ||
-	    set(o, "names_cut", jint(s->names_cut)) < 0)
-		goto out_nomem;
+	json_decref(u);
 	return o;
 
 out_nomem:
