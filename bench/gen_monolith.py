@@ -34,6 +34,10 @@ template <int K> __attribute__((always_inline)) inline std::uint64_t churn(std::
         x = twice<K>(x) + static_cast<std::uint64_t>(i);
     return x;
 }
+template <int K> __attribute__((always_inline)) inline std::uint64_t blend(std::uint64_t x, std::uint64_t y) {
+    std::uint64_t a = twice<K>(x ^ y), b = twice<K + 2>(y + a);
+    return Mix<K + 4>::step(a - b) ^ Mix<K + 5>::step(b);
+}
 %s
 }  // namespace mono
 """
@@ -79,8 +83,11 @@ def main():
                 "    v.m0 = x; v.k3 = depth;\n"
                 "    x = churn<%d>(x + v.sum(), 40 + %d);\n"
                 "    if (depth > 0 && (x & 3) != 0) {\n%s    }\n"
+                "    U%dT%d w{};\n"
+                "    w.m1 = x; w.d2 = static_cast<double>(depth);\n"
+                "    x = blend<%d>(x, w.sum() + static_cast<std::uint64_t>(w.d2));\n"
                 "    return twice<%d>(x);\n"
-                "}" % (fname(i), u, i % 12, k, i % 17, calls, k + 1))
+                "}" % (fname(i), u, i % 12, k, i % 17, calls, u, (i + 5) % 12, k + 2, k + 1))
         out.append("}  // namespace mono")
         with open(os.path.join(a.out, "u%03d.cc" % u), "w") as f:
             f.write("\n".join(out) + "\n")

@@ -4,6 +4,7 @@
 # benchmarks never run in `make check` (timing on shared machines is noise).
 #
 #   make bench [BENCH_SECONDS=10] [BENCH_RUNS=3] [BENCH_QUICK=1] [BENCH_ONLY=cpu_c,xz]
+#   make bench-monolith [BENCH_SECONDS=10] [BENCH_RUNS=3]   (also run by bench)
 #   make bench-churn [BENCH_CHURN_MINUTES=5]
 #   make soak-attack [SOAK_ATTACK_MINUTES=10]   (doc/security.md)
 #
@@ -49,7 +50,8 @@ bench_workloads_churn_LDFLAGS = -pthread
 bench_workloads_churn_child_SOURCES = bench/workloads/churn_child.c
 bench_workloads_churn_child_CFLAGS = $(BENCH_WL_CFLAGS)
 
-EXTRA_DIST += bench/run.py bench/workloads/fib.py bench/soak.py bench/soak_attack.py
+EXTRA_DIST += bench/run.py bench/workloads/fib.py bench/soak.py bench/soak_attack.py \
+	bench/gen_monolith.py bench/monolith.py
 
 BENCH_ENV = \
 	BENCH_SECONDS='$(BENCH_SECONDS)' BENCH_RUNS='$(BENCH_RUNS)' \
@@ -60,6 +62,14 @@ bench: smolder$(EXEEXT) $(BENCH_WORKLOADS)
 	@py='$(PYTHON3)'; test -n "$$py" || py=python3; $(BENCH_ENV) "$$py" $(srcdir)/bench/run.py \
 	  --smolder ./smolder$(EXEEXT) --workloads bench/workloads \
 	  --srcdir $(srcdir) --out $(BENCH_OUT) --doc $(srcdir)/doc/benchmarks.md
+	@$(MAKE) $(AM_MAKEFLAGS) bench-monolith
+
+# The monolith row alone (issue 18): bench/monolith.py generates and builds
+# the monolith once into $(BENCH_OUT)/monolith (a few minutes), then measures.
+bench-monolith: smolder$(EXEEXT)
+	@py='$(PYTHON3)'; test -n "$$py" || py=python3; $(BENCH_ENV) "$$py" $(srcdir)/bench/monolith.py \
+	  --smolder ./smolder$(EXEEXT) --srcdir $(srcdir) --out $(BENCH_OUT) \
+	  --doc $(srcdir)/doc/benchmarks.md
 
 bench-churn: smolder$(EXEEXT) $(BENCH_WORKLOADS)
 	@py='$(PYTHON3)'; test -n "$$py" || py=python3; $(BENCH_ENV) "$$py" $(srcdir)/bench/run.py --churn \
@@ -73,4 +83,4 @@ soak-attack: smolder$(EXEEXT) $(check_PROGRAMS)
 	  --smolder ./smolder$(EXEEXT) --workloads tests/workloads --srcdir $(srcdir) \
 	  --minutes $(SOAK_ATTACK_MINUTES) --out $(BENCH_OUT)/soak_attack.md
 
-.PHONY: bench bench-churn soak-attack
+.PHONY: bench bench-monolith bench-churn soak-attack

@@ -8,5 +8,6 @@ int probe_cmd__main(int argc, char **argv);
 int run_cmd__main(int argc, char **argv);
 int upload_cmd__main(int argc, char **argv);
 int report_cmd__main(int argc, char **argv);
+int symbolize_cmd__main(int argc, char **argv);
 
 #endif

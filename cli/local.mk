@@ -7,7 +7,8 @@ smolder_SOURCES = \
 	cli/run.c \
 	cli/report.c \
 	cli/upload.c \
-	cli/probe.c
+	cli/probe.c \
+	cli/symbolize.c
 smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)
 smolder_LDADD = $(DAEMON_LIBS)
 # the C++ driver (demangle.cc), with libstdc++ static where configure found it possible

@@ -18,11 +18,12 @@ static void usage(FILE *f)
 		"user stacks from DWARF CFI, symbolizes on the host, aggregates stacks.\n"
 		"\n"
 		"Commands:\n"
-		"  record   profile the whole machine, some processes, or a command\n"
-		"  run      the always-on service: windows of profiles to a collector or spool\n"
-		"  upload   send dumps (or the spool) to the collector\n"
-		"  report   merge dumps into a flame graph, pprof, collapsed stacks or a table\n"
-		"  probe    show what this host supports and the mode smolder will use\n"
+		"  record     profile the whole machine, some processes, or a command\n"
+		"  run        the always-on service: windows of profiles to a collector or spool\n"
+		"  upload     send dumps (or the spool) to the collector\n"
+		"  report     merge dumps into a flame graph, pprof, collapsed stacks or a table\n"
+		"  probe      show what this host supports and the mode smolder will use\n"
+		"  symbolize  name addresses of an ELF file as profiles do (like addr2line -i)\n"
 		"\n"
 		"Run 'smolder COMMAND --help' for the options of a command,\n"
 		"'man 8 smolder' for the whole manual.\n");
@@ -71,6 +72,8 @@ int main(int argc, char **argv)
 		return report_cmd__main(argc - 1, argv + 1);
 	if (strcmp(cmd, "probe") == 0)
 		return probe_cmd__main(argc - 1, argv + 1);
+	if (strcmp(cmd, "symbolize") == 0)
+		return symbolize_cmd__main(argc - 1, argv + 1);
 	log__error("unknown command '%s' (try 'smolder --help')", cmd);
 	return 2;
 }

@@ -122,7 +122,7 @@ static void binary_delete(struct binary *b)
 
 		/* what its symbols cost stays counted */
 		symindex__stats(b->sym, &ss);
-		b->owner->load_cpu_ns += ss.build_cpu_ns;
+		b->owner->load_cpu_ns += ss.inl.build_cpu_ns;
 	}
 	symindex__delete(b->sym);
 	cfi__delete(b->cfi);
@@ -638,10 +638,14 @@ void binaries__stats(const struct binaries *bs, struct binaries_stats *out)
 			out->sym_lookups += ss.lookups;
 			out->sym_hits += ss.hits;
 			out->sym_evictions += ss.evictions;
-			out->inline_lookups += ss.cu_lookups;
-			out->inline_hits += ss.cu_hits;
-			out->inline_evictions += ss.cu_evictions;
-			out->load_cpu_ns += ss.build_cpu_ns;
+			out->inline_lookups += ss.inl.lookups;
+			out->inline_hits += ss.inl.hits;
+			out->inline_evictions += ss.inl.evictions;
+			out->inline_builds += ss.inl.builds;
+			out->inline_loads += ss.inl.loads;
+			out->inline_index_bytes += ss.inl.heap_bytes + ss.inl.file_bytes;
+			out->inline_rejected += ss.inl.rejected;
+			out->load_cpu_ns += ss.inl.build_cpu_ns;
 		}
 	}
 }
@@ -699,6 +703,11 @@ static void unindex(struct binaries *bs, struct binary *b)
 		}
 }
 
+/* Inline trees a long-lived binary's symbols built are written to the cache
+ * directory this long after the first of them, so that a restart after a
+ * crash finds them too (a clean exit writes them at once). */
+#define INLINE_SAVE_AGE_NS (30ull * 1000000000ull)
+
 size_t binaries__trim(struct binaries *bs, uint64_t now_ns, uint64_t grace_ns, size_t max_idle)
 {
 	size_t i, keep = 0, idle = 0, freed = 0;
@@ -727,6 +736,8 @@ size_t binaries__trim(struct binaries *bs, uint64_t now_ns, uint64_t grace_ns, s
 			freed++;
 			continue;
 		}
+		if (b->sym)
+			symindex__maintain(b->sym, now_ns, INLINE_SAVE_AGE_NS);
 		bs->all[keep++] = b;
 	}
 	bs->n = keep;

@@ -55,7 +55,8 @@ size_t binaries__count(const struct binaries *bs);
 void binaries__ref(struct binary *b);
 void binaries__put(struct binaries *bs, struct binary *b, uint64_t now_ns);
 /* Frees the binaries unused since before now_ns - grace_ns, and also the
- * oldest unused ones while more than max_idle are unused. Returns how many
+ * oldest unused ones while more than max_idle are unused; the others'
+ * symbols do their housekeeping (symindex__maintain). Returns how many
  * were freed. */
 size_t binaries__trim(struct binaries *bs, uint64_t now_ns, uint64_t grace_ns, size_t max_idle);
 
@@ -67,6 +68,7 @@ struct binaries_stats {
 	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
 	uint64_t sym_lookups, sym_hits, sym_evictions;
 	uint64_t inline_lookups, inline_hits, inline_evictions;
+	uint64_t inline_builds, inline_loads, inline_index_bytes, inline_rejected;
 	/* CPU spent opening binaries, loading their CFI and symbols, building
 	 * units' inline trees: one-off work, not the steady cost of sampling */
 	uint64_t load_cpu_ns;

@@ -19,4 +19,4 @@ collector_libcollector_a_SOURCES = \
 	collector/sampler.c collector/sampler.h \
 	collector/sampler_open.c collector/sampler_state.h
 COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
-	$(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS)
+	$(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS)

@@ -440,6 +440,10 @@ void sampler__finish_window(struct sampler *s)
 	st->inline_lookups = bst.inline_lookups;
 	st->inline_hits = bst.inline_hits;
 	st->inline_evictions = bst.inline_evictions;
+	st->inline_builds = bst.inline_builds;
+	st->inline_loads = bst.inline_loads;
+	st->inline_index_bytes = bst.inline_index_bytes;
+	st->inline_rejected = bst.inline_rejected;
 	symbolizer__stats(s->sym, &sst);
 	st->ksym_lookups = sst.ksym_lookups;
 	st->ksym_hits = sst.ksym_hits;

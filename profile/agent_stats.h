@@ -38,6 +38,10 @@ struct agent_stats {
 	uint64_t cfi_lookups, cfi_hits, cfi_evictions;
 	uint64_t sym_lookups, sym_hits, sym_evictions;
 	uint64_t inline_lookups, inline_hits, inline_evictions; /* units' inline trees */
+	uint64_t inline_builds;    /* units' trees built from DWARF */
+	uint64_t inline_loads;     /* ... taken from the cache directory instead */
+	uint64_t inline_index_bytes; /* the trees held and the cache files mapped */
+	uint64_t inline_rejected;  /* cache files or trees in them found damaged */
 	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
 	uint64_t debug_bytes;      /* inflated debug data and inline trees held */
 	uint64_t debug_refused;    /* binaries' debug data refused by the global

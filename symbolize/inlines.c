@@ -1,4 +1,5 @@
-/* The inlined-call tree of one compilation unit, as a flat preorder array. */
+/* The inlined-call tree of one compilation unit, as one block of bytes:
+ * flat preorder arrays and a name table. */
 #include "config.h"
 
 #include <dwarf.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/u64map.h"
 #include "symbolize/inlines.h"
 
 /* Bounds for hostile DWARF. Real units: a few thousand functions, inlining
@@ -13,44 +15,66 @@
  * DIE (hot/cold splitting). */
 #define INL_MAX_NODES (1u << 20)
 #define INL_MAX_DEPTH 256
-#define INL_MAX_RANGES 1024  /* per DIE */
+#define INL_MAX_RANGES 255   /* per DIE: the count is 8 bits in the block */
+#define INL_MAX_ALL_RANGES ((1u << 24) - 1)
+#define INL_MAX_NAMES (64u << 20)
 /* A top-level range that does not contain pc may still be nested in an
  * earlier one (a nested function, overlapping junk): look back this far. */
 #define INL_BACKSCAN 8
+#define INL_MAGIC 0x314c4e49u /* "INL1" */
+#define INL_FLAG 0x80000000u  /* high bit of name (linkage) and next (subprogram) */
 
-struct inl_range {
-	uint64_t lo, hi;
+/* The block. */
+struct inl_header {
+	uint32_t magic, bytes;
+	uint32_t nnodes, ntop, nranges, names_bytes;
+	uint64_t base;       /* every address below is relative to it */
 };
 
 /* A subprogram or inlined subroutine with code. Its descendants follow it
  * in the array, up to (not including) `next`. */
 struct inl_node {
-	uint64_t lo, hi;   /* bounding range of its ranges */
-	const char *name;
-	uint32_t next;
-	uint32_t ranges;   /* first of nranges in the ranges array, if nranges > 1 */
-	uint16_t nranges;
-	uint8_t linkage;
-	uint8_t subprogram;
+	uint32_t lo, hi;     /* bounding range of its ranges */
+	uint32_t name;       /* offset in names; INL_FLAG: a linkage name */
+	uint32_t next;       /* INL_FLAG: a subprogram */
+	uint32_t ranges;     /* first << 8 | count, when count > 1 */
 };
 
-/* A range of a node with no enclosing node (normally a subprogram). */
+/* A range of a node with no enclosing node (normally a subprogram), sorted. */
 struct inl_top {
+	uint32_t lo, hi, node;
+};
+
+struct inl_range {
+	uint32_t lo, hi;
+};
+
+/* While building: absolute addresses, names as libdw's pointers. */
+struct b_node {
+	uint64_t lo, hi;
+	const char *name;
+	uint32_t next, ranges;
+	uint16_t nranges;
+	uint8_t linkage, subprogram;
+};
+
+struct b_range {
+	uint64_t lo, hi;
+};
+
+struct b_top {
 	uint64_t lo, hi;
 	uint32_t node;
 };
 
-struct inlines {
-	struct inl_node *nodes;
-	size_t n, cap;
-	struct inl_range *ranges;
-	size_t nranges, ranges_cap;
-	struct inl_top *top;
-	size_t ntop, top_cap;
-};
-
 struct builder {
-	struct inlines *t;
+	struct b_node *nodes;
+	size_t n, cap;
+	struct b_range *ranges;
+	size_t nranges, ranges_cap;
+	struct b_top *top;
+	size_t ntop, top_cap;
+	int64_t shift;
 	int err;
 };
 
@@ -138,11 +162,10 @@ static const char *raw_name(Dwarf_Die *die, uint8_t *linkage)
  * code, or an error recorded in b->err). */
 static long add_node(struct builder *b, Dwarf_Die *die, int subprogram, int top_level)
 {
-	struct inl_range rs[16], *r = rs;
-	struct inlines *t = b->t;
+	struct b_range rs[16], *r = rs;
 	size_t nr = 0, cap = sizeof(rs) / sizeof(rs[0]), i;
 	Dwarf_Addr base, start, end;
-	struct inl_node *node;
+	struct b_node *node;
 	ptrdiff_t off = 0;
 	long idx = -1;
 
@@ -152,7 +175,7 @@ static long add_node(struct builder *b, Dwarf_Die *die, int subprogram, int top_
 		if (nr == INL_MAX_RANGES)
 			break;
 		if (nr == cap) {
-			struct inl_range *nrs = malloc(2 * cap * sizeof(*nrs));
+			struct b_range *nrs = malloc(2 * cap * sizeof(*nrs));
 
 			if (!nrs) {
 				b->err = -ENOMEM;
@@ -164,20 +187,20 @@ static long add_node(struct builder *b, Dwarf_Die *die, int subprogram, int top_
 			r = nrs;
 			cap *= 2;
 		}
-		r[nr].lo = start;
-		r[nr].hi = end;
+		r[nr].lo = start + (uint64_t)b->shift;
+		r[nr].hi = end + (uint64_t)b->shift;
 		nr++;
 	}
-	if (nr == 0 || t->n >= INL_MAX_NODES)
+	if (nr == 0 || b->n >= INL_MAX_NODES || (nr > 1 && b->nranges + nr > INL_MAX_ALL_RANGES))
 		goto out;
-	if (grow((void **)&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes)) < 0 ||
-	    (nr > 1 && grow((void **)&t->ranges, &t->ranges_cap, t->nranges + nr, sizeof(*t->ranges)) < 0) ||
-	    (top_level && grow((void **)&t->top, &t->top_cap, t->ntop + nr, sizeof(*t->top)) < 0)) {
+	if (grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof(*b->nodes)) < 0 ||
+	    (nr > 1 && grow((void **)&b->ranges, &b->ranges_cap, b->nranges + nr, sizeof(*b->ranges)) < 0) ||
+	    (top_level && grow((void **)&b->top, &b->top_cap, b->ntop + nr, sizeof(*b->top)) < 0)) {
 		b->err = -ENOMEM;
 		goto out;
 	}
-	idx = (long)t->n++;
-	node = &t->nodes[idx];
+	idx = (long)b->n++;
+	node = &b->nodes[idx];
 	node->lo = r[0].lo;
 	node->hi = r[0].hi;
 	for (i = 1; i < nr; i++) {
@@ -189,18 +212,18 @@ static long add_node(struct builder *b, Dwarf_Die *die, int subprogram, int top_
 	node->nranges = (uint16_t)nr;
 	node->ranges = 0;
 	if (nr > 1) {
-		node->ranges = (uint32_t)t->nranges;
-		memcpy(t->ranges + t->nranges, r, nr * sizeof(*r));
-		t->nranges += nr;
+		node->ranges = (uint32_t)b->nranges;
+		memcpy(b->ranges + b->nranges, r, nr * sizeof(*r));
+		b->nranges += nr;
 	}
 	node->name = raw_name(die, &node->linkage);
 	node->subprogram = (uint8_t)subprogram;
-	node->next = (uint32_t)t->n;
+	node->next = (uint32_t)b->n;
 	for (i = 0; top_level && i < nr; i++) {
-		t->top[t->ntop].lo = r[i].lo;
-		t->top[t->ntop].hi = r[i].hi;
-		t->top[t->ntop].node = (uint32_t)idx;
-		t->ntop++;
+		b->top[b->ntop].lo = r[i].lo;
+		b->top[b->ntop].hi = r[i].hi;
+		b->top[b->ntop].node = (uint32_t)idx;
+		b->ntop++;
 	}
 out:
 	if (r != rs)
@@ -225,7 +248,7 @@ static void walk(struct builder *b, Dwarf_Die *parent, int depth, int top_level)
 				return;
 			walk(b, &child, depth + 1, top_level && idx < 0);
 			if (idx >= 0)
-				b->t->nodes[idx].next = (uint32_t)b->t->n;
+				b->nodes[idx].next = (uint32_t)b->n;
 		} else if (tag == DW_TAG_imported_unit) {
 			/* dwz (RHEL, Fedora) moves shared DIEs into partial units
 			 * that units import: walk them as if they were here */
@@ -244,79 +267,239 @@ static void walk(struct builder *b, Dwarf_Die *parent, int depth, int top_level)
 
 static int cmp_top(const void *a, const void *b)
 {
-	const struct inl_top *x = a, *y = b;
+	const struct b_top *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-int inlines__build(Dwarf_Die *cudie, struct inlines **out)
+/* Offsets of each distinct name in the block's name table; a name is
+ * interned once per unit (libdw gives one pointer per .debug_str string). */
+struct names {
+	struct u64map *at; /* pointer -> offset */
+	char *buf;
+	size_t len, cap;
+};
+
+static int name_offset(struct names *nt, const char *name, uint32_t *off)
 {
-	struct builder b = { 0 };
+	uint64_t v;
+	size_t len;
 
-	b.t = calloc(1, sizeof(*b.t));
-	if (!b.t)
+	if (!name || !*name) {
+		*off = 0; /* the table starts with "" */
+		return 0;
+	}
+	if (u64map__get(nt->at, (uint64_t)(uintptr_t)name, &v)) {
+		*off = (uint32_t)v;
+		return 0;
+	}
+	len = strnlen(name, 1u << 16) + 1;
+	if (nt->len + len > INL_MAX_NAMES) {
+		*off = 0;
+		return 0;
+	}
+	if (grow((void **)&nt->buf, &nt->cap, nt->len + len, 1) < 0 ||
+	    u64map__put(nt->at, (uint64_t)(uintptr_t)name, nt->len) < 0)
 		return -ENOMEM;
-	walk(&b, cudie, 0, 1);
-	if (b.err) {
-		inlines__delete(b.t);
-		return b.err;
-	}
-	if (b.t->ntop > 1)
-		qsort(b.t->top, b.t->ntop, sizeof(*b.t->top), cmp_top);
-	/* the arrays are kept for long: no slack */
-	if (b.t->n && b.t->n < b.t->cap) {
-		struct inl_node *p = realloc(b.t->nodes, b.t->n * sizeof(*p));
-
-		if (p) {
-			b.t->nodes = p;
-			b.t->cap = b.t->n;
-		}
-	}
-	if (b.t->ntop && b.t->ntop < b.t->top_cap) {
-		struct inl_top *p = realloc(b.t->top, b.t->ntop * sizeof(*p));
-
-		if (p) {
-			b.t->top = p;
-			b.t->top_cap = b.t->ntop;
-		}
-	}
-	*out = b.t;
+	memcpy(nt->buf + nt->len, name, len - 1);
+	nt->buf[nt->len + len - 1] = '\0';
+	*off = (uint32_t)nt->len;
+	nt->len += len;
 	return 0;
 }
 
-void inlines__delete(struct inlines *t)
+static size_t block_bytes(size_t nnodes, size_t ntop, size_t nranges, size_t names)
 {
-	if (!t)
-		return;
-	free(t->nodes);
-	free(t->ranges);
-	free(t->top);
-	free(t);
+	size_t n = sizeof(struct inl_header) + nnodes * sizeof(struct inl_node) +
+		   ntop * sizeof(struct inl_top) + nranges * sizeof(struct inl_range) + names;
+
+	return (n + 7) & ~(size_t)7;
+}
+
+static struct inl_node *block_nodes(const struct inl_header *h)
+{
+	return (struct inl_node *)(void *)((char *)(uintptr_t)h + sizeof(*h));
+}
+
+static struct inl_top *block_top(const struct inl_header *h)
+{
+	return (struct inl_top *)(void *)(block_nodes(h) + h->nnodes);
+}
+
+static struct inl_range *block_ranges(const struct inl_header *h)
+{
+	return (struct inl_range *)(void *)(block_top(h) + h->ntop);
+}
+
+static const char *block_names(const struct inl_header *h)
+{
+	return (const char *)(block_ranges(h) + h->nranges);
+}
+
+/* The block from the builder's arrays. A unit whose code spans more than
+ * 4 GiB (no real one does) gets an empty block. */
+static int serialize(struct builder *b, struct inlines **out)
+{
+	struct names nt = { 0 };
+	struct inl_header *h;
+	uint64_t base = UINT64_MAX, top_hi = 0;
+	size_t i, bytes;
+	int err = 0;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->nodes[i].lo < base)
+			base = b->nodes[i].lo;
+		if (b->nodes[i].hi > top_hi)
+			top_hi = b->nodes[i].hi;
+	}
+	if (!b->n || top_hi - base > UINT32_MAX) {
+		b->n = b->ntop = b->nranges = 0;
+		base = 0;
+	}
+	nt.at = u64map__new(b->n + 16);
+	if (!nt.at || grow((void **)&nt.buf, &nt.cap, 1, 1) < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
+	nt.buf[nt.len++] = '\0';
+	/* names first: their total size sizes the block */
+	for (i = 0; i < b->n && !err; i++) {
+		uint32_t off = 0;
+
+		err = name_offset(&nt, b->nodes[i].name, &off);
+		b->nodes[i].name = (const char *)(uintptr_t)off;
+	}
+	if (err)
+		goto out;
+	bytes = block_bytes(b->n, b->ntop, b->nranges, nt.len);
+	h = aligned_alloc(8, bytes);
+	if (!h) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(h, 0, bytes);
+	h->magic = INL_MAGIC;
+	h->bytes = (uint32_t)bytes;
+	h->nnodes = (uint32_t)b->n;
+	h->ntop = (uint32_t)b->ntop;
+	h->nranges = (uint32_t)b->nranges;
+	h->names_bytes = (uint32_t)nt.len;
+	h->base = base;
+	for (i = 0; i < b->n; i++) {
+		const struct b_node *s = &b->nodes[i];
+		struct inl_node *d = &block_nodes(h)[i];
+
+		d->lo = (uint32_t)(s->lo - base);
+		d->hi = (uint32_t)(s->hi - base);
+		d->name = (uint32_t)(uintptr_t)s->name | (s->linkage ? INL_FLAG : 0);
+		d->next = s->next | (s->subprogram ? INL_FLAG : 0);
+		d->ranges = s->nranges > 1 ? s->ranges << 8 | s->nranges : 0;
+	}
+	for (i = 0; i < b->ntop; i++) {
+		block_top(h)[i].lo = (uint32_t)(b->top[i].lo - base);
+		block_top(h)[i].hi = (uint32_t)(b->top[i].hi - base);
+		block_top(h)[i].node = b->top[i].node;
+	}
+	for (i = 0; i < b->nranges; i++) {
+		block_ranges(h)[i].lo = (uint32_t)(b->ranges[i].lo - base);
+		block_ranges(h)[i].hi = (uint32_t)(b->ranges[i].hi - base);
+	}
+	memcpy((char *)(uintptr_t)block_names(h), nt.buf, nt.len);
+	*out = (struct inlines *)h;
+out:
+	u64map__delete(nt.at);
+	free(nt.buf);
+	return err;
+}
+
+int inlines__build(Dwarf_Die *cudie, int64_t shift, struct inlines **out)
+{
+	struct builder b = { 0 };
+	int err;
+
+	b.shift = shift;
+	walk(&b, cudie, 0, 1);
+	err = b.err;
+	if (!err) {
+		if (b.ntop > 1)
+			qsort(b.top, b.ntop, sizeof(*b.top), cmp_top);
+		err = serialize(&b, out);
+	}
+	free(b.nodes);
+	free(b.ranges);
+	free(b.top);
+	return err;
+}
+
+static const struct inl_header *header(const struct inlines *t)
+{
+	return (const struct inl_header *)(const void *)t;
+}
+
+int inlines__check(const void *p, size_t len)
+{
+	const struct inl_header *h = p;
+	const struct inl_node *nodes;
+	const struct inl_top *top;
+	const struct inl_range *ranges;
+	uint32_t open[INL_MAX_DEPTH + 2];
+	size_t depth = 0, i;
+
+	if (((uintptr_t)p & 7) || len < sizeof(*h) || h->magic != INL_MAGIC || h->bytes != len ||
+	    h->nnodes > INL_MAX_NODES || h->ntop > INL_MAX_ALL_RANGES ||
+	    h->nranges > INL_MAX_ALL_RANGES || h->names_bytes == 0 ||
+	    h->names_bytes > INL_MAX_NAMES ||
+	    block_bytes(h->nnodes, h->ntop, h->nranges, h->names_bytes) != len)
+		return 0;
+	nodes = block_nodes(h);
+	top = block_top(h);
+	ranges = block_ranges(h);
+	(void)ranges;
+	if (block_names(h)[h->names_bytes - 1] != '\0')
+		return 0;
+	for (i = 0; i < h->nnodes; i++) {
+		const struct inl_node *n = &nodes[i];
+		uint32_t next = n->next & ~INL_FLAG, cnt = n->ranges & 0xff;
+
+		if ((n->name & ~INL_FLAG) >= h->names_bytes || next <= i || next > h->nnodes ||
+		    n->lo > n->hi || (cnt > 1 && (n->ranges >> 8) + cnt > h->nranges))
+			return 0;
+		/* a subtree lies inside its parent's, and nesting is bounded */
+		while (depth && open[depth - 1] <= i)
+			depth--;
+		if ((depth && next > open[depth - 1]) || depth > INL_MAX_DEPTH)
+			return 0;
+		open[depth++] = next;
+	}
+	for (i = 0; i < h->ntop; i++)
+		if (top[i].node >= h->nnodes || top[i].lo > top[i].hi ||
+		    (i && top[i].lo < top[i - 1].lo))
+			return 0;
+	return 1;
 }
 
 size_t inlines__bytes(const struct inlines *t)
 {
-	return sizeof(*t) + t->cap * sizeof(*t->nodes) + t->ranges_cap * sizeof(*t->ranges) +
-	       t->top_cap * sizeof(*t->top);
+	return header(t)->bytes;
 }
 
 size_t inlines__count(const struct inlines *t)
 {
-	return t->n;
+	return header(t)->nnodes;
 }
 
-static int node_contains(const struct inlines *t, const struct inl_node *node, uint64_t pc)
+static int node_contains(const struct inl_header *h, const struct inl_node *node, uint32_t pc)
 {
-	size_t i;
+	uint32_t i, cnt = node->ranges & 0xff;
 
 	if (pc < node->lo || pc >= node->hi)
 		return 0;
-	if (node->nranges <= 1)
+	if (cnt <= 1)
 		return 1;
-	for (i = 0; i < node->nranges; i++) {
-		const struct inl_range *r = &t->ranges[node->ranges + i];
+	for (i = 0; i < cnt; i++) {
+		const struct inl_range *r = &block_ranges(h)[(node->ranges >> 8) + i];
 
 		if (pc >= r->lo && pc < r->hi)
 			return 1;
@@ -325,61 +508,71 @@ static int node_contains(const struct inlines *t, const struct inl_node *node, u
 }
 
 /* The node of the top-level range containing pc, or -1. */
-static long find_top(const struct inlines *t, uint64_t pc)
+static long find_top(const struct inl_header *h, uint32_t pc)
 {
-	size_t lo = 0, hi = t->ntop, i;
+	const struct inl_top *top = block_top(h);
+	size_t lo = 0, hi = h->ntop, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->top[mid].lo <= pc)
+		if (top[mid].lo <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (i = lo; i > 0 && lo - i < INL_BACKSCAN; i--)
-		if (pc < t->top[i - 1].hi)
-			return (long)t->top[i - 1].node;
+		if (pc < top[i - 1].hi)
+			return (long)top[i - 1].node;
 	return -1;
 }
 
-size_t inlines__at(const struct inlines *t, uint64_t pc, struct inline_frame *out, size_t max)
+static void frame_of(const struct inl_header *h, uint32_t node, struct inline_frame *f, int sub)
 {
-	uint32_t chain[INL_MAX_DEPTH + 1];
+	uint32_t name = block_nodes(h)[node].name;
+
+	f->name = block_names(h) + (name & ~INL_FLAG);
+	f->linkage = (name & INL_FLAG) != 0;
+	f->subprogram = sub;
+}
+
+size_t inlines__at(const struct inlines *t, uint64_t addr, struct inline_frame *out, size_t max)
+{
+	const struct inl_header *h = header(t);
+	const struct inl_node *nodes = block_nodes(h);
+	uint32_t chain[INL_MAX_DEPTH + 1], pc;
 	size_t depth = 0, sub, ninl, skip, n = 0, i, end;
 	long root;
 
-	if (max == 0 || (root = find_top(t, pc)) < 0)
+	if (max == 0 || addr < h->base || addr - h->base > UINT32_MAX)
+		return 0;
+	pc = (uint32_t)(addr - h->base);
+	if ((root = find_top(h, pc)) < 0)
 		return 0;
 	/* descend: a node that contains pc is entered, one that does not is
 	 * skipped with its whole subtree */
 	chain[depth++] = (uint32_t)root;
-	end = t->nodes[root].next;
+	end = nodes[root].next & ~INL_FLAG;
 	for (i = (size_t)root + 1; i < end && depth <= INL_MAX_DEPTH;) {
-		if (node_contains(t, &t->nodes[i], pc)) {
+		if (node_contains(h, &nodes[i], pc)) {
 			chain[depth++] = (uint32_t)i;
-			end = t->nodes[i].next;
+			end = nodes[i].next & ~INL_FLAG;
 			i++;
 		} else {
-			i = t->nodes[i].next;
+			i = nodes[i].next & ~INL_FLAG;
 		}
 	}
 	/* the innermost subprogram ends the list (a nested function's caller
 	 * is not its lexical parent) */
-	for (sub = depth - 1; sub > 0 && !t->nodes[chain[sub]].subprogram; sub--)
+	for (sub = depth - 1; sub > 0 && !(nodes[chain[sub]].next & INL_FLAG); sub--)
 		;
 	ninl = depth - 1 - sub;
 	/* too many: drop the innermost inlined frames, keep the function */
 	skip = ninl + 1 > max ? ninl + 1 - max : 0;
-	for (i = depth - 1 - skip; i > sub; i--, n++) {
-		out[n].name = t->nodes[chain[i]].name;
-		out[n].linkage = t->nodes[chain[i]].linkage;
-		out[n].subprogram = 0;
-	}
-	out[n].name = t->nodes[chain[sub]].name;
-	out[n].linkage = t->nodes[chain[sub]].linkage;
+	for (i = depth - 1 - skip; i > sub; i--)
+		frame_of(h, chain[i], &out[n++], 0);
 	/* a top-level inlined subroutine (no enclosing subprogram DIE: broken
 	 * or unusual DWARF) is reported as the enclosing function */
-	out[n].subprogram = 1;
-	return n + 1;
+	frame_of(h, chain[sub], &out[n++], 1);
+	return n;
 }

@@ -1,16 +1,18 @@
-/* The inlined-call tree of one DWARF compilation unit, flattened once into a
- * compact array, so that the frames at any pc of the unit are a short walk
- * instead of a re-read of the unit's DIEs.
+/* The inlined-call tree of one DWARF compilation unit, flattened once into
+ * one position-independent block of bytes, so that the frames at any pc of
+ * the unit are a short walk instead of a re-read of the unit's DIEs, and so
+ * that the block can be written to a file and mapped back as it is
+ * (symbolize/inlineindex.h).
  *
  * Why: dwarf_getscopes, asked per pc, walks the unit from its root every
- * time (every sibling at every level is decoded to compare its ranges);
- * for the first pcs seen in a big unit that was ~45% of the agent's CPU.
- * The tree costs one walk of the unit and about 40 bytes per subprogram or
- * inlined subroutine, and is built only for units that samples land in.
+ * time (every sibling at every level is decoded to compare its ranges).
+ * The block costs one walk of the unit and about 20 bytes per subprogram or
+ * inlined subroutine plus its names once each, and is built only for units
+ * that samples land in.
  *
- * Names are kept as pointers into the DWARF string data (.debug_str, or the
- * DIE itself), which libdw holds for as long as the Dwarf is open: a tree
- * must not outlive the Dwfl it was built from. Not thread-safe. */
+ * Layout: a header, then arrays of 32-bit fields (addresses relative to the
+ * unit's lowest one), then the names, NUL-terminated. Native byte order:
+ * a block is only read on the host that wrote it. */
 #ifndef SMOLDER_SYMBOLIZE_INLINES_H
 #define SMOLDER_SYMBOLIZE_INLINES_H
 #include <elfutils/libdw.h>
@@ -21,26 +23,35 @@ struct inlines;
 
 /* One frame at a pc. */
 struct inline_frame {
-	const char *name;  /* raw: a linkage (mangled) name or DW_AT_name; NULL if none */
+	const char *name;  /* raw: a linkage (mangled) name or DW_AT_name; "" if none */
 	int linkage;       /* name is a linkage name (to demangle) */
 	int subprogram;    /* the enclosing function (outermost frame) */
 };
 
-/* Builds the tree of the unit cudie. Hostile DWARF is bounded (depth,
- * nodes, ranges per DIE) and a broken subtree is skipped, not fatal.
+/* Builds the block of the unit cudie; every address of the unit plus shift
+ * is what lookups are asked (shift turns DWARF addresses into the ELF
+ * file's virtual addresses). Hostile DWARF is bounded (depth, nodes, ranges
+ * per DIE) and a broken subtree is skipped, not fatal. *out is one malloc'd
+ * block of inlines__bytes() bytes, 8-byte aligned, freed with free().
  * Returns 0 or -ENOMEM. */
-int inlines__build(Dwarf_Die *cudie, struct inlines **out);
-void inlines__delete(struct inlines *t);
-/* Heap bytes held (for the caller's memory budget). */
+int inlines__build(Dwarf_Die *cudie, int64_t shift, struct inlines **out);
+
+/* Whether len bytes at p (8-byte aligned) are a well-formed block: every
+ * count, index and name offset in bounds, every subtree nested in its
+ * parent, so that inlines__at on it reads nothing outside it and ends.
+ * For blocks read back from a file, which may be damaged. */
+int inlines__check(const void *p, size_t len);
+
+/* Total bytes of the block, and its number of functions and inlined calls. */
 size_t inlines__bytes(const struct inlines *t);
 size_t inlines__count(const struct inlines *t);
 
-/* Frames containing pc (an address as the unit's DIEs state them),
- * innermost first: the inlined subroutines, then the innermost enclosing
- * subprogram, which ends the list. Writes at most max, returns how many
- * (0: no function of this unit contains pc). Never allocates. When there
- * are more than max inlined frames the innermost ones are dropped, the
- * subprogram always kept. */
+/* Frames containing pc, innermost first: the inlined subroutines, then the
+ * innermost enclosing subprogram, which ends the list. Writes at most max,
+ * returns how many (0: no function of this unit contains pc). Never
+ * allocates; names point into the block. When there are more than max
+ * inlined frames the innermost ones are dropped, the subprogram always
+ * kept. */
 size_t inlines__at(const struct inlines *t, uint64_t pc, struct inline_frame *out, size_t max);
 
 #endif

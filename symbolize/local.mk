@@ -2,7 +2,7 @@
 # Knows nothing of perf records or output. Includes common/, profile/ and
 # runtimes/.
 noinst_LIBRARIES += symbolize/libsymbolize.a
-symbolize_libsymbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
+symbolize_libsymbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS)
 symbolize_libsymbolize_a_SOURCES = \
 	symbolize/symbolizer.c symbolize/symbolizer.h \
 	symbolize/symindex.c symbolize/symindex.h \
@@ -11,6 +11,8 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/loadbudget.c symbolize/loadbudget.h \
 	symbolize/debugfind.c symbolize/debugfind.h \
 	symbolize/inlines.c symbolize/inlines.h \
+	symbolize/inlineindex.c symbolize/inlineindex.h \
+	symbolize/inlineindex_file.c symbolize/inlineindex_file.h \
 	symbolize/kallsyms.c symbolize/kallsyms.h \
 	symbolize/kallsyms_cache.c symbolize/kallsyms_cache.h \
 	symbolize/perfmap.c symbolize/perfmap.h \
@@ -19,4 +21,4 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/demangle.c symbolize/demangle.h \
 	symbolize/demangle_shorten.c \
 	symbolize/demangle_cxxabi.cc
-SYMBOLIZE_LIBS = symbolize/libsymbolize.a $(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS)
+SYMBOLIZE_LIBS = symbolize/libsymbolize.a $(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS)

@@ -1,9 +1,5 @@
-/* Symbols of one binary: function index, inlined frames, pc -> frames cache.
- *
- * Long file: opening a binary (ELF, MiniDebugInfo, compressed DWARF under the
- * load budget), its function index and its per-CU inline trees are one
- * lookup path sharing one struct; issue 18 (monolith scale) replaces the
- * index and splits it along that work. */
+/* Symbols of one binary: function index, inlined frames (from
+ * symbolize/inlineindex.h), pc -> frames cache. */
 #include "config.h"
 
 #include <dwarf.h>
@@ -30,7 +26,7 @@
 #include "symbolize/debugdata.h"
 #include "symbolize/debugfind.h"
 #include "symbolize/demangle.h"
-#include "symbolize/inlines.h"
+#include "symbolize/inlineindex.h"
 #include "symbolize/symindex.h"
 
 /* Bounds for hostile files and for memory: the largest real binaries
@@ -43,11 +39,6 @@
 /* Entries checked backwards when the nearest symbol does not cover the pc
  * (a small sized symbol nested in a larger one). */
 #define SYMBIN_BACKSCAN 4
-/* Inlined-call trees of compilation units kept per binary (least recently
- * used dropped first): about 40 bytes per function or inlined call of the
- * units that samples land in; a real process touches a few hundred units. */
-#define SYMBIN_INLINE_BUDGET (4u << 20)
-#define SYMBIN_MAX_CUS 4096
 
 /* Cache values: the top two bits say how to read the rest. A pc whose
  * result is one frame (the common case) needs no pool space. */
@@ -83,16 +74,8 @@ struct symindex {
 	size_t pool_len, pool_cap;
 	struct u64map *starts; /* func_start -> "module+0x..." id */
 	uint64_t lookups, hits, evictions;
-	/* inlined-call trees of units, by unit DIE offset (LRU, bounded) */
-	struct cu_tree {
-		uint64_t cu_off, last_use;
-		struct inlines *tree;
-		size_t bytes;
-	} *cus;
-	size_t ncus, cus_cap, cu_bytes, inline_budget;
-	struct u64map *cu_slots; /* cu_off -> index in cus */
-	uint64_t tick, cu_lookups, cu_hits, cu_evictions;
-	uint64_t build_cpu_ns; /* building units' inline trees */
+	struct inlineindex *inl; /* NULL: no DWARF (no inlined frames) */
+	size_t inline_budget;    /* its heap bytes */
 	struct loadbudget *budget; /* NULL: none */
 	uid_t owner;            /* of the file: whose share the budget charges */
 	uint64_t charged;       /* inflated debug data reserved in the budget */
@@ -264,14 +247,34 @@ static void budget_debug_data(struct symindex *s, const struct debugdata_sizes *
 	}
 }
 
+/* The inline index: from the cache file of this binary when there is a
+ * valid one (no DWARF is read then), else from its DWARF (dwarf_ok: the
+ * budgets allow reading it). */
+static void open_inlines(struct symindex *s, const struct stat *st, const char *path, int dwarf_ok)
+{
+	struct inlineindex_source src = { s->mod, s->bias, dwarf_ok };
+	unsigned char key[INLINEINDEX_KEY_MAX];
+	const unsigned char *id = NULL;
+	GElf_Addr id_vaddr;
+	int id_len = dwfl_module_build_id(s->mod, &id, &id_vaddr);
+	size_t key_len = inlineindex__key(st, id, id_len > 0 ? (size_t)id_len : 0, path, key);
+
+	if (inlineindex__open(&src, s->cache_dir, key, key_len, s->budget, s->owner, &s->inl) < 0)
+		s->inl = NULL;
+	else
+		inlineindex__set_budget(s->inl, s->inline_budget);
+	s->has_dwarf = s->inl != NULL;
+}
+
 /* Hands the file to libdwfl, which also finds separate debug info and
  * MiniDebugInfo. Always takes the fd: closed here or owned by the Dwfl.
  * s->mod stays NULL when the file is not usable ELF. */
 static int open_module(struct symindex *s, const char *path, int fd)
 {
 	unsigned char magic[SELFMAG];
-	Dwarf_Addr bias = 0, start = 0, end = 0, dwbias;
+	Dwarf_Addr bias = 0, start = 0, end = 0;
 	struct debugdata_sizes sz;
+	struct stat st;
 	int dwarf_ok, use_file = 1;
 
 	/* Only real ELF goes to libdwfl: it would otherwise try to decompress
@@ -286,7 +289,7 @@ static int open_module(struct symindex *s, const char *path, int fd)
 	if (!sz.minidebug_ok)
 		goto out_close;
 	budget_debug_data(s, &sz, &use_file, &dwarf_ok);
-	if (!use_file)
+	if (!use_file || fstat(fd, &st) < 0)
 		goto out_close;
 	s->dwfl = dwfl_begin(debugfind__callbacks());
 	if (!s->dwfl) {
@@ -316,7 +319,7 @@ static int open_module(struct symindex *s, const char *path, int fd)
 	s->bias = bias;
 	dwfl_module_info(s->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
 	s->end_vaddr = end - bias;
-	s->has_dwarf = dwarf_ok && dwfl_module_getdwarf(s->mod, &dwbias) != NULL;
+	open_inlines(s, &st, path, dwarf_ok);
 	return 0;
 
 out_close:
@@ -367,13 +370,12 @@ int symindex__new_budgeted(int fd, const char *path, const char *module, struct 
 	s->cache_dir = cache;
 	s->budget = budget;
 	s->owner = fd >= 0 && fstat(fd, &st) == 0 ? st.st_uid : 0;
-	s->inline_budget = SYMBIN_INLINE_BUDGET;
+	s->inline_budget = INLINEINDEX_DEFAULT_BUDGET;
 	s->detail = NAME_DETAIL_DEFAULT;
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);
 	s->starts = u64map__new(64);
-	s->cu_slots = u64map__new(64);
-	if (!s->module || !s->cache || !s->starts || !s->cu_slots) {
+	if (!s->module || !s->cache || !s->starts) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -409,13 +411,10 @@ void symindex__delete(struct symindex *s)
 {
 	if (!s)
 		return;
-	/* the trees point into the DWARF: freed before it */
-	while (s->ncus)
-		inlines__delete(s->cus[--s->ncus].tree);
+	/* saves what it built; it reads the DWARF: freed before it */
+	inlineindex__delete(s->inl);
 	if (s->budget)
-		loadbudget__release(s->budget, s->owner, s->charged + s->cu_bytes);
-	free(s->cus);
-	u64map__delete(s->cu_slots);
+		loadbudget__release(s->budget, s->owner, s->charged);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	u64map__delete(s->cache);
@@ -458,6 +457,14 @@ int symindex__remap_names(struct symindex *s, struct strtab_remap *r)
 void symindex__set_inline_budget(struct symindex *s, size_t bytes)
 {
 	s->inline_budget = bytes;
+	if (s->inl)
+		inlineindex__set_budget(s->inl, bytes);
+}
+
+void symindex__maintain(struct symindex *s, uint64_t now_ns, uint64_t age_ns)
+{
+	if (s->inl)
+		inlineindex__maintain(s->inl, now_ns, age_ns);
 }
 
 void symindex__set_name_detail(struct symindex *s, enum name_detail detail)
@@ -473,12 +480,10 @@ void symindex__stats(const struct symindex *s, struct symindex_stats *out)
 	out->entries = u64map__count(s->cache);
 	out->evictions = s->evictions;
 	out->has_debuginfo = s->has_dwarf;
-	out->cu_lookups = s->cu_lookups;
-	out->cu_hits = s->cu_hits;
-	out->cu_evictions = s->cu_evictions;
-	out->cu_trees = s->ncus;
-	out->cu_bytes = s->cu_bytes;
-	out->build_cpu_ns = s->build_cpu_ns;
+	if (s->inl)
+		inlineindex__stats(s->inl, &out->inl);
+	else
+		memset(&out->inl, 0, sizeof(out->inl));
 }
 
 /* Interns a raw (possibly mangled) name with suffix. Each function's name
@@ -563,120 +568,28 @@ static int intern_dwarf_name(struct symindex *s, const struct inline_frame *f, c
 	return frame_name__intern(s->names, name, suffix, id);
 }
 
-/* The inlined-call tree of the unit with DIE offset cu_off, from the
- * bounded LRU set of trees, built on first use. *transient is set when the
- * tree is too big to keep (the caller frees it after use). */
-static int cu_tree(struct symindex *s, Dwarf_Die *cu, struct inlines **out, int *transient)
-{
-	uint64_t cu_off = dwarf_dieoffset(cu), slot, t0;
-	struct inlines *t;
-	size_t bytes;
-	int err;
-
-	*transient = 0;
-	s->tick++;
-	s->cu_lookups++;
-	if (u64map__get(s->cu_slots, cu_off, &slot)) {
-		s->cu_hits++;
-		s->cus[slot].last_use = s->tick;
-		*out = s->cus[slot].tree;
-		return 0;
-	}
-	t0 = selfusage__thread_cpu_ns();
-	err = inlines__build(cu, &t);
-	t0 = selfusage__thread_cpu_ns() - t0;
-	s->build_cpu_ns += t0;
-	if (s->budget)
-		loadbudget__spent(s->budget, s->owner, t0, clock__mono_ns());
-	if (err < 0)
-		return err;
-	bytes = inlines__bytes(t);
-	if (bytes > s->inline_budget) {
-		*transient = 1;
-		*out = t;
-		return 0;
-	}
-	while (s->ncus && (s->cu_bytes + bytes > s->inline_budget || s->ncus == SYMBIN_MAX_CUS)) {
-		size_t i, lru = 0;
-
-		for (i = 1; i < s->ncus; i++)
-			if (s->cus[i].last_use < s->cus[lru].last_use)
-				lru = i;
-		s->cu_bytes -= s->cus[lru].bytes;
-		if (s->budget)
-			loadbudget__release(s->budget, s->owner, s->cus[lru].bytes);
-		inlines__delete(s->cus[lru].tree);
-		(void)u64map__del(s->cu_slots, s->cus[lru].cu_off);
-		s->cus[lru] = s->cus[--s->ncus];
-		if (lru < s->ncus)
-			(void)u64map__put(s->cu_slots, s->cus[lru].cu_off, lru);
-		s->cu_evictions++;
-	}
-	if (s->ncus == s->cus_cap) {
-		size_t ncap = s->cus_cap ? s->cus_cap * 2 : 16;
-		struct cu_tree *nc = realloc(s->cus, ncap * sizeof(*nc));
-
-		if (!nc)
-			goto transient;
-		s->cus = nc;
-		s->cus_cap = ncap;
-	}
-	/* the tree is kept only if the global budget has room for it */
-	if (s->budget && loadbudget__charge(s->budget, s->owner, bytes) < 0)
-		goto transient;
-	if (u64map__put(s->cu_slots, cu_off, s->ncus) < 0) {
-		if (s->budget)
-			loadbudget__release(s->budget, s->owner, bytes);
-		goto transient;
-	}
-	s->cus[s->ncus].cu_off = cu_off;
-	s->cus[s->ncus].tree = t;
-	s->cus[s->ncus].bytes = bytes;
-	s->cus[s->ncus].last_use = s->tick;
-	s->ncus++;
-	s->cu_bytes += bytes;
-	*out = t;
-	return 0;
-
-transient:
-	*transient = 1;
-	*out = t;
-	return 0;
-}
-
 /* Inlined frames at vaddr, innermost first, into frames[]; *sub_id gets the
  * enclosing subprogram's name when want_sub is set and DWARF names it. */
 static int dwarf_frames(struct symindex *s, uint64_t vaddr, uint32_t *frames, size_t max,
 			size_t *n, int want_sub, uint32_t *sub_id)
 {
 	struct inline_frame f[SYMBIN_MAX_FRAMES];
-	Dwarf_Addr dwbias = 0;
-	struct inlines *t;
-	Dwarf_Die *cu;
 	size_t nf, i;
-	int err = 0, transient;
+	int err = 0;
 
-	cu = dwfl_module_addrdie(s->mod, vaddr + s->bias, &dwbias);
-	if (!cu)
-		return 0;
-	err = cu_tree(s, cu, &t, &transient);
-	if (err < 0)
-		return err;
 	if (max > SYMBIN_MAX_FRAMES - 1)
 		max = SYMBIN_MAX_FRAMES - 1;
 	/* one slot more than the inlined frames wanted: the subprogram */
-	nf = inlines__at(t, vaddr + s->bias - dwbias, f, max + 1);
+	nf = inlineindex__at(s->inl, vaddr, f, max + 1);
 	for (i = 0; i < nf && !err; i++) {
 		if (!f[i].subprogram) {
 			err = intern_dwarf_name(s, &f[i], FRAME_SUFFIX_INLINED, &frames[*n]);
 			if (err >= 0)
 				(*n)++;
-		} else if (want_sub && f[i].name) {
+		} else if (want_sub && f[i].name && *f[i].name) {
 			err = intern_dwarf_name(s, &f[i], "", sub_id);
 		}
 	}
-	if (transient)
-		inlines__delete(t);
 	return err < 0 ? err : 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "symbolize/demangle.h"
+#include "symbolize/inlineindex.h"
 
 struct cachedir;
 struct strtab;
@@ -66,10 +67,12 @@ int symindex__lookup(struct symindex *s, uint64_t vaddr, uint64_t func_start,
 struct strtab_remap;
 int symindex__remap_names(struct symindex *s, struct strtab_remap *r);
 
-/* Bytes of inlined-call trees kept (default 4 MB); beyond, the least
- * recently used unit's tree is dropped, and a unit whose tree alone is
- * larger is rebuilt whenever needed. Takes effect at the next tree built. */
+/* Heap bytes of units' inlined-call trees kept (symbolize/inlineindex.h;
+ * default INLINEINDEX_DEFAULT_BUDGET). */
 void symindex__set_inline_budget(struct symindex *s, size_t bytes);
+/* Housekeeping, now and then: inline trees built and not yet written to the
+ * cache directory are written once they are age_ns old. */
+void symindex__maintain(struct symindex *s, uint64_t now_ns, uint64_t age_ns);
 
 /* How much of demangled names frames show (symbolize/demangle.h; default
  * NAME_DETAIL_DEFAULT). Set before the first lookup: names already given
@@ -87,11 +90,8 @@ struct symindex_stats {
 	/* pc cache: at most 65536 entries per binary, dropped as a whole when
 	 * full (evictions counts the entries dropped) */
 	uint64_t lookups, hits, entries, evictions;
-	int has_debuginfo;  /* DWARF found (inlined frames available) */
-	/* inlined-call trees of compilation units: built on a pc-cache miss in
-	 * a unit not seen before, least recently used dropped past 4 MB */
-	uint64_t cu_lookups, cu_hits, cu_evictions, cu_trees, cu_bytes;
-	uint64_t build_cpu_ns; /* CPU spent building those trees */
+	int has_debuginfo;  /* DWARF or its cached index found (inlined frames) */
+	struct inlineindex_stats inl; /* on pc-cache misses */
 };
 void symindex__stats(const struct symindex *s, struct symindex_stats *out);
 

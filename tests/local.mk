@@ -12,7 +12,8 @@ AM_TESTS_ENVIRONMENT = \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
 	PERF='$(PERF)'; export PERF; \
 	STRIP='$(STRIP)'; export STRIP; \
-	CC='$(CC)'; export CC;
+	CC='$(CC)'; export CC; \
+	CXX='$(CXX)'; export CXX;
 
 # --- Workload programs profiled by the integration tests --------------------
 # Built like production code is: -O2 without frame pointers, so the stacks can
@@ -179,7 +180,8 @@ INTEGRATION_TESTS = \
 	tests/integration/upload_names.sh \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
-	tests/integration/names_compaction.sh
+	tests/integration/names_compaction.sh \
+	tests/integration/inline_cache.sh
 
 TESTS += $(INTEGRATION_TESTS)
 # An LD_PRELOAD allocation counter for steady_state.sh: a shared object

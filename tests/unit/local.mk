@@ -32,6 +32,7 @@ UNIT_TESTS = \
 	tests/unit/test_debugcache \
 	tests/unit/test_kallsyms_cache \
 	tests/unit/test_inlines \
+	tests/unit/test_inlineindex \
 	tests/unit/test_record \
 	tests/unit/test_ring \
 	tests/unit/test_procmaps \
@@ -187,7 +188,13 @@ tests_unit_test_kallsyms_cache_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_kallsyms_cache_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
 tests_unit_test_kallsyms_cache_LINK = $(CXXLINK)
 
-tests_unit_test_inlines_SOURCES = tests/unit/test_inlines.c
+tests_unit_test_inlineindex_SOURCES = tests/unit/test_inlineindex.c tests/unit/dwflmod.h tests/unit/tmpdir.h
+tests_unit_test_inlineindex_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_inlineindex_CFLAGS = $(TEST_CFLAGS) -g
+tests_unit_test_inlineindex_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
+tests_unit_test_inlineindex_LINK = $(CXXLINK)
+
+tests_unit_test_inlines_SOURCES = tests/unit/test_inlines.c tests/unit/dwflmod.h
 tests_unit_test_inlines_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_inlines_CFLAGS = $(TEST_CFLAGS) -g
 tests_unit_test_inlines_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)

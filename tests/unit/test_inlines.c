@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "symbolize/inlines.h"
+#include "tests/unit/dwflmod.h"
 
 #ifndef SYMBOLIZE_FIXTURES_BUILDDIR
 #define SYMBOLIZE_FIXTURES_BUILDDIR "tests/fixtures/symbolize"
@@ -91,35 +92,13 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* path as a libdwfl module, debug info from /usr/lib/debug by build-id. */
-static Dwfl *open_module(const char *path, Dwfl_Module **mod)
-{
-	static char *dbg = (char *)"/usr/lib/debug";
-	static const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_build_id_find_debuginfo,
-		.section_address = dwfl_offline_section_address,
-		.debuginfo_path = &dbg,
-	};
-	Dwfl *dwfl = dwfl_begin(&cb);
-	int fd = open(path, O_RDONLY);
-
-	cr_assert_not_null(dwfl);
-	cr_assert_geq(fd, 0, "%s", path);
-	dwfl_report_begin(dwfl);
-	*mod = dwfl_report_elf(dwfl, "m", path, fd, 0, true);
-	dwfl_report_end(dwfl, NULL, NULL);
-	cr_assert_not_null(*mod, "%s", path);
-	return dwfl;
-}
-
 /* Every step-th pc of every function of every unit of path: the tree and
  * the reference agree. Returns the number of pcs compared; *inlined counts
  * those with at least one inlined frame. */
 static size_t compare_file(const char *path, uint64_t step, size_t *inlined)
 {
 	Dwfl_Module *mod;
-	Dwfl *dwfl = open_module(path, &mod);
+	Dwfl *dwfl = dwflmod_open(path, &mod);
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 	size_t compared = 0;
@@ -129,9 +108,9 @@ static size_t compare_file(const char *path, uint64_t step, size_t *inlined)
 		struct inlines *t;
 		Dwarf_Die fn;
 
-		cr_assert_eq(inlines__build(cu, &t), 0);
+		cr_assert_eq(inlines__build(cu, 0, &t), 0);
 		if (dwarf_child(cu, &fn) != 0) {
-			inlines__delete(t);
+			free(t);
 			continue;
 		}
 		do {
@@ -163,7 +142,7 @@ static size_t compare_file(const char *path, uint64_t step, size_t *inlined)
 				}
 			}
 		} while (dwarf_siblingof(&fn, &fn) == 0);
-		inlines__delete(t);
+		free(t);
 	}
 	dwfl_end(dwfl);
 	return compared;
@@ -198,7 +177,7 @@ Test(inlines, same_frames_as_reference_self)
 Test(inlines, frames_capped_keep_function)
 {
 	Dwfl_Module *mod;
-	Dwfl *dwfl = open_module(SYMBOLIZE_FIXTURES_BUILDDIR "/fixture_deep", &mod);
+	Dwfl *dwfl = dwflmod_open(SYMBOLIZE_FIXTURES_BUILDDIR "/fixture_deep", &mod);
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 	int found = 0;
@@ -207,7 +186,7 @@ Test(inlines, frames_capped_keep_function)
 		struct inlines *t;
 		Dwarf_Die fn;
 
-		cr_assert_eq(inlines__build(cu, &t), 0);
+		cr_assert_eq(inlines__build(cu, 0, &t), 0);
 		cr_assert_gt(inlines__bytes(t), 0);
 		if (dwarf_child(cu, &fn) == 0) {
 			do {
@@ -237,7 +216,7 @@ Test(inlines, frames_capped_keep_function)
 				}
 			} while (!found && dwarf_siblingof(&fn, &fn) == 0);
 		}
-		inlines__delete(t);
+		free(t);
 	}
 	dwfl_end(dwfl);
 	cr_assert(found, "no pc with two inlined frames in fixture_deep");

@@ -85,6 +85,8 @@ Test(json, document_fields)
 						 "cfi_lookups", "cfi_hits", "cfi_evictions",
 						 "sym_lookups", "sym_hits", "sym_evictions",
 						 "inline_lookups", "inline_hits", "inline_evictions",
+						 "inline_builds", "inline_loads", "inline_index_bytes",
+						 "inline_rejected",
 						 "ksym_lookups", "ksym_hits", "ksym_evictions",
 						 "debug_bytes", "debug_refused",
 						 "names", "names_bytes", "names_compactions", "names_cut"};

@@ -240,9 +240,9 @@ Test(symindex, inline_trees_lru_bounded)
 	for (i = 0; i < NF; i++)
 		cr_assert(ends_with(lookup(s, a[i], 0), fns[i]), "%s: %s", fns[i], lookup(s, a[i], 0));
 	symindex__stats(s, &st);
-	cr_assert_eq(st.cu_trees, NF, "one tree per unit: %" PRIu64, st.cu_trees);
-	cr_assert_eq(st.cu_evictions, 0);
-	all_bytes = st.cu_bytes;
+	cr_assert_eq(st.inl.builds, NF, "one tree per unit: %" PRIu64, st.inl.builds);
+	cr_assert_eq(st.inl.evictions, 0);
+	all_bytes = st.inl.heap_bytes;
 	symindex__delete(s);
 
 	s = open_bin("/proc/self/exe", "test_symbolize");
@@ -260,12 +260,12 @@ Test(symindex, inline_trees_lru_bounded)
 				  pc2 - a[i], got);
 		}
 		symindex__stats(s, &st);
-		cr_assert_leq(st.cu_bytes, all_bytes / 2);
+		cr_assert_leq(st.inl.heap_bytes, all_bytes / 2);
 	}
-	cr_assert_gt(st.cu_evictions, 0);
-	cr_assert_lt(st.cu_trees, NF);
-	cr_assert_gt(st.cu_hits, 0);
-	cr_assert_eq(st.cu_lookups, st.lookups - st.hits, "one tree lookup per pc-cache miss");
+	cr_assert_gt(st.inl.evictions, 0);
+	cr_assert_gt(st.inl.builds, NF, "evicted trees are built again");
+	cr_assert_gt(st.inl.hits, 0);
+	cr_assert_eq(st.inl.lookups, st.lookups - st.hits, "one tree lookup per pc-cache miss");
 
 	/* no room at all: every tree is built, used and dropped; answers stay right */
 	symindex__set_inline_budget(s, 0);
