@@ -10,6 +10,9 @@
 #include "common/u64map.h"
 #include "unwind/cfi.h"
 
+/* Rows added before the keys are sorted again (a linear scan finds them). */
+#define CFI_TAIL 64
+
 /* Map values that are not row indexes: cached misses. */
 #define NEG_NOFDE UINT64_MAX
 #define NEG_BAD (UINT64_MAX - 1)
@@ -38,7 +41,17 @@ struct cfi {
 
 	struct cfi_row *rows;
 	size_t nrows, rows_cap;
-	uint32_t *by_start; /* row indexes sorted by row start, rows_cap long */
+	/* The rows' ranges, rows_cap long: [0, nsorted) sorted by start, then
+	 * the rows added since (at most CFI_TAIL, in row order), merged in once
+	 * there are CFI_TAIL of them: inserting into one sorted array moved
+	 * half of it per row, which for a monolith's thousands of rows cost
+	 * more than decoding them. The ranges are copied here so that searching
+	 * and merging read one array in order, not rows scattered over MBs. */
+	struct row_key {
+		uint64_t start, end;
+		uint32_t row;
+	} *keys;
+	size_t nsorted;
 	struct u64map *pcs; /* vaddr -> row index or NEG_* */
 	Dwarf_Op *ops;      /* copied expression ops */
 	size_t nops, ops_cap;
@@ -218,7 +231,7 @@ void cfi__delete(struct cfi *c)
 		dwarf_end(c->dw);
 	u64map__delete(c->pcs);
 	free(c->rows);
-	free(c->by_start);
+	free(c->keys);
 	free(c->ops);
 	free(c);
 }
@@ -233,37 +246,60 @@ const Dwarf_Op *cfi__ops(const struct cfi *c, int32_t index)
 static void cache_clear(struct cfi *c)
 {
 	c->nrows = 0;
+	c->nsorted = 0;
 	c->nops = 0;
 	c->last = NO_ROW;
 	u64map__clear(c->pcs);
 	c->st.evictions++;
 }
 
-/* Index in by_start of the first row whose start is > vaddr. */
-static size_t upper_bound(const struct cfi *c, uint64_t vaddr)
+/* The row containing vaddr: a binary search of the sorted keys, then a
+ * scan of the few added since. */
+static size_t range_find(const struct cfi *c, uint64_t vaddr)
 {
-	size_t lo = 0, hi = c->nrows;
+	size_t lo = 0, hi = c->nsorted, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->rows[c->by_start[mid]].start <= vaddr)
+		if (c->keys[mid].start <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	if (lo > 0 && vaddr < c->keys[lo - 1].end)
+		return c->keys[lo - 1].row;
+	for (i = c->nsorted; i < c->nrows; i++)
+		if (c->keys[i].start <= vaddr && vaddr < c->keys[i].end)
+			return c->keys[i].row;
+	return NO_ROW;
 }
 
-static size_t range_find(const struct cfi *c, uint64_t vaddr)
+/* Merges the keys added since the last merge into the sorted part. */
+static void merge_tail(struct cfi *c)
 {
-	size_t i = upper_bound(c, vaddr);
-	const struct cfi_row *r;
+	struct row_key tail[CFI_TAIL];
+	size_t nt = c->nrows - c->nsorted, i, j, k;
 
-	if (i == 0)
-		return NO_ROW;
-	r = &c->rows[c->by_start[i - 1]];
-	return vaddr < r->end ? c->by_start[i - 1] : NO_ROW;
+	/* the tail sorted by start (insertion sort: at most CFI_TAIL) */
+	for (i = 0; i < nt; i++) {
+		struct row_key v = c->keys[c->nsorted + i];
+
+		for (j = i; j > 0 && tail[j - 1].start > v.start; j--)
+			tail[j] = tail[j - 1];
+		tail[j] = v;
+	}
+	/* merged from the end: keys has room for every row */
+	i = c->nsorted;
+	j = nt;
+	k = c->nrows;
+	while (j > 0) {
+		if (i > 0 && c->keys[i - 1].start > tail[j - 1].start)
+			c->keys[--k] = c->keys[--i];
+		else
+			c->keys[--k] = tail[--j];
+	}
+	c->nsorted = c->nrows;
 }
 
 /* An expression rule found while decoding, copied once the row is known
@@ -400,7 +436,7 @@ static int grow_rows(struct cfi *c)
 {
 	size_t cap = c->rows_cap ? c->rows_cap * 2 : 64;
 	struct cfi_row *rows;
-	uint32_t *idx;
+	struct row_key *keys;
 
 	if (cap > CFI_CACHE_ROWS)
 		cap = CFI_CACHE_ROWS;
@@ -408,10 +444,10 @@ static int grow_rows(struct cfi *c)
 	if (!rows)
 		return -ENOMEM;
 	c->rows = rows;
-	idx = realloc(c->by_start, cap * sizeof(*idx));
-	if (!idx)
+	keys = realloc(c->keys, cap * sizeof(*keys));
+	if (!keys)
 		return -ENOMEM;
-	c->by_start = idx;
+	c->keys = keys;
 	c->rows_cap = cap;
 	return 0;
 }
@@ -470,7 +506,7 @@ int cfi__lookup(struct cfi *c, uint64_t vaddr, const struct cfi_row **rowp)
 	struct pending pend[UNWIND_NREGS + 1];
 	struct cfi_row row;
 	Dwarf_Frame *frame = NULL;
-	size_t npend = 0, total = 0, i, pos;
+	size_t npend = 0, total = 0, i;
 	uint64_t v;
 	int err = -ENOENT;
 	bool from_eh = false;
@@ -534,12 +570,14 @@ decode:
 		c->nops += pend[i].n;
 	}
 	row.func_start = from_eh ? hdr_func_start(c, vaddr) : 0;
-	pos = upper_bound(c, row.start);
 	i = c->nrows;
 	c->rows[i] = row;
-	memmove(c->by_start + pos + 1, c->by_start + pos, (c->nrows - pos) * sizeof(uint32_t));
+	c->keys[i].start = row.start;
+	c->keys[i].end = row.end;
+	c->keys[i].row = (uint32_t)i;
 	c->nrows++;
-	c->by_start[pos] = (uint32_t)i;
+	if (c->nrows - c->nsorted >= CFI_TAIL)
+		merge_tail(c);
 	err = u64map__put(c->pcs, vaddr, i);
 	if (err != 0)
 		goto out_free;

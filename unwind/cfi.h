@@ -19,9 +19,9 @@ struct cfi;
 /* Bounds of the per-binary cache: decoded rows, pcs that point at a row (or
  * at nothing: negative entries), and copied DWARF ops. Reaching any bound
  * clears the whole cache (counted in cfi_stats.evictions). */
-#define CFI_CACHE_ROWS 4096
-#define CFI_CACHE_PCS 16384
-#define CFI_CACHE_OPS 8192
+#define CFI_CACHE_ROWS 16384
+#define CFI_CACHE_PCS 32768
+#define CFI_CACHE_OPS 16384
 
 /* Builds the CFI of `elf`. `elf` is borrowed and must outlive the cfi.
  * Returns 0 with *out set, -ENOENT when the file has no CFI at all

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -778,6 +779,60 @@ Test(cfi, row_ranges_and_bounded_cache)
 	cr_assert_leq(after.entries, CFI_CACHE_PCS);
 	cr_assert_eq(cfi__func_start(m->cfi, vaddr_of((void *)chain_a) + 2, &start), 0);
 	cr_assert_eq(start, vaddr_of((void *)chain_a));
+}
+
+/* Thousands of rows (every few bytes of this program's code): the rows
+ * decoded are kept sorted in batches (a sorted part and a short tail merged
+ * into it); a second pass over other pcs of the same rows must find each
+ * one's row without decoding anything. */
+Test(cfi, many_rows_found_again_without_decoding)
+{
+	struct unwind_frame f[8];
+	struct cfi_stats before, mid, after;
+	const struct cfi_row *row;
+	enum unwind_stop stop;
+	struct tmod *m;
+	uint64_t lo = 0, hi = 0, v, found = 0, second = 0;
+	int s;
+
+	cap_want = sizeof(stackbuf);
+	run_chain(1);
+	do_unwind(f, 8, &stop);
+	m = f[0].owner;
+	cr_assert_not_null(m->cfi);
+	for (s = 0; s < m->nseg; s++)
+		if (m->hi[s] - m->lo[s] > hi - lo) {
+			lo = m->lo[s] - m->bias;
+			hi = m->hi[s] - m->bias;
+		}
+	/* first pass, backwards (rows arrive out of order): decode */
+	for (v = hi; v-- > lo;)
+		if (v % 5 == 0 && cfi__lookup(m->cfi, v, &row) == 0) {
+			cr_assert(row->start <= v && v < row->end);
+			found++;
+		}
+	cfi__stats(m->cfi, &before);
+	cr_assert_gt(found, 1000, "too few rows in this program's code");
+	cr_assert_eq(before.evictions, 0, "the cache was cleared: the test says nothing");
+	/* second pass: a pc next to each, in the same row; a lookup of
+	 * another row in between defeats the previous-row shortcut */
+	for (v = lo; v < hi; v++) {
+		uint64_t w;
+
+		if (v % 5 != 0 || cfi__lookup(m->cfi, v, &row) != 0)
+			continue;
+		w = v + 1 < row->end ? v + 1 : row->start;
+		if (w == v || cfi__lookup(m->cfi, f[0].vaddr, &row) != 0)
+			continue;
+		cfi__stats(m->cfi, &mid);
+		cr_assert_eq(cfi__lookup(m->cfi, w, &row), 0);
+		cr_assert(row->start <= w && w < row->end);
+		cfi__stats(m->cfi, &after);
+		cr_assert_eq(after.hits, mid.hits + 1, "0x%" PRIx64 " decoded again", w);
+		second++;
+	}
+	cr_assert_gt(second, 1000);
+	cr_assert_eq(after.evictions, before.evictions);
 }
 
 /* GCC brackets early-return epilogues with DW_CFA_remember_state /
