@@ -102,6 +102,7 @@ def smolder_run(smolder, pid, seconds, cache, dump, errlog):
     tot = sum(uw.values())
     return {
         "samples": n, "cpu": m.cpu, "us": m.cpu * 1e6 / n if n else None,
+        "agent_us": st["agent_cpu_ns"] / 1e3 / n if n else None,
         "rss_mb": m.maxrss_kb / 1024.0,
         "complete": 100.0 * uw["complete"] / tot if tot else None,
         "inlined": 100.0 * inl / n if n else None,
@@ -270,23 +271,26 @@ def main():
              "The binary: %d functions in 120 units (bench/gen_monolith.py %s), -O2 -g, "
              "%.0f MB, .debug_info %.1f MB, .text %.1f MB; its stripped copy keeps .symtab "
              "only. smolder `record -F 999 -d %d -p PID`, cost = the whole process's CPU "
-             "(start-up included) per sample; perf `record -F 999 --call-graph dwarf -p PID` "
+             "(start-up and writing the dump included) per sample, and the agent's own count "
+             "of its CPU during the run (`stats.agent_cpu_ns`); perf `record -F 999 --call-graph dwarf -p PID` "
              "for %d s + `perf script --inline`." % (
                  nfuncs, " ".join(GEN_ARGS), os.path.getsize(exe) / 1e6,
                  sizes.get(".debug_info", 0) / 1e6, sizes.get(".text", 0) / 1e6, seconds,
                  perf_secs), "",
-             "| binary | run | samples | µs/sample | peak RSS MB | complete | samples with "
-             "inlined frames | trees built / read from cache | index MB |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| binary | run | samples | µs/sample (whole process) | µs/sample (in the run) "
+             "| peak RSS MB | complete | samples with inlined frames | trees built / read from "
+             "cache | index MB |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for label, key in (("monolith", "cold"), ("monolith", "warm"),
                        ("stripped (.symtab)", "scold"), ("stripped (.symtab)", "swarm")):
         rows = res[key]
-        lines.append("| %s | %s | %s | %s | %s | %s %% | %s %% | %s / %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s %% | %s %% | %s / %s | %s |" % (
             label, key.lstrip("s"), fmt(med(rows, "samples"), 0), fmt(med(rows, "us")),
+            fmt(med(rows, "agent_us")),
             fmt(med(rows, "rss_mb")), fmt(med(rows, "complete")), fmt(med(rows, "inlined")),
             fmt(med(rows, "builds"), 0), fmt(med(rows, "loads"), 0), fmt(med(rows, "index_mb"))))
     pu = med(res["perf"], "us")
-    lines += ["| monolith | perf record + script --inline | %s | %s | – | – | – | – | – |" % (
+    lines += ["| monolith | perf record + script --inline | %s | %s | – | – | – | – | – | – |" % (
         fmt(med(res["perf"], "samples"), 0), fmt(pu)), ""]
     cu, wu = med(res["cold"], "us"), med(res["warm"], "us")
     lines.append("perf / smolder per sample: cold %s, warm %s. Names: smolder symbolize and "
