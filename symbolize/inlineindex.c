@@ -98,12 +98,12 @@ static int cmp_range(const void *a, const void *b)
 	return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-/* Whether [p, p + len) lies in one mapping of a file (not anonymous
- * memory), from /proc/self/maps. */
-static int file_mapping(const void *p, size_t len)
+/* The mapping of a file (not anonymous memory) that holds p, from
+ * /proc/self/maps: 1 with [*start, *end) set, else 0. */
+static int file_mapping(const void *p, uintptr_t *start, uintptr_t *end)
 {
-	uintptr_t lo = (uintptr_t)p, hi = lo + len;
-	unsigned long start, end, inode;
+	uintptr_t at = (uintptr_t)p;
+	unsigned long lo, hi, inode;
 	char line[512];
 	int found = 0;
 	FILE *f = fopen("/proc/self/maps", "re");
@@ -111,9 +111,12 @@ static int file_mapping(const void *p, size_t len)
 	if (!f)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %lu", &start, &end, &inode) == 3 &&
-		    start <= lo && hi <= end)
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %lu", &lo, &hi, &inode) == 3 && lo <= at &&
+		    at < hi) {
 			found = inode != 0 ? 1 : -1;
+			*start = lo;
+			*end = hi;
+		}
 		/* a line longer than the buffer: skip its rest */
 		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
 			;
@@ -122,29 +125,54 @@ static int file_mapping(const void *p, size_t len)
 	return found == 1;
 }
 
+/* Raw bytes of the DWARF file's .debug_info section, without inflating it. */
+static const void *debug_info_bytes(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".debug_info") != 0)
+			continue;
+		d = elf_rawdata(scn, NULL);
+		return d && d->d_size ? d->d_buf : NULL;
+	}
+	return NULL;
+}
+
 /* The pages of the DWARF file that building trees touched stay resident
  * (they count in the agent's RSS: tens of MB for a monolith) although a
  * tree, once built, never reads them again. When libelf has the file
- * mapped read-only and unmodified (a native, non-relocatable ELF file
- * mapping, checked once), they can be dropped after each build: the next
- * build faults in what it reads from the page cache. Not for images in
- * memory (MiniDebugInfo), which dropping would destroy. */
+ * mapped (its .debug_info lies in a mapping of a file, per
+ * /proc/self/maps) and never writes to that mapping (a native,
+ * non-relocatable ELF file), they can be dropped after each build: the
+ * next build faults in what it reads from the page cache. Not for images
+ * in memory (MiniDebugInfo, a file libelf read instead of mapping), which
+ * dropping would destroy. */
 static void find_pages(struct inlineindex *x)
 {
 	Elf *elf = dwarf_getelf(x->dbg);
+	uintptr_t start, end;
+	const void *info;
 	GElf_Ehdr eh;
-	size_t len = 0;
-	char *raw;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || eh.e_type == ET_REL ||
 	    eh.e_ident[EI_DATA] != (__BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB))
 		return;
-	raw = elf_rawfile(elf, &len);
-	if (!raw || !len || ((uintptr_t)raw & (uintptr_t)(sysconf(_SC_PAGESIZE) - 1)) ||
-	    !file_mapping(raw, len))
+	info = debug_info_bytes(elf);
+	if (!info || !file_mapping(info, &start, &end))
 		return;
-	x->pages = raw;
-	x->pages_len = len;
+	x->pages = (void *)start;
+	x->pages_len = end - start;
 }
 
 static void release_pages(struct inlineindex *x)
@@ -433,7 +461,7 @@ int inlineindex__save(struct inlineindex *x)
 
 void inlineindex__maintain(struct inlineindex *x, uint64_t now_ns, uint64_t age_ns)
 {
-	if (x->unsaved && now_ns - x->unsaved_since >= age_ns)
+	if (x->unsaved && now_ns >= x->unsaved_since && now_ns - x->unsaved_since >= age_ns)
 		(void)inlineindex__save(x);
 }
 

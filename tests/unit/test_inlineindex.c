@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cachedir.h"
@@ -441,4 +442,33 @@ Test(inlineindex, key_includes_owner_size_mtime_and_build_id)
 	la = inlineindex__key(&st, NULL, 0, "/usr/bin/x", a);
 	lb = inlineindex__key(&st, NULL, 0, "/other/x", b);
 	cr_assert(la != lb || memcmp(a, b, la) != 0, "path without build-id");
+}
+
+/* A long-lived binary's trees reach the file by themselves (the daemon may
+ * never exit cleanly): not before they are age_ns old, then at once. */
+Test(inlineindex, maintain_saves_once_trees_are_old_enough)
+{
+	struct inlineindex_stats st;
+	struct inlineindex *x = open_index(mod, cache, key, sizeof(key));
+	const uint64_t hour = 3600ull * 1000000000ull;
+	char path[256];
+	struct stat sb;
+	struct timespec ts;
+	uint64_t now;
+
+	check_all(x);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	cache_file(path, sizeof(path));
+	inlineindex__maintain(x, now, hour);
+	cr_assert_neq(stat(path, &sb), 0, "saved before its time");
+	inlineindex__maintain(x, now + 2 * hour, hour);
+	cr_assert_eq(stat(path, &sb), 0, "not saved once old enough");
+	inlineindex__stats(x, &st);
+	cr_assert_eq(st.saves, 1);
+	cr_assert_eq(st.heap_bytes, 0, "saved trees are used from the file");
+	check_all(x);
+	inlineindex__stats(x, &st);
+	cr_assert_eq(st.saves, 1, "nothing new to save");
+	inlineindex__delete(x);
 }
