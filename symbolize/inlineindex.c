@@ -78,8 +78,10 @@ size_t inlineindex__key(const struct stat *st, const unsigned char *id, size_t i
 	memcpy(key, fields, sizeof(fields));
 	n = sizeof(fields);
 	key[n++] = (unsigned char)id_len;
-	memcpy(key + n, id, id_len);
-	n += id_len;
+	if (id_len) {
+		memcpy(key + n, id, id_len);
+		n += id_len;
+	}
 	if (!id_len && path) {
 		/* no build-id: the path tells two same-sized files apart */
 		plen = strnlen(path, INLINEINDEX_KEY_MAX - n);
