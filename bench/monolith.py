@@ -194,12 +194,7 @@ def compare_names(smolder, exe, addrs):
 
 
 def med(rows, key):
-    xs = [r[key] for r in rows if r.get(key) is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt(x, nd=1):
-    return "–" if x is None else "%.*f" % (nd, x)
+    return bench.med([r.get(key) for r in rows])
 
 
 def main():
@@ -285,19 +280,19 @@ def main():
                        ("stripped (.symtab)", "scold"), ("stripped (.symtab)", "swarm")):
         rows = res[key]
         lines.append("| %s | %s | %s | %s | %s | %s | %s %% | %s %% | %s / %s | %s |" % (
-            label, key.lstrip("s"), fmt(med(rows, "samples"), 0), fmt(med(rows, "us")),
-            fmt(med(rows, "agent_us")),
-            fmt(med(rows, "rss_mb")), fmt(med(rows, "complete")), fmt(med(rows, "inlined")),
-            fmt(med(rows, "builds"), 0), fmt(med(rows, "loads"), 0), fmt(med(rows, "index_mb"))))
+            label, key.lstrip("s"), bench.fmt(med(rows, "samples"), 0), bench.fmt(med(rows, "us")),
+            bench.fmt(med(rows, "agent_us")),
+            bench.fmt(med(rows, "rss_mb")), bench.fmt(med(rows, "complete")), bench.fmt(med(rows, "inlined")),
+            bench.fmt(med(rows, "builds"), 0), bench.fmt(med(rows, "loads"), 0), bench.fmt(med(rows, "index_mb"))))
     pu = med(res["perf"], "us")
     lines += ["| monolith | perf record + script --inline | %s | %s | – | – | – | – | – | – |" % (
-        fmt(med(res["perf"], "samples"), 0), fmt(pu)), ""]
+        bench.fmt(med(res["perf"], "samples"), 0), bench.fmt(pu)), ""]
     cu, wu = med(res["cold"], "us"), med(res["warm"], "us")
     lines.append("perf / smolder per sample: cold %s, warm %s. Names: smolder symbolize and "
                  "addr2line -f -i agree on %s %% of %s sampled addresses (functions and "
                  "inline chain, innermost first)." % (
-                     fmt(pu / cu if pu and cu else None), fmt(pu / wu if pu and wu else None),
-                     fmt(med(res["agree"], "agree"), 2), fmt(med(res["agree"], "n"), 0)))
+                     bench.fmt(pu / cu if pu and cu else None), bench.fmt(pu / wu if pu and wu else None),
+                     bench.fmt(med(res["agree"], "agree"), 2), bench.fmt(med(res["agree"], "n"), 0)))
     if diffs:
         lines.append("")
         lines.append("First disagreements (address, smolder, addr2line): " + "; ".join(

@@ -75,7 +75,6 @@ struct symindex {
 	struct u64map *starts; /* func_start -> "module+0x..." id */
 	uint64_t lookups, hits, evictions;
 	struct inlineindex *inl; /* NULL: no DWARF (no inlined frames) */
-	size_t inline_budget;    /* its heap bytes */
 	struct loadbudget *budget; /* NULL: none */
 	uid_t owner;            /* of the file: whose share the budget charges */
 	uint64_t charged;       /* inflated debug data reserved in the budget */
@@ -261,8 +260,6 @@ static void open_inlines(struct symindex *s, const struct stat *st, const char *
 
 	if (inlineindex__open(&src, s->cache_dir, key, key_len, s->budget, s->owner, &s->inl) < 0)
 		s->inl = NULL;
-	else
-		inlineindex__set_budget(s->inl, s->inline_budget);
 	s->has_dwarf = s->inl != NULL;
 }
 
@@ -370,7 +367,6 @@ int symindex__new_budgeted(int fd, const char *path, const char *module, struct 
 	s->cache_dir = cache;
 	s->budget = budget;
 	s->owner = fd >= 0 && fstat(fd, &st) == 0 ? st.st_uid : 0;
-	s->inline_budget = INLINEINDEX_DEFAULT_BUDGET;
 	s->detail = NAME_DETAIL_DEFAULT;
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);
@@ -456,7 +452,6 @@ int symindex__remap_names(struct symindex *s, struct strtab_remap *r)
 
 void symindex__set_inline_budget(struct symindex *s, size_t bytes)
 {
-	s->inline_budget = bytes;
 	if (s->inl)
 		inlineindex__set_budget(s->inl, bytes);
 }

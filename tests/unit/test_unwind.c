@@ -737,21 +737,30 @@ Test(unwind_dwarf, debug_frame_only_function)
 	cr_assert(row->start <= f[1].vaddr && f[1].vaddr < row->end);
 }
 
-Test(cfi, row_ranges_and_bounded_cache)
+/* Unwinds a known chain into f[8]; the module of its leaf, which has CFI. */
+static struct tmod *chain_module(struct unwind_frame *f)
 {
-	struct unwind_frame f[8];
-	struct cfi_stats before, after;
-	const struct cfi_row *row;
 	enum unwind_stop stop;
 	struct tmod *m;
-	uint64_t v, lo, start = 0;
-	int s;
 
 	cap_want = sizeof(stackbuf);
 	run_chain(1);
 	do_unwind(f, 8, &stop);
 	m = f[0].owner;
 	cr_assert_not_null(m->cfi);
+	return m;
+}
+
+Test(cfi, row_ranges_and_bounded_cache)
+{
+	struct unwind_frame f[8];
+	struct cfi_stats before, after;
+	const struct cfi_row *row;
+	struct tmod *m;
+	uint64_t v, lo, start = 0;
+	int s;
+
+	m = chain_module(f);
 
 	/* a new pc inside an already decoded row is a hit, not a decode */
 	cr_assert_eq(cfi__lookup(m->cfi, f[1].vaddr, &row), 0);
@@ -790,16 +799,11 @@ Test(cfi, many_rows_found_again_without_decoding)
 	struct unwind_frame f[8];
 	struct cfi_stats before, mid, after;
 	const struct cfi_row *row;
-	enum unwind_stop stop;
 	struct tmod *m;
 	uint64_t lo = 0, hi = 0, v, found = 0, second = 0;
 	int s;
 
-	cap_want = sizeof(stackbuf);
-	run_chain(1);
-	do_unwind(f, 8, &stop);
-	m = f[0].owner;
-	cr_assert_not_null(m->cfi);
+	m = chain_module(f);
 	for (s = 0; s < m->nseg; s++)
 		if (m->hi[s] - m->lo[s] > hi - lo) {
 			lo = m->lo[s] - m->bias;
