@@ -42,12 +42,11 @@ void inlfile__name(const unsigned char *key, size_t key_len, char *buf, size_t s
 	snprintf(buf, size, "inl-%016" PRIx64, hash__bytes(key, key_len, 0x696e6c));
 }
 
-uint32_t inlfile__crc(const void *p, size_t len)
+/* crc continued over len bytes (zlib takes a uInt length). */
+static uLong crc_more(uLong crc, const void *p, size_t len)
 {
-	uLong crc = crc32(0L, Z_NULL, 0);
 	const unsigned char *b = p;
 
-	/* zlib takes a uInt length */
 	while (len) {
 		uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
 
@@ -55,7 +54,12 @@ uint32_t inlfile__crc(const void *p, size_t len)
 		b += n;
 		len -= n;
 	}
-	return (uint32_t)crc;
+	return crc;
+}
+
+uint32_t inlfile__crc(const void *p, size_t len)
+{
+	return (uint32_t)crc_more(crc32(0L, Z_NULL, 0), p, len);
 }
 
 /* Bytes of header, key and tables: where the trees start. */
@@ -68,12 +72,9 @@ static size_t tables_bytes(size_t key_len, size_t nranges, size_t nunits)
 static uint32_t tables_crc(const struct inlfile_header *h, const void *rest, size_t rest_len)
 {
 	struct inlfile_header copy = *h;
-	uLong crc;
 
 	copy.crc = 0;
-	crc = crc32(0L, (const Bytef *)&copy, sizeof(copy));
-	crc = crc32(crc, rest, (uInt)rest_len);
-	return (uint32_t)crc;
+	return (uint32_t)crc_more(inlfile__crc(&copy, sizeof(copy)), rest, rest_len);
 }
 
 static int check_tables(const struct inlfile *f, const struct inlfile_header *h, size_t start)
