@@ -466,6 +466,43 @@ static void load_go_roots(struct binary *b)
 	qsort(b->roots, b->nroots, sizeof(*b->roots), cmp_root);
 }
 
+int binary__find_symbols(struct binary *b, const char *const *names, size_t n, uint64_t *vaddrs)
+{
+	Elf_Scn *scn = NULL;
+	size_t found = 0, k;
+
+	for (k = 0; k < n; k++)
+		vaddrs[k] = 0;
+	if (!b->is_elf)
+		return 0;
+	/* exported symbols are in .dynsym, which stripping keeps */
+	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, count;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < count && found < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+			    !(name = elf_strptr(b->elf, sh.sh_link, sym.st_name)))
+				continue;
+			for (k = 0; k < n; k++)
+				if (!vaddrs[k] && strcmp(name, names[k]) == 0) {
+					vaddrs[k] = sym.st_value;
+					found++;
+				}
+		}
+	}
+	return (int)found;
+}
+
 size_t binary__roots(struct binary *b, const struct unwind_root **roots)
 {
 	if (!b->roots_tried) {

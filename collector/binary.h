@@ -104,6 +104,10 @@ struct cfi *binary__cfi(struct binary *b);
  * (sorted, owned by the binary) is NULL when there are none. */
 struct unwind_root;
 size_t binary__roots(struct binary *b, const struct unwind_root **roots);
+/* The ELF vaddrs of the data objects names[0..n) exports (.dynsym), 0 for
+ * each it does not (a runtime's self-description: runtimes/hotspot_vm.h).
+ * Returns how many were found. */
+int binary__find_symbols(struct binary *b, const char *const *names, size_t n, uint64_t *vaddrs);
 /* The symbol index (built on first call), or NULL on allocation failure. */
 struct symindex *binary__symindex(struct binary *b);
 /* The frame "[module]" for a pc of this binary that nothing names, interned

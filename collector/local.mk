@@ -15,6 +15,7 @@ collector_libcollector_a_SOURCES = \
 	collector/binary.c collector/binary.h \
 	collector/proctable.c collector/proctable.h \
 	collector/threads.c collector/threads.h \
+	collector/jvms.c collector/jvms.h \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h \
 	collector/sampler_open.c collector/sampler_state.h

@@ -14,6 +14,7 @@
 #include "collector/batch.h"
 #include "collector/binary.h"
 #include "collector/perf_events.h"
+#include "collector/jvms.h"
 #include "collector/proctable.h"
 #include "collector/record.h"
 #include "collector/ring.h"
@@ -171,6 +172,8 @@ add:
 		key.exe = process__exe(p);
 	}
 	key.service_name = proctable__service(s->procs, p);
+	if (!key.service_name)
+		key.service_name = jvms__label(s->jvms, p);
 	if (!key.service_name)
 		key.service_name = process__comm(p);
 	key.comm = process__comm(p);
@@ -426,6 +429,7 @@ void sampler__finish_window(struct sampler *s)
 	struct binaries_stats bst;
 	struct symbolizer_stats sst;
 	struct loadbudget_stats dst;
+	struct jvms_stats jst;
 
 	settle_jit_names(s);
 	st->processes = proctable__count(s->procs);
@@ -448,6 +452,10 @@ void sampler__finish_window(struct sampler *s)
 	st->ksym_lookups = sst.ksym_lookups;
 	st->ksym_hits = sst.ksym_hits;
 	st->ksym_evictions = sst.ksym_evictions;
+	jvms__stats(s->jvms, &jst);
+	st->jvms = jst.jvms;
+	st->jvm_reads = jst.reads;
+	st->jvm_failures = jst.failures;
 	loadbudget__stats(s->budget, &dst);
 	st->debug_bytes = dst.bytes;
 	st->debug_refused = dst.refused_bytes + dst.refused_time;
@@ -485,6 +493,8 @@ static int remap_pass(struct sampler *s, struct strtab_remap *r)
 		err = binaries__remap_names(s->bins, r);
 	if (!err)
 		err = symbolizer__remap_names(s->sym, r);
+	if (!err)
+		err = jvms__remap_names(s->jvms, r);
 	return err;
 }
 

@@ -15,6 +15,7 @@
 
 #include "collector/batch.h"
 #include "collector/binary.h"
+#include "collector/jvms.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
 #include "collector/record.h"
@@ -83,10 +84,13 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 	return 0;
 }
 
-/* A process's image went: its JIT maps go with it. */
+/* A process's image went: its JIT maps and JVM reader go with it. */
 static void forget_process(void *ctx, int pid)
 {
-	symbolizer__forget_process(ctx, pid);
+	struct sampler *s = ctx;
+
+	symbolizer__forget_process(s->sym, pid);
+	jvms__forget(s->jvms, pid);
 }
 
 /* Probes the host and builds the attr of the best mode it supports. */
@@ -173,14 +177,15 @@ static int make_model(struct sampler *s, int with_kernel)
 	binaries__set_name_detail(s->bins, o->names);
 	symbolizer__set_budget(s->sym, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
-	if (!s->procs)
+	s->jvms = jvms__new(s->names);
+	if (!s->procs || !s->jvms)
 		return -ENOMEM;
-	proctable__on_image_gone(s->procs, forget_process, s->sym);
+	proctable__on_image_gone(s->procs, forget_process, s);
 	s->profile = profile__new(s->names);
 	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
 	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
 	if (!s->profile || !s->stack ||
-	    user_stack__new(s->procs, s->sym, s->mode_dwarf, s->layout.regs_user_mask,
+	    user_stack__new(s->procs, s->sym, s->jvms, s->mode_dwarf, s->layout.regs_user_mask,
 			    o->max_frames, &s->user) < 0)
 		return -ENOMEM;
 	return 0;
@@ -244,7 +249,8 @@ void sampler__delete(struct sampler *s)
 	free(s->pfds);
 	perf_events__delete(s->events);
 	profile__delete(s->profile);
-	proctable__delete(s->procs); /* tells the symbolizer what goes */
+	proctable__delete(s->procs); /* tells the symbolizer and jvms what goes */
+	jvms__delete(s->jvms);
 	symbolizer__delete(s->sym);
 	binaries__delete(s->bins);
 	loadbudget__delete(s->budget);

@@ -47,6 +47,7 @@ struct sampler {
 	struct binaries *bins;
 	struct proctable *procs;
 	struct symbolizer *sym;
+	struct jvms *jvms;             /* HotSpot readers by pid */
 	struct loadbudget *budget;
 	struct profile *profile;
 	struct agent_stats stats; /* the window's, beside the profile */

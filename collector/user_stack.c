@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "collector/binary.h"
+#include "collector/jvms.h"
 #include "collector/proctable.h"
 #include "collector/record.h"
 #include "collector/user_stack.h"
 #include "common/clock.h"
+#include "runtimes/hotspot.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/cfi.h"
 #include "unwind/regs.h"
@@ -26,16 +28,21 @@ struct user_stack {
 	size_t max_frames;
 	struct unwind_frame *frames; /* max_frames, innermost first */
 	struct process *cur;         /* the sample's, for find_module */
+	struct jvms *jvms;           /* borrowed; NULL: no runtime readers */
+	struct hotspot *jvm;         /* the sample's process's JVM, if it is one */
+	int jvm_looked_up;           /* jvm is known for this sample */
+	uint64_t now_ns;             /* the sample's unwinding time */
 };
 
-int user_stack__new(struct proctable *procs, struct symbolizer *sym, int dwarf, uint64_t regs_mask,
-		    size_t max_frames, struct user_stack **out)
+int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct jvms *jvms, int dwarf,
+		    uint64_t regs_mask, size_t max_frames, struct user_stack **out)
 {
 	struct user_stack *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return -ENOMEM;
 	u->procs = procs;
+	u->jvms = jvms;
 	u->sym = sym;
 	u->dwarf = dwarf;
 	u->regs_mask = regs_mask;
@@ -57,14 +64,59 @@ void user_stack__delete(struct user_stack *u)
 	free(u);
 }
 
+/* The process's JVM, looked up once per sample and only when a pc is in
+ * code no binary holds. */
+static struct hotspot *sample_jvm(struct user_stack *u)
+{
+	if (!u->jvm_looked_up) {
+		u->jvm_looked_up = 1;
+		u->now_ns = clock__mono_ns();
+		u->jvm = u->jvms ? jvms__get(u->jvms, u->procs, u->cur, u->now_ns) : NULL;
+	}
+	return u->jvm;
+}
+
+/* How to step over a JVM's code at pc; false when the JVM does not know it. */
+static bool describe_jvm_code(struct user_stack *u, struct hotspot *h, uint64_t pc,
+			      struct unwind_module *out)
+{
+	struct hotspot_code c;
+	int method_slot, sender_slot;
+
+	switch (hotspot__code_at(h, pc, u->now_ns, &c)) {
+	case HOTSPOT_COMPILED:
+	case HOTSPOT_STUB:
+		out->code = UNWIND_CODE_SIZED;
+		out->frame_bytes = c.frame_bytes;
+		out->frame_complete = c.code_begin + c.frame_complete;
+		return true;
+	case HOTSPOT_INTERPRETER:
+		out->code = UNWIND_CODE_INTERPRETED;
+		hotspot__interp_slots(h, &method_slot, &sender_slot);
+		out->slot_method = method_slot;
+		out->slot_sender_sp = sender_slot;
+		return true;
+	case HOTSPOT_CALL_STUB:
+		out->code = UNWIND_CODE_FRAME_POINTER;
+		return true;
+	case HOTSPOT_FRAMELESS:
+		out->code = UNWIND_CODE_FRAMELESS;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The module holding pc for the unwinder. Executable memory that is no
  * binary (JIT code caches, anonymous or memfd mappings) is a module without
- * CFI: the unwinder steps over it by frame pointer, as JITs keep them. */
+ * CFI: a JVM's code is stepped over as its reader describes it, other JIT
+ * code by frame pointer, as JITs keep them. */
 static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 {
 	struct user_stack *u = ctx;
 	struct proc_map *m = process__find_map(u->procs, u->cur, pc);
 	struct binary *bin = m ? proc_map__binary(m) : NULL;
+	struct hotspot *h;
 
 	if (!m)
 		return -ENOENT;
@@ -75,6 +127,8 @@ static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 		out->entry = 0;
 		out->roots = NULL;
 		out->nroots = 0;
+		if (!proc_map__path(m) && (h = sample_jvm(u)) != NULL)
+			(void)describe_jvm_code(u, h, pc, out);
 		return 0;
 	}
 	out->cfi = binary__cfi(bin);
@@ -163,6 +217,8 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	int missed;
 
 	u->cur = p;
+	u->jvm = NULL;
+	u->jvm_looked_up = 0;
 	*why = UNWIND_COMPLETE;
 	n = unwind_once(u, smp, cc, why);
 	/* the ip in no mapping we know: the MMAP may not have been read yet, or
@@ -174,7 +230,8 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 }
 
 /* What the symbolizer needs to know of the code at an unwound frame. */
-static void describe_code(const struct unwind_frame *f, struct symbolize_code *code)
+static void describe_code(struct user_stack *u, const struct unwind_frame *f,
+			  struct symbolize_code *code)
 {
 	const struct proc_map *m = f->owner;
 	struct binary *bin = m ? proc_map__binary(m) : NULL;
@@ -183,6 +240,11 @@ static void describe_code(const struct unwind_frame *f, struct symbolize_code *c
 	code->signal_frame = f->signal;
 	if (!m)
 		return;
+	if (f->code != UNWIND_CODE_NATIVE && u->jvm) {
+		code->jvm = u->jvm;
+		code->exact = f->exact;
+		code->java_method = f->code == UNWIND_CODE_INTERPRETED ? f->method : 0;
+	}
 	code->path = proc_map__path(m);
 	if (!bin)
 		return;
@@ -208,7 +270,7 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 		uint32_t ids[SYMBOLIZER_MAX_FRAMES_PER_PC];
 		size_t k = 0;
 
-		describe_code(f, &code);
+		describe_code(u, f, &code);
 		if (symbolizer__user(u->sym, &proc, f->pc, &code, now_ns, ids,
 				     SYMBOLIZER_MAX_FRAMES_PER_PC, &k) < 0 || k == 0) {
 			ids[0] = symbolizer__unknown(u->sym);

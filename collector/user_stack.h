@@ -13,17 +13,20 @@
 #include "unwind/unwind.h"
 
 struct callchain_parts;
+struct jvms;
 struct perf_sample;
 struct process;
 struct proctable;
 struct symbolizer;
 struct user_stack;
 
-/* procs and sym are borrowed. dwarf: unwind from registers and stack
+/* procs, sym and jvms are borrowed (jvms may be NULL: no runtime
+ * readers; a JVM's code is then stepped by frame pointer like any JIT
+ * code). dwarf: unwind from registers and stack
  * (regs_mask: the sample's register layout), else frame-pointer callchains.
  * max_frames bounds the user frames of a stack. Returns 0 or -ENOMEM. */
-int user_stack__new(struct proctable *procs, struct symbolizer *sym, int dwarf, uint64_t regs_mask,
-		    size_t max_frames, struct user_stack **out);
+int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct jvms *jvms, int dwarf,
+		    uint64_t regs_mask, size_t max_frames, struct user_stack **out);
 void user_stack__delete(struct user_stack *u);
 
 /* Unwinds the user stack of sample smp of process p (cc: its callchain,

@@ -340,7 +340,7 @@ static void frame_fill(char *buf, size_t len, const char *name, uint32_t depth)
 		r = 230 + a * 25 / 255;
 		g = 125 + b * 55 / 255;
 		bl = 20 + c * 35 / 255;
-	} else if (fp.kind == FRAME_JIT) { /* green */
+	} else if (fp.kind == FRAME_JIT || fp.kind == FRAME_INTERPRETED) { /* green */
 		r = 70 + a * 60 / 255;
 		g = 190 + b * 45 / 255;
 		bl = 70 + c * 50 / 255;

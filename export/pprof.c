@@ -142,6 +142,7 @@ static int frame_info(struct enc *e, uint32_t frame, uint64_t *info)
 		rc = sid(e, KERNEL_MAPPING, &map);
 		break;
 	case FRAME_JIT:
+	case FRAME_INTERPRETED:
 		rc = sid(e, JIT_MAPPING, &map);
 		break;
 	case FRAME_INLINED:

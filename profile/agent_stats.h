@@ -43,6 +43,10 @@ struct agent_stats {
 	uint64_t inline_index_bytes; /* the trees held and the cache files mapped */
 	uint64_t inline_rejected;  /* cache files or trees in them found damaged */
 	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
+	uint64_t jvms;             /* HotSpot JVMs being read now */
+	uint64_t jvm_reads;        /* reads of JVMs' memory, since start */
+	uint64_t jvm_failures;     /* JVM code or frames that could not be read
+	                            * or named, since start */
 	uint64_t debug_bytes;      /* inflated debug data and inline trees held */
 	uint64_t debug_refused;    /* binaries' debug data refused by the global
 	                            * budgets (bytes, per-user share, load time),

@@ -179,6 +179,9 @@ void frame_name__parse(const char *s, struct frame_parts *out)
 	} else if (ends_with(s, len, FRAME_SUFFIX_JIT)) {
 		out->kind = FRAME_JIT;
 		out->name_len = len - sfx;
+	} else if (ends_with(s, len, FRAME_SUFFIX_INTERPRETED)) {
+		out->kind = FRAME_INTERPRETED;
+		out->name_len = len - sfx;
 	} else if (ends_with(s, len, FRAME_SUFFIX_INLINED)) {
 		out->kind = FRAME_INLINED;
 		out->name_len = len - sfx;

@@ -8,7 +8,8 @@
  *
  *   NAME_[k]        kernel function          [kernel]_[k], [kernel]: kernel code unnamed
  *   NAME_[i]        inlined into the frame below it
- *   NAME_[j]        JIT code (perf map, jitdump)
+ *   NAME_[j]        JIT code (perf map, jitdump, a JVM's compiled code)
+ *   NAME_[0]        a method a bytecode interpreter runs (HotSpot)
  *   MODULE+0xHEX    a function of MODULE without a name (stripped binary)
  *   [MODULE]        code of MODULE nothing names; [unknown], [truncated],
  *                   [signal] are markers of the unwinder
@@ -30,6 +31,7 @@ struct strtab;
 #define FRAME_SUFFIX_KERNEL "_[k]"
 #define FRAME_SUFFIX_INLINED "_[i]"
 #define FRAME_SUFFIX_JIT "_[j]"
+#define FRAME_SUFFIX_INTERPRETED "_[0]"
 #define FRAME_UNKNOWN "[unknown]"
 
 enum frame_kind {
@@ -37,6 +39,7 @@ enum frame_kind {
 	FRAME_KERNEL,         /* NAME_[k] or [kernel] */
 	FRAME_INLINED,        /* NAME_[i] */
 	FRAME_JIT,            /* NAME_[j] */
+	FRAME_INTERPRETED,    /* NAME_[0] */
 	FRAME_MODULE_OFFSET,  /* MODULE+0xHEX */
 	FRAME_BRACKETED,      /* [MODULE] or a marker, but not [unknown] */
 	FRAME_UNKNOWN_CODE,   /* [unknown] */

@@ -4,5 +4,10 @@
 noinst_LIBRARIES += runtimes/libruntimes.a
 runtimes_libruntimes_a_SOURCES = \
 	runtimes/procmem.c runtimes/procmem.h \
-	runtimes/gostack.c runtimes/gostack.h
+	runtimes/gostack.c runtimes/gostack.h \
+	runtimes/memsource.c runtimes/memsource.h \
+	runtimes/javacmd.c runtimes/javacmd.h \
+	runtimes/hotspot_vm.c runtimes/hotspot_vm.h \
+	runtimes/hotspot_code.c runtimes/hotspot_names.c \
+	runtimes/hotspot.h runtimes/hotspot_impl.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(PROFILE_LIBS)

@@ -7,8 +7,6 @@
 
 #include "runtimes/procmem.h"
 
-#define PAGE 4096u
-
 int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local, remote;
@@ -29,31 +27,4 @@ int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len)
 		return -errno;
 	/* a partial read stops at the first page that is not mapped */
 	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-ssize_t procmem__read_str(pid_t pid, uint64_t addr, char *buf, size_t size)
-{
-	size_t got = 0;
-
-	if (size == 0)
-		return -EINVAL;
-	while (got < size - 1) {
-		uint64_t at = addr + got;
-		size_t chunk = PAGE - (size_t)(at % PAGE), i;
-		int rc;
-
-		if (chunk > size - 1 - got)
-			chunk = size - 1 - got;
-		rc = procmem__read(pid, at, buf + got, chunk);
-		if (rc < 0) {
-			buf[got] = '\0';
-			return rc;
-		}
-		for (i = 0; i < chunk; i++)
-			if (buf[got + i] == '\0')
-				return (ssize_t)(got + i);
-		got += chunk;
-	}
-	buf[got] = '\0';
-	return -ENAMETOOLONG;
 }

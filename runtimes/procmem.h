@@ -19,12 +19,4 @@
  * process_vm_readv (kernels before 3.2). buf is undefined on failure. */
 int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
-/* Reads a NUL-terminated string of at most size - 1 bytes at addr into buf
- * (always NUL-terminated on success), in chunks that do not cross a page
- * boundary needlessly, so that a string ending just before an unmapped page
- * reads. Returns its length, -ENAMETOOLONG when no NUL came within size - 1
- * bytes (buf then holds those bytes, terminated), or procmem__read's
- * -errno. */
-ssize_t procmem__read_str(pid_t pid, uint64_t addr, char *buf, size_t size);
-
 #endif

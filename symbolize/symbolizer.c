@@ -8,6 +8,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "profile/frame_name.h"
+#include "runtimes/hotspot.h"
 #include "symbolize/jitnames.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
@@ -105,6 +106,11 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 		*n = 1;
 		return 0;
 	}
+	/* a JVM's code, named from its own description; what it cannot
+	 * name falls to its perf map, as other JIT code */
+	if (code->jvm && hotspot__names(code->jvm, pc, code->exact, code->java_method, now_ns, out,
+					max, n) == 0)
+		return 0;
 	/* anonymous memory, or a file that is no ELF (a memfd JITs map twice):
 	 * JIT code if the process's perf map or jitdump names it; anonymous
 	 * code they do not name yet stays pending until the window's end */

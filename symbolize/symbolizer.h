@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 struct cachedir;
+struct hotspot;
 struct strtab;
 struct strtab_remap;
 struct symbolizer;
@@ -35,6 +36,12 @@ struct symbolize_code {
 	                          * process sees it; 0 for anonymous memory */
 	uint64_t vaddr;          /* the pc in the binary's ELF addresses */
 	uint64_t func_start;     /* start of its function from the CFI; 0: unknown */
+	struct hotspot *jvm;     /* the JVM whose code holds pc (runtimes/
+	                          * hotspot.h): named by it first; NULL: none */
+	uint64_t java_method;    /* an interpreted frame's Method*; 0: compiled
+	                          * code or a stub */
+	int exact;               /* pc is where the frame was (the leaf, or an
+	                          * interrupted one), not a return address */
 	int signal_frame;        /* the CFI marks it a signal trampoline: named
 	                          * "[signal]" whatever the symbol (__restore_rt,
 	                          * often stripped to libc.so.6+0x...) */

@@ -184,6 +184,115 @@ static bool fp_step(const struct unwind_regs *cur, const struct unwind_stack *st
 	return true;
 }
 
+/* Whether a return address lands in code: the check that tells a frame
+ * size applied at the wrong moment (prologue, epilogue) from a good one. */
+static bool is_code(unwind_find_fn find, void *ctx, uint64_t ra)
+{
+	struct unwind_module m;
+
+	return ra >= 4096 && find(ctx, ra - 1, &m) == 0;
+}
+
+/* The caller of a frame whose return address is at ra_at (and nothing
+ * else saved): a stub without a frame, or code before its frame is set up. */
+static bool frameless_step(const struct unwind_regs *cur, const struct unwind_stack *stack,
+			   uint64_t ra_at, struct unwind_regs *next, enum unwind_stop *stop)
+{
+	uint64_t ra;
+
+	if (dwarf_expr__read_u64(stack, ra_at, &ra) != 0) {
+		*stop = UNWIND_TRUNCATED;
+		return false;
+	}
+	*next = *cur;
+	next->val[UNWIND_REG_SP] = ra_at + 8;
+	next->val[UNWIND_REG_IP] = ra;
+	next->valid = cur->valid & (BIT(UNWIND_REG_BP) | BIT(UNWIND_REG_SP) | BIT(UNWIND_REG_IP));
+	next->valid |= BIT(UNWIND_REG_SP) | BIT(UNWIND_REG_IP);
+	return true;
+}
+
+/* A frame of frame_bytes above base (its unextended sp): the return
+ * address is its top word, the caller's rbp the one below. */
+static bool sized_step(const struct unwind_module *mod, const struct unwind_frame *f,
+		       const struct unwind_regs *cur, const struct unwind_stack *stack, uint64_t base,
+		       unwind_find_fn find, void *ctx, struct unwind_regs *next,
+		       enum unwind_stop *stop)
+{
+	uint64_t sp = cur->val[UNWIND_REG_SP], sender, ra, bp;
+
+	/* sampled in the prologue: the frame is not there yet; after
+	 * "push rbp" the return address is one word up */
+	if (f->exact && f->pc < mod->frame_complete) {
+		if (dwarf_expr__read_u64(stack, sp, &ra) == 0 && is_code(find, ctx, ra))
+			return frameless_step(cur, stack, sp, next, stop);
+		return frameless_step(cur, stack, sp + 8, next, stop);
+	}
+	sender = base + mod->frame_bytes;
+	if (mod->frame_bytes < 8 || sender < base ||
+	    dwarf_expr__read_u64(stack, sender - 8, &ra) != 0) {
+		*stop = UNWIND_TRUNCATED;
+		return false;
+	}
+	/* sampled in the epilogue, the frame already popped: the return
+	 * address is at sp */
+	if (f->exact && !is_code(find, ctx, ra))
+		return frameless_step(cur, stack, sp, next, stop);
+	memset(next, 0, sizeof(*next));
+	next->val[UNWIND_REG_SP] = sender;
+	next->val[UNWIND_REG_IP] = ra;
+	next->valid = BIT(UNWIND_REG_SP) | BIT(UNWIND_REG_IP);
+	if (dwarf_expr__read_u64(stack, sender - 16, &bp) == 0) {
+		next->val[UNWIND_REG_BP] = bp;
+		next->valid |= BIT(UNWIND_REG_BP);
+	}
+	return true;
+}
+
+/* An interpreter frame: rbp-based like a frame-pointer frame, and it
+ * holds the method it runs and the caller's unextended sp. */
+static bool interpreted_step(const struct unwind_module *mod, struct unwind_frame *f,
+			     const struct unwind_regs *cur, const struct unwind_stack *stack,
+			     struct unwind_regs *next, uint64_t *usp, enum unwind_stop *stop)
+{
+	uint64_t fp = cur->val[UNWIND_REG_BP], method, sender_sp;
+
+	if (!fp_step(cur, stack, next, stop))
+		return false;
+	if (dwarf_expr__read_u64(stack, fp + (uint64_t)((int64_t)mod->slot_method * 8), &method) == 0)
+		f->method = method;
+	/* the caller's sp before an adapter extended it: what a compiled
+	 * caller's frame size counts from */
+	if (dwarf_expr__read_u64(stack, fp + (uint64_t)((int64_t)mod->slot_sender_sp * 8),
+				 &sender_sp) == 0 &&
+	    sender_sp >= fp + 16 && sender_sp - fp < (1u << 20) && !(sender_sp & 7))
+		*usp = sender_sp;
+	return true;
+}
+
+/* One step over code a runtime describes. usp: the frame's unextended sp
+ * (0: its sp), updated for the caller. */
+static bool runtime_step(const struct unwind_module *mod, struct unwind_frame *f,
+			 const struct unwind_regs *cur, const struct unwind_stack *stack,
+			 unwind_find_fn find, void *ctx, uint64_t *usp, struct unwind_regs *next,
+			 enum unwind_stop *stop)
+{
+	uint64_t sp = cur->val[UNWIND_REG_SP];
+	uint64_t base = *usp >= sp ? *usp : sp;
+
+	*usp = 0;
+	switch (mod->code) {
+	case UNWIND_CODE_SIZED:
+		return sized_step(mod, f, cur, stack, base, find, ctx, next, stop);
+	case UNWIND_CODE_FRAMELESS:
+		return frameless_step(cur, stack, sp, next, stop);
+	case UNWIND_CODE_INTERPRETED:
+		return interpreted_step(mod, f, cur, stack, next, usp, stop);
+	default:
+		return fp_step(cur, stack, next, stop);
+	}
+}
+
 /* Whether the frame at vaddr (the k-th of the stack, 0 the leaf) is one of
  * the module's roots. */
 static bool at_root(const struct unwind_module *mod, uint64_t vaddr, size_t k)
@@ -216,10 +325,14 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	f->func_start = 0;
 	f->owner = NULL;
 	f->signal = false;
+	f->exact = exact;
+	f->code = UNWIND_CODE_NATIVE;
+	f->method = 0;
 	memset(mod, 0, sizeof(*mod));
 	if (find(ctx, pc, mod) != 0)
 		return -ENOENT;
 	f->owner = mod->owner;
+	f->code = (uint8_t)mod->code;
 	f->vaddr = (exact ? pc : pc - 1) - mod->bias;
 	return 0;
 }
@@ -232,6 +345,7 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 	struct unwind_regs bufs[2], *cur = &bufs[0], *next = &bufs[1], *t;
 	enum unwind_stop why;
 	bool exact = true;
+	uint64_t usp = 0; /* a runtime frame's unextended sp (0: its sp) */
 	size_t k = 0;
 
 	if (!regs || !stack || !find || !n || !stop || (max && !frames) ||
@@ -258,6 +372,20 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 			why = UNWIND_NO_MAP;
 			break;
 		}
+		if (mod.code != UNWIND_CODE_NATIVE) {
+			if (!runtime_step(&mod, f, cur, stack, find, ctx, &usp, next, &why))
+				break;
+			if (next->val[UNWIND_REG_SP] <= cur->val[UNWIND_REG_SP]) {
+				why = UNWIND_BAD_PC;
+				break;
+			}
+			exact = false;
+			t = cur;
+			cur = next;
+			next = t;
+			continue;
+		}
+		usp = 0;
 		err = mod.cfi ? cfi__lookup(mod.cfi, f->vaddr, &row) : -ENOENT;
 		if (mod.nroots && at_root(&mod, f->vaddr, k - 1)) {
 			if (err == 0)

@@ -33,6 +33,23 @@ struct unwind_root {
 	int kind;            /* enum unwind_root_kind */
 };
 
+/* How to step over a frame the CFI does not describe, when a runtime
+ * reader knows the code (runtimes/hotspot.h). */
+enum unwind_code {
+	UNWIND_CODE_NATIVE = 0,  /* CFI, else a frame-pointer step */
+	UNWIND_CODE_SIZED,       /* a frame of frame_bytes above its (unextended)
+	                            sp, the return address in its top word and
+	                            the caller's rbp below it: compiled Java
+	                            methods and runtime stubs, as HotSpot itself
+	                            walks them */
+	UNWIND_CODE_FRAMELESS,   /* no frame: the return address is at sp */
+	UNWIND_CODE_INTERPRETED, /* an interpreter frame: rbp-based, with the
+	                            method at slot_method and the caller's
+	                            unextended sp at slot_sender_sp (words
+	                            from rbp) */
+	UNWIND_CODE_FRAME_POINTER, /* rbp-based (HotSpot's call stub) */
+};
+
 struct unwind_module {
 	struct cfi *cfi;   /* NULL: the binary has no CFI (frame-pointer step) */
 	uint64_t bias;     /* ELF vaddr = pc - bias */
@@ -40,6 +57,13 @@ struct unwind_module {
 	uint64_t entry;    /* the binary's ELF entry point (vaddr), 0 if none */
 	const struct unwind_root *roots; /* sorted by start, disjoint; may be NULL */
 	size_t nroots;
+	/* code without CFI a runtime describes (cfi is NULL then) */
+	int code;                /* enum unwind_code */
+	uint32_t frame_bytes;    /* UNWIND_CODE_SIZED: return address included */
+	uint64_t frame_complete; /* UNWIND_CODE_SIZED: the pc from which the frame
+	                            is set up; a sampled pc below it is in the
+	                            prologue */
+	int slot_method, slot_sender_sp; /* UNWIND_CODE_INTERPRETED */
 };
 
 /* Bytes after a binary's entry point taken as its entry stub when no FDE
@@ -61,6 +85,9 @@ struct unwind_frame {
 	void *owner;         /* from unwind_module, NULL when find failed */
 	bool signal;         /* a signal trampoline (CFI augmentation S): the
 	                        frame above it was interrupted, not calling */
+	bool exact;          /* pc is where the frame was, not a return address */
+	uint8_t code;        /* enum unwind_code of its module */
+	uint64_t method;     /* UNWIND_CODE_INTERPRETED: the word at slot_method */
 };
 
 /* Why a stack ended. UNWIND_COMPLETE means the outermost frame was reached:

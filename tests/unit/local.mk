@@ -20,7 +20,9 @@ UNIT_TESTS = \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
 	tests/unit/test_gostack \
+	tests/unit/test_hotspot \
 	tests/unit/test_unwind \
+	tests/unit/test_unwind_runtime \
 	tests/unit/test_symindex \
 	tests/unit/test_kallsyms \
 	tests/unit/test_perfmap \
@@ -109,6 +111,11 @@ tests_unit_test_procmem_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_procmem_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmem_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
+tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_image.h
+tests_unit_test_hotspot_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_hotspot_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_hotspot_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
 tests_unit_test_gostack_SOURCES = tests/unit/test_gostack.c
 tests_unit_test_gostack_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_gostack_CFLAGS = $(TEST_CFLAGS)
@@ -123,6 +130,11 @@ tests_unit_libunwind_debugframe_a_CFLAGS = $(TEST_CFLAGS) -O2 -g -fomit-frame-po
 # The in-process unwind test walks real -O2 code without frame pointers, so
 # only .eh_frame can get through it (its -O2 -fomit-frame-pointer overrides
 # the sanitizers' -fno-omit-frame-pointer).
+tests_unit_test_unwind_runtime_SOURCES = tests/unit/test_unwind_runtime.c
+tests_unit_test_unwind_runtime_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_unwind_runtime_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_unwind_runtime_LDADD = $(UNWIND_LIBS) $(CRITERION_LIBS)
+
 tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c
 tests_unit_test_unwind_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_unwind_CFLAGS = $(TEST_CFLAGS) -O2 -fomit-frame-pointer

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtimes/memsource.h"
 #include "runtimes/procmem.h"
 
 static const char text[] = "hello from the target";
@@ -57,6 +58,15 @@ Test(procmem, reads_a_child)
 	end_target(pid);
 }
 
+/* Strings are read through a process memsource (runtimes/memsource.h). */
+static ssize_t str_of(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	struct memsource m;
+
+	memsource__process(&m, pid);
+	return memsource__str(&m, addr, buf, size);
+}
+
 Test(procmem, string_and_bounds)
 {
 	pid_t pid = spawn_target();
@@ -66,11 +76,11 @@ Test(procmem, string_and_bounds)
 		end_target(pid);
 		cr_skip_test("process_vm_readv not permitted here (ptrace_scope, no CAP_SYS_PTRACE)");
 	}
-	cr_assert_eq(procmem__read_str(pid, (uint64_t)(uintptr_t)text, buf, sizeof(buf)),
+	cr_assert_eq(str_of(pid, (uint64_t)(uintptr_t)text, buf, sizeof(buf)),
 		     (ssize_t)strlen(text));
 	cr_assert_str_eq(buf, text);
 	/* too small a buffer: what fits, terminated, and said so */
-	cr_assert_eq(procmem__read_str(pid, (uint64_t)(uintptr_t)text, buf, 6), -ENAMETOOLONG);
+	cr_assert_eq(str_of(pid, (uint64_t)(uintptr_t)text, buf, 6), -ENAMETOOLONG);
 	cr_assert_str_eq(buf, "hello");
 	/* nothing mapped at page 0, and a range that wraps */
 	cr_assert_eq(procmem__read(pid, 0, buf, 8), -EFAULT);
@@ -96,12 +106,12 @@ Test(procmem, string_at_the_edge_of_a_mapping)
 		end_target(pid);
 		cr_skip_test("process_vm_readv not permitted here (ptrace_scope, no CAP_SYS_PTRACE)");
 	}
-	cr_assert_eq(procmem__read_str(pid, (uint64_t)(uintptr_t)(m + page - 4), buf, sizeof(buf)), 3);
+	cr_assert_eq(str_of(pid, (uint64_t)(uintptr_t)(m + page - 4), buf, sizeof(buf)), 3);
 	cr_assert_str_eq(buf, "abc");
 	memset(m + page - 4, 'x', 4);
 	end_target(pid);
 	pid = spawn_target();
-	cr_assert_eq(procmem__read_str(pid, (uint64_t)(uintptr_t)(m + page - 4), buf, sizeof(buf)), -EFAULT);
+	cr_assert_eq(str_of(pid, (uint64_t)(uintptr_t)(m + page - 4), buf, sizeof(buf)), -EFAULT);
 	end_target(pid);
 }
 

@@ -1,0 +1,332 @@
+/* runtimes/hotspot*: the JVM reader on a synthetic JVM image
+ * (hotspot_image.h): its description read from vmStructs, code cache
+ * lookups, frame names, and its behaviour on damaged images. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strtab.h"
+#include "runtimes/hotspot.h"
+#include "runtimes/hotspot_vm.h"
+#include "runtimes/javacmd.h"
+#include "runtimes/memsource.h"
+#include "hotspot_image.h"
+
+#define SEC 1000000000ull
+
+static struct hotspot_image *image(void)
+{
+	struct hotspot_image *im = malloc(sizeof(*im));
+
+	cr_assert_not_null(im);
+	hotspot_image__build(im);
+	return im;
+}
+
+static struct hotspot *open_image(struct hotspot_image *im, struct strtab *names)
+{
+	struct memsource m;
+	struct hotspot *h = NULL;
+
+	hotspot_image__source(im, &m);
+	cr_assert_eq(hotspot__open(&m, im->sym, names, &h), 0);
+	return h;
+}
+
+/* The names of one frame, joined with ';' innermost first. */
+static const char *names_of(struct hotspot *h, struct strtab *t, uint64_t pc, int exact,
+			    uint64_t method, uint64_t now)
+{
+	static char buf[1024];
+	uint32_t ids[8];
+	size_t n = 0, i;
+
+	buf[0] = '\0';
+	if (hotspot__names(h, pc, exact, method, now, ids, 8, &n) != 0)
+		return "(none)";
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(buf, ";");
+		strcat(buf, strtab__str(t, ids[i]));
+	}
+	return buf;
+}
+
+Test(hotspot_vm, every_field_is_read_from_the_tables)
+{
+	struct hotspot_image *im = image();
+	struct hotspot_vm vm;
+	struct memsource m;
+
+	hotspot_image__source(im, &m);
+	cr_assert_eq(hotspot_vm__read(&m, im->sym, &vm), 0);
+	cr_assert_eq(vm.major, 17);
+	cr_assert_str_eq(vm.release, "17.0.15+6-test");
+	cr_assert_eq(vm.blob_frame_size, 28);
+	cr_assert_eq(vm.nm_compile_id, 304);
+	cr_assert_eq(vm.symbol_body, 8, "moved on purpose: must come from the table");
+	cr_assert_eq(vm.blob_header_bytes, 352);
+	cr_assert_eq(vm.heapblock_size, 16);
+	cr_assert_eq(vm.cpool_size, 72);
+	cr_assert_eq(vm.codecache_heaps, HI_STATICS);
+	cr_assert_eq(vm.codecache_heap, 0, "JDK 8's single heap is absent");
+	cr_assert_eq(vm.nm_scopes_data_offset, -1);
+	cr_assert_eq(vm.interp_sender_sp, -1);
+	cr_assert_eq(vm.interp_method, -3);
+	/* table walks read in batches and skip types they do not need */
+	cr_assert_lt(m.reads, 200, "%llu reads", (unsigned long long)m.reads);
+	free(im);
+}
+
+Test(hotspot_vm, a_missing_field_makes_the_description_unusable)
+{
+	struct hotspot_image *im = image();
+	struct hotspot_vm vm;
+	struct memsource m;
+	uint64_t e;
+
+	/* rename CodeBlob::_frame_size's type: the field is gone */
+	for (e = HI_STRUCTS;; e += 48) {
+		uint64_t fp;
+
+		memcpy(&fp, im->mem + (e + 8 - HI_BASE), 8);
+		cr_assert_neq(fp, 0);
+		if (strcmp((char *)im->mem + (fp - HI_BASE), "_frame_size") == 0)
+			break;
+	}
+	hi_u64(im, e, hi_str(im, "Unknown"));
+	hotspot_image__source(im, &m);
+	cr_assert_eq(hotspot_vm__read(&m, im->sym, &vm), -EPROTO);
+	free(im);
+}
+
+Test(hotspot_vm, tables_without_end_or_with_absurd_layouts_are_refused)
+{
+	struct hotspot_image *im = image();
+	struct hotspot_vm vm;
+	struct memsource m;
+	uint64_t e;
+
+	hotspot_image__source(im, &m);
+	/* no terminator: every entry names a type, up to the end of memory */
+	for (e = HI_STRUCTS; e + 48 <= HI_TYPES; e += 48)
+		if (!im->mem[e - HI_BASE] && !im->mem[e + 1 - HI_BASE])
+			hi_u64(im, e, HI_STRINGS);
+	hi_u64(im, im->sym[HS_SYM_STRUCT_STRIDE], 48);
+	hi_u64(im, im->sym[HS_SYM_STRUCTS], HI_BASE + HI_SIZE - 48 * 3);
+	cr_assert_eq(hotspot_vm__read(&m, im->sym, &vm), -EPROTO);
+	hotspot_image__build(im);
+	hi_u64(im, im->sym[HS_SYM_STRUCT_STRIDE], 4096);
+	cr_assert_eq(hotspot_vm__read(&m, im->sym, &vm), -EPROTO);
+	hotspot_image__build(im);
+	hi_u64(im, im->sym[HS_SYM_STRUCT_OFFSET], 46);
+	cr_assert_eq(hotspot_vm__read(&m, im->sym, &vm), -EPROTO);
+	hotspot_image__build(im);
+	im->sym[HS_SYM_STRUCTS] = 0;
+	cr_assert_eq(hotspot_vm__read(&m, im->sym, &vm), -ENOENT);
+	free(im);
+}
+
+Test(hotspot, code_cache_lookups_give_kind_and_frame)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+	struct hotspot_code c;
+
+	cr_assert_eq(hotspot__code_at(h, HI_INTERP_BLOB + 0x200, SEC, &c), HOTSPOT_INTERPRETER);
+	cr_assert_eq(hotspot__code_at(h, HI_NM_CODE + 0x50, SEC, &c), HOTSPOT_COMPILED);
+	cr_assert_eq(c.frame_bytes, 48);
+	cr_assert_eq(c.code_begin, HI_NM_CODE);
+	cr_assert_eq(c.frame_complete, 16);
+	/* the last segment of a 32-segment block: found by hops back */
+	cr_assert_eq(hotspot__code_at(h, HI_NM_BLOCK + 0xff8, SEC, &c), HOTSPOT_COMPILED);
+	cr_assert_eq(hotspot__code_at(h, HI_STUB_BLOB + 0x100, SEC, &c), HOTSPOT_STUB);
+	cr_assert_eq(c.frame_bytes, 16);
+	cr_assert_eq(hotspot__code_at(h, HI_CALL_STUB_RA, SEC, &c), HOTSPOT_CALL_STUB);
+	cr_assert_eq(hotspot__code_at(h, HI_FREE + 0x10, SEC, &c), HOTSPOT_NOT_CODE);
+	cr_assert_eq(hotspot__code_at(h, HI_HEAP + HI_HEAP_SIZE + 0x10, SEC, &c), HOTSPOT_NOT_CODE);
+	cr_assert_eq(hotspot__code_at(h, 0x1234, SEC, &c), HOTSPOT_NOT_CODE);
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+Test(hotspot, cached_blobs_cost_no_reads)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+	struct hotspot_stats before, after;
+	struct hotspot_code c;
+	int i;
+
+	cr_assert_eq(hotspot__code_at(h, HI_NM_CODE + 0x50, SEC, &c), HOTSPOT_COMPILED);
+	hotspot__stats(h, &before);
+	for (i = 0; i < 1000; i++)
+		cr_assert_eq(hotspot__code_at(h, HI_NM_CODE + (uint64_t)(i % 0x200), SEC + 1000u * (unsigned)i, &c),
+			     HOTSPOT_COMPILED);
+	hotspot__stats(h, &after);
+	cr_assert_eq(after.reads, before.reads);
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+Test(hotspot, compiled_pcs_are_named_with_their_inlined_scopes)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+
+	/* sampled at 0x50: the next PcDesc (0x80) is inside the inlined Inner.step */
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x50, 1, 0, SEC),
+			 "com.example.Outer$Inner.step_[i];com.example.Outer.run_[j]");
+	/* a return address has its own PcDesc: the call at 0x40 is Outer's */
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x40, 0, 0, SEC), "com.example.Outer.run_[j]");
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x80, 0, 0, SEC),
+			 "com.example.Outer$Inner.step_[i];com.example.Outer.run_[j]");
+	/* past the last PcDesc: the method alone */
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x200, 1, 0, SEC), "com.example.Outer.run_[j]");
+	/* an interpreted frame: its Method*; a hidden class loses its address */
+	cr_assert_str_eq(names_of(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_LAMBDA, SEC),
+			 "com.example.Main$$Lambda$14.run_[0]");
+	cr_assert_str_eq(names_of(h, t, HI_STUB_BLOB + 0x100, 1, 0, SEC), "_new_instance_Java_[j]");
+	cr_assert_str_eq(names_of(h, t, HI_CALL_STUB_RA, 0, 0, SEC), "StubRoutines::call_stub_[j]");
+	cr_assert_str_eq(names_of(h, t, HI_FREE + 0x10, 1, 0, SEC), "(none)");
+	cr_assert_str_eq(names_of(h, t, HI_INTERP_BLOB, 1, HI_BASE + 8, SEC), "(none)");
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+Test(hotspot, a_recompiled_address_never_keeps_a_stale_name)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+	struct hotspot_code c;
+
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x200, 1, 0, SEC), "com.example.Outer.run_[j]");
+	/* the nmethod is flushed and its memory reused for another method
+	 * with another compile id and frame */
+	hi_u64(im, HI_NM_BLOB + 112, HI_M_INNER);
+	hi_u32(im, HI_NM_BLOB + 304, 77);
+	hi_u32(im, HI_NM_BLOB + 28, 10);
+	cr_assert_eq(hotspot__code_at(h, HI_NM_CODE + 0x200, 3 * SEC, &c), HOTSPOT_COMPILED);
+	cr_assert_eq(c.frame_bytes, 80);
+	/* its scopes still end in Outer, which is not its method: the method alone */
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x200, 1, 0, 3 * SEC),
+			 "com.example.Outer$Inner.step_[j]");
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+/* Random damage anywhere in the image: the reader may refuse or name
+ * wrongly, but never reads outside what it read nor loops. */
+Test(hotspot, damaged_images_never_crash)
+{
+	struct hotspot_image *im = image();
+	uint8_t *pristine = malloc(HI_SIZE);
+	static const uint64_t hot[] = { HI_STRUCTS, HI_TYPES, HI_SYMS, HI_STATICS, HI_CODEHEAP_OBJ,
+					 HI_SEGMAP, HI_NM_BLOB, HI_NM_BLOB + 0x800, HI_NM_BLOB + 0x900,
+					 HI_OBJECTS, HI_OBJECTS + 0x400, HI_INTERP_BLOB, HI_STUB_BLOB };
+	unsigned seed = 1234, opened = 0;
+	int iter;
+
+	cr_assert_not_null(pristine);
+	memcpy(pristine, im->mem, HI_SIZE);
+	for (iter = 0; iter < 3000; iter++) {
+		struct strtab *t = strtab__new();
+		struct memsource m;
+		struct hotspot *h = NULL;
+		int flips = 1 + (int)(rand_r(&seed) % 8), k;
+
+		memcpy(im->mem, pristine, HI_SIZE);
+		for (k = 0; k < flips; k++) {
+			uint64_t at = hot[rand_r(&seed) % (sizeof(hot) / sizeof(hot[0]))] +
+				      (uint64_t)(rand_r(&seed) % 0x400);
+
+			im->mem[at - HI_BASE] = (uint8_t)rand_r(&seed);
+		}
+		hotspot_image__source(im, &m);
+		if (hotspot__open(&m, im->sym, t, &h) == 0) {
+			static const uint64_t pcs[] = { HI_NM_CODE + 0x50, HI_NM_CODE + 0x40,
+							HI_INTERP_BLOB + 0x10, HI_STUB_BLOB + 0x20,
+							HI_NM_BLOCK + 0xff8, HI_CALL_STUB_RA };
+			struct hotspot_code c;
+			uint32_t ids[4];
+			size_t n, i;
+
+			opened++;
+			for (i = 0; i < 2 * sizeof(pcs) / sizeof(pcs[0]); i++) {
+				uint64_t pc = pcs[i % (sizeof(pcs) / sizeof(pcs[0]))];
+				uint64_t now = (1 + 2 * (i / (sizeof(pcs) / sizeof(pcs[0])))) * SEC;
+
+				/* and the memory changes under the reader */
+				if (i == sizeof(pcs) / sizeof(pcs[0]))
+					for (k = 0; k < flips; k++)
+						im->mem[hot[rand_r(&seed) % (sizeof(hot) / sizeof(hot[0]))] +
+							(uint64_t)(rand_r(&seed) % 0x400) - HI_BASE] =
+							(uint8_t)rand_r(&seed);
+				(void)hotspot__code_at(h, pc, now, &c);
+				(void)hotspot__names(h, pc, (int)(i & 1), 0, now, ids, 4, &n);
+			}
+			(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_M_OUTER, SEC, ids, 4, &n);
+			hotspot__delete(h);
+		}
+		strtab__delete(t);
+	}
+	cr_assert_gt(opened, 100, "damage should not stop most opens: %u", opened);
+	free(pristine);
+	free(im);
+}
+
+static int main_of(const char *const *argv, size_t argc, char *out, size_t size)
+{
+	char buf[1024];
+	size_t len = 0, i;
+
+	for (i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		memcpy(buf + len, argv[i], n);
+		len += n;
+	}
+	return javacmd__main(buf, len, out, size);
+}
+
+#define MAIN_OF(out, ...)                                                                  \
+	({                                                                                  \
+		static const char *const a_[] = { __VA_ARGS__ };                            \
+		main_of(a_, sizeof(a_) / sizeof(a_[0]), out, sizeof(out));                  \
+	})
+
+Test(javacmd, main_class_jar_module_and_source)
+{
+	char out[64];
+
+	cr_assert_gt(MAIN_OF(out, "java", "-Xmx1g", "-cp", "a.jar:b.jar", "-Dx=y", "com.ex.Main", "arg"), 0);
+	cr_assert_str_eq(out, "com.ex.Main");
+	cr_assert_gt(MAIN_OF(out, "/usr/bin/java", "-jar", "/srv/app/shop.jar", "--port", "80"), 0);
+	cr_assert_str_eq(out, "shop.jar");
+	cr_assert_gt(MAIN_OF(out, "java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-m",
+			     "app.mod/app.Main"), 0);
+	cr_assert_str_eq(out, "app.mod/app.Main");
+	cr_assert_gt(MAIN_OF(out, "java", "--module=m/x.Y"), 0);
+	cr_assert_str_eq(out, "m/x.Y");
+	cr_assert_gt(MAIN_OF(out, "java", "@opts.txt", "--source", "17", "Hello.java"), 0);
+	cr_assert_str_eq(out, "Hello.java");
+	cr_assert_eq(MAIN_OF(out, "java", "-version"), -ENOENT);
+	cr_assert_eq(MAIN_OF(out, "java", "-cp"), -ENOENT);
+	cr_assert_eq(javacmd__main("java\0-cp\0x\0Ma", 13, out, sizeof(out)), -ENOENT, "cut line");
+	{
+		char small[4];
+
+		cr_assert_eq(MAIN_OF(small, "java", "LongName"), -ENAMETOOLONG);
+	}
+}

@@ -1,0 +1,203 @@
+/* unwind/: stepping over code a runtime describes (no CFI): HotSpot's
+ * compiled frames by their size, interpreter frames by their layout,
+ * frameless stubs and the call stub, on synthetic stacks. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "unwind/unwind.h"
+
+#define BASE 0x7ffd0000ull
+#define A_PC 0x600000ull       /* a compiled method: 48-byte frame, set up at +0x10 */
+#define B_PC 0x601000ull       /* a compiled method: 32-byte frame */
+#define INTERP_PC 0x602000ull  /* the interpreter */
+#define STUB_PC 0x603000ull    /* a stub without a frame */
+#define CALL_STUB_RA 0x603100ull
+#define NATIVE_PC 0x400000ull  /* native code without CFI */
+
+static int owner;
+
+static int java_find(void *ctx, uint64_t pc, struct unwind_module *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	out->owner = &owner;
+	if (pc >= NATIVE_PC && pc < NATIVE_PC + 0x100000)
+		return 0;
+	if (pc >= A_PC && pc < A_PC + 0x1000) {
+		out->code = UNWIND_CODE_SIZED;
+		out->frame_bytes = 48;
+		out->frame_complete = A_PC + 0x10;
+	} else if (pc >= B_PC && pc < B_PC + 0x1000) {
+		out->code = UNWIND_CODE_SIZED;
+		out->frame_bytes = 32;
+		out->frame_complete = B_PC + 0x10;
+	} else if (pc >= INTERP_PC && pc < INTERP_PC + 0x1000) {
+		out->code = UNWIND_CODE_INTERPRETED;
+		out->slot_method = -3;
+		out->slot_sender_sp = -1;
+	} else if (pc == CALL_STUB_RA) {
+		out->code = UNWIND_CODE_FRAME_POINTER;
+	} else if (pc >= STUB_PC && pc < STUB_PC + 0x100) {
+		out->code = UNWIND_CODE_FRAMELESS;
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static uint64_t w[64];
+
+static void put(uint64_t addr, uint64_t v)
+{
+	w[(addr - BASE) / 8] = v;
+}
+
+static void regs(struct unwind_regs *r, uint64_t ip, uint64_t sp, uint64_t bp)
+{
+	memset(r, 0, sizeof(*r));
+	r->val[UNWIND_REG_IP] = ip;
+	r->val[UNWIND_REG_SP] = sp;
+	r->val[UNWIND_REG_BP] = bp;
+	r->valid = (1u << UNWIND_REG_IP) | (1u << UNWIND_REG_SP) | (1u << UNWIND_REG_BP);
+}
+
+static size_t walk(const struct unwind_regs *r, struct unwind_frame *f, enum unwind_stop *stop)
+{
+	struct unwind_stack st = { BASE, (const uint8_t *)w, sizeof(w) };
+	size_t n = 0;
+
+	cr_assert_eq(unwind__dwarf(r, &st, java_find, NULL, f, 16, &n, stop), 0);
+	return n;
+}
+
+Test(unwind_runtime, compiled_interpreted_and_call_stub_frames)
+{
+	struct unwind_frame f[16];
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	size_t n;
+
+	memset(w, 0, sizeof(w));
+	/* A at BASE (48 bytes): returns into B; its saved rbp is junk */
+	put(BASE + 40, B_PC + 0x80);
+	put(BASE + 32, 0x5555);
+	/* B at BASE+48 (32 bytes): returns into the interpreter, saving its rbp */
+	put(BASE + 48 + 24, INTERP_PC + 0x200);
+	put(BASE + 48 + 16, BASE + 0x80);
+	/* the interpreter frame at rbp BASE+0x80 */
+	put(BASE + 0x80, BASE + 0xc0);
+	put(BASE + 0x88, CALL_STUB_RA);
+	put(BASE + 0x80 - 8, BASE + 0x90);
+	put(BASE + 0x80 - 24, 0xdead0);
+	/* the call stub: an rbp frame into native code */
+	put(BASE + 0xc0, 0);
+	put(BASE + 0xc8, NATIVE_PC + 0x1500);
+	regs(&r, A_PC + 0x100, BASE, 0x1111);
+	n = walk(&r, f, &stop);
+	cr_assert_eq(n, 5, "%zu frames, stop %s", n, unwind__stop_name(stop));
+	cr_assert_eq(f[0].pc, A_PC + 0x100);
+	cr_assert(f[0].exact);
+	cr_assert_eq(f[0].code, UNWIND_CODE_SIZED);
+	cr_assert_eq(f[1].pc, B_PC + 0x80);
+	cr_assert_not(f[1].exact);
+	cr_assert_eq(f[2].pc, INTERP_PC + 0x200);
+	cr_assert_eq(f[2].code, UNWIND_CODE_INTERPRETED);
+	cr_assert_eq(f[2].method, 0xdead0, "the interpreter's Method* is kept for naming");
+	cr_assert_eq(f[3].pc, CALL_STUB_RA);
+	cr_assert_eq(f[3].code, UNWIND_CODE_FRAME_POINTER);
+	cr_assert_eq(f[4].pc, NATIVE_PC + 0x1500);
+	cr_assert_eq(f[4].code, UNWIND_CODE_NATIVE);
+}
+
+Test(unwind_runtime, a_compiled_caller_counts_from_the_unextended_sp)
+{
+	struct unwind_frame f[16];
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	size_t n;
+
+	memset(w, 0, sizeof(w));
+	/* interpreted leaf, rbp BASE+0x20; the adapter that called it moved
+	 * the compiled caller's sp down by 0x10: the caller's frame counts
+	 * from BASE+0x40, not BASE+0x30 */
+	put(BASE + 0x20, 0);
+	put(BASE + 0x28, B_PC + 0x80);
+	put(BASE + 0x20 - 8, BASE + 0x40);
+	put(BASE + 0x20 - 24, 0xbeef0);
+	put(BASE + 0x40 + 24, NATIVE_PC + 0x10);
+	put(BASE + 0x30 + 24, 0x9999); /* where a walk from the sp would look */
+	regs(&r, INTERP_PC + 0x100, BASE, BASE + 0x20);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3);
+	cr_assert_eq(f[0].method, 0xbeef0);
+	cr_assert_eq(f[1].pc, B_PC + 0x80);
+	cr_assert_eq(f[2].pc, NATIVE_PC + 0x10);
+
+	/* an unextended sp below the frame is not believed */
+	put(BASE + 0x20 - 8, BASE + 0x8);
+	put(BASE + 0x30 + 24, NATIVE_PC + 0x20);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3);
+	cr_assert_eq(f[2].pc, NATIVE_PC + 0x20);
+}
+
+Test(unwind_runtime, prologue_epilogue_and_frameless_stubs)
+{
+	struct unwind_frame f[16];
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	size_t n;
+
+	/* in A's prologue, nothing pushed yet: the return address is at sp */
+	memset(w, 0, sizeof(w));
+	put(BASE, B_PC + 0x80);
+	put(BASE + 8 + 24, NATIVE_PC + 0x30);
+	regs(&r, A_PC + 0x4, BASE, 0);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3);
+	cr_assert_eq(f[1].pc, B_PC + 0x80);
+	cr_assert_eq(f[2].pc, NATIVE_PC + 0x30);
+
+	/* after "push rbp": one word up */
+	memset(w, 0, sizeof(w));
+	put(BASE, 0x1234);
+	put(BASE + 8, B_PC + 0x80);
+	put(BASE + 16 + 24, NATIVE_PC + 0x40);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3);
+	cr_assert_eq(f[1].pc, B_PC + 0x80);
+	cr_assert_eq(f[2].pc, NATIVE_PC + 0x40);
+
+	/* in A's epilogue, its frame popped: the frame size would find no
+	 * code, the return address is at sp */
+	memset(w, 0, sizeof(w));
+	put(BASE, B_PC + 0x80);
+	put(BASE + 40, 0x77);
+	put(BASE + 8 + 24, NATIVE_PC + 0x50);
+	regs(&r, A_PC + 0x200, BASE, 0);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3);
+	cr_assert_eq(f[1].pc, B_PC + 0x80);
+	cr_assert_eq(f[2].pc, NATIVE_PC + 0x50);
+
+	/* a frameless stub (an itable stub) jumps on with the return address at sp */
+	memset(w, 0, sizeof(w));
+	put(BASE, B_PC + 0x80);
+	put(BASE + 8 + 24, NATIVE_PC + 0x60);
+	regs(&r, STUB_PC + 0x10, BASE, 0);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3);
+	cr_assert_eq(f[0].code, UNWIND_CODE_FRAMELESS);
+	cr_assert_eq(f[1].pc, B_PC + 0x80);
+	cr_assert_eq(f[2].pc, NATIVE_PC + 0x60);
+
+	/* a frame size reaching past the copy is truncation, not garbage */
+	memset(w, 0, sizeof(w));
+	regs(&r, B_PC + 0x100, BASE + sizeof(w) - 16, 0);
+	n = walk(&r, f, &stop);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(stop, UNWIND_TRUNCATED, "stop %s", unwind__stop_name(stop));
+}
