@@ -642,6 +642,9 @@ class Bench:
             ("python3", [py, src + "/bench/workloads/fib.py"], {"python3", os.path.basename(py)}, None, "full"),
             ("gzip", ["gzip", "-9", "-c"], {"gzip"}, rnd, "full"),
         ]
+        java = self.java_workload(src)
+        if java:
+            ws.append(java)
         # Fed once its dictionary is full and the rate has settled (bench/README
         # of this function: Workload.start).
         self.warm_bytes = {"xz": 72 << 20}
@@ -655,6 +658,21 @@ class Bench:
                 log("%s: %s not found, workload skipped (Debian: apt-get install %s)" % (
                     w[0], w[1][0], {"xz": "xz-utils"}.get(w[1][0], w[1][0])))
         return have
+
+    def java_workload(self, src):
+        """tests/workloads/JavaChain.java's chain (outer -> Middle*.run ->
+        Inner*.run, compiled, default flags) on the installed JDK, running
+        until stopped; None without javac/java."""
+        if not shutil.which("javac") or not shutil.which("java"):
+            log("java: javac or java not found, workload skipped (Debian: apt-get install openjdk-17-jdk-headless)")
+            return None
+        classes = os.path.join(self.out, "java-classes")
+        os.makedirs(classes, exist_ok=True)
+        rc = subprocess.call(["javac", "-d", classes, src + "/tests/workloads/JavaChain.java"])
+        if rc != 0:
+            log("java: javac failed (%d), workload skipped" % rc)
+            return None
+        return ("java", ["java", "-cp", classes, "JavaChain", "chain", "1000000"], {"java"}, None, "full")
 
     def one(self, spec, run):
         name, argv, comms, feed, kind = spec
