@@ -244,6 +244,7 @@ static void describe_code(struct user_stack *u, const struct unwind_frame *f,
 		code->jvm = u->jvm;
 		code->exact = f->exact;
 		code->java_method = f->code == UNWIND_CODE_INTERPRETED ? f->method : 0;
+		code->jvm_now_ns = u->now_ns;
 	}
 	code->path = proc_map__path(m);
 	if (!bin)

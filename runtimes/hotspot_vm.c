@@ -98,11 +98,6 @@ static const struct want wants[] = {
 };
 #define NWANTS (sizeof(wants) / sizeof(wants[0]))
 
-/* Static fields read for their value, not used as addresses. */
-struct want_static_value {
-	const char *type, *field;
-};
-
 /* The table layouts, read from the exported offset variables. */
 struct layout {
 	uint64_t base;

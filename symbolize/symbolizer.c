@@ -108,8 +108,8 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 	}
 	/* a JVM's code, named from its own description; what it cannot
 	 * name falls to its perf map, as other JIT code */
-	if (code->jvm && hotspot__names(code->jvm, pc, code->exact, code->java_method, now_ns, out,
-					max, n) == 0)
+	if (code->jvm && hotspot__names(code->jvm, pc, code->exact, code->java_method,
+					code->jvm_now_ns, out, max, n) == 0)
 		return 0;
 	/* anonymous memory, or a file that is no ELF (a memfd JITs map twice):
 	 * JIT code if the process's perf map or jitdump names it; anonymous

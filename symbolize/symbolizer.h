@@ -40,6 +40,9 @@ struct symbolize_code {
 	                          * hotspot.h): named by it first; NULL: none */
 	uint64_t java_method;    /* an interpreted frame's Method*; 0: compiled
 	                          * code or a stub */
+	uint64_t jvm_now_ns;     /* CLOCK_MONOTONIC now: the reader paces its
+	                          * re-reads by it (sample times may be another
+	                          * clock) */
 	int exact;               /* pc is where the frame was (the leaf, or an
 	                          * interrupted one), not a return address */
 	int signal_frame;        /* the CFI marks it a signal trampoline: named
