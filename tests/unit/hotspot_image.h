@@ -5,7 +5,15 @@
  * ConstantPool/Klass/Symbol objects that name them. Offsets are those of
  * JDK 17 except where moved on purpose (Symbol::_body), so a reader that
  * hard-coded offsets would fail. Everything is in one buffer the test may
- * mutate. */
+ * mutate.
+ *
+ * It comes in the shapes of three JDKs (hotspot_image__build_jdk): 17;
+ * 8, whose tables name a single code heap (CodeCache::_heap), code and
+ * scope positions as offsets from the blob (CodeBlob::_code_offset,
+ * nmethod::_scopes_data_offset), no CompiledMethod (nmethod::_method) and
+ * report HotSpot's own version ("25.x"); and 21, whose debug-info stream
+ * excludes zero bytes (UNSIGNED5 with one excluded byte: each small value
+ * is stored plus one). */
 #ifndef SMOLDER_TESTS_HOTSPOT_IMAGE_H
 #define SMOLDER_TESTS_HOTSPOT_IMAGE_H
 #include <stdint.h>
@@ -73,52 +81,65 @@ static inline uint64_t hi_str(struct hotspot_image *im, const char *s)
 	return at;
 }
 
+/* Which JDKs' tables have a field. */
+#define HI_J8 1
+#define HI_J17 2
+#define HI_J21 4
+#define HI_JALL (HI_J8 | HI_J17 | HI_J21)
+#define HI_J9UP (HI_J17 | HI_J21)
+
 struct hi_field {
 	const char *type, *field;
 	int is_static;
 	uint64_t value; /* offset, or a static's address */
+	int jdks;       /* HI_J*: the JDKs whose tables have it */
 };
 
 static const struct hi_field hi_fields[] = {
-	{ "CodeCache", "_heaps", 1, HI_STATICS + 0x00 },
-	{ "CodeCache", "_low_bound", 1, HI_STATICS + 0x08 },
-	{ "CodeCache", "_high_bound", 1, HI_STATICS + 0x10 },
-	{ "StubRoutines", "_call_stub_return_address", 1, HI_STATICS + 0x18 },
-	{ "Abstract_VM_Version", "_s_vm_release", 1, HI_STATICS + 0x20 },
-	{ "GrowableArrayBase", "_len", 0, 0 },
-	{ "GrowableArray<int>", "_data", 0, 8 },
-	{ "CodeHeap", "_memory", 0, 8 },
-	{ "CodeHeap", "_segmap", 0, 120 },
-	{ "CodeHeap", "_log2_segment_size", 0, 256 },
-	{ "VirtualSpace", "_low_boundary", 0, 0 },
-	{ "VirtualSpace", "_high_boundary", 0, 8 },
-	{ "VirtualSpace", "_low", 0, 16 },
-	{ "VirtualSpace", "_high", 0, 24 },
-	{ "HeapBlock::Header", "_length", 0, 0 },
-	{ "HeapBlock::Header", "_used", 0, 8 },
-	{ "CodeBlob", "_name", 0, 96 },
-	{ "CodeBlob", "_size", 0, 12 },
-	{ "CodeBlob", "_frame_complete_offset", 0, 20 },
-	{ "CodeBlob", "_frame_size", 0, 28 },
-	{ "CodeBlob", "_code_begin", 0, 32 },
-	{ "CodeBlob", "_code_end", 0, 40 },
-	{ "CompiledMethod", "_method", 0, 112 },
-	{ "CompiledMethod", "_scopes_data_begin", 0, 120 },
-	{ "nmethod", "_entry_bci", 0, 192 },
-	{ "nmethod", "_metadata_offset", 0, 260 },
-	{ "nmethod", "_scopes_pcs_offset", 0, 268 },
-	{ "nmethod", "_dependencies_offset", 0, 272 },
-	{ "nmethod", "_compile_id", 0, 304 },
-	{ "PcDesc", "_pc_offset", 0, 0 },
-	{ "PcDesc", "_scope_decode_offset", 0, 4 },
-	{ "Method", "_constMethod", 0, 8 },
-	{ "ConstMethod", "_constants", 0, 8 },
-	{ "ConstMethod", "_name_index", 0, 34 },
-	{ "ConstMethod", "_signature_index", 0, 36 },
-	{ "ConstantPool", "_pool_holder", 0, 24 },
-	{ "Klass", "_name", 0, 24 },
-	{ "Symbol", "_length", 0, 4 },
-	{ "Symbol", "_body", 0, 8 }, /* 6 in JDK 17: moved on purpose */
+	{ "CodeCache", "_heaps", 1, HI_STATICS + 0x00, HI_J9UP },
+	{ "CodeCache", "_heap", 1, HI_STATICS + 0x00, HI_J8 },
+	{ "CodeCache", "_low_bound", 1, HI_STATICS + 0x08, HI_J9UP },
+	{ "CodeCache", "_high_bound", 1, HI_STATICS + 0x10, HI_J9UP },
+	{ "StubRoutines", "_call_stub_return_address", 1, HI_STATICS + 0x18, HI_JALL },
+	{ "Abstract_VM_Version", "_s_vm_release", 1, HI_STATICS + 0x20, HI_JALL },
+	{ "GrowableArrayBase", "_len", 0, 0, HI_J9UP },
+	{ "GrowableArray<int>", "_data", 0, 8, HI_J9UP },
+	{ "CodeHeap", "_memory", 0, 8, HI_JALL },
+	{ "CodeHeap", "_segmap", 0, 120, HI_JALL },
+	{ "CodeHeap", "_log2_segment_size", 0, 256, HI_JALL },
+	{ "VirtualSpace", "_low_boundary", 0, 0, HI_JALL },
+	{ "VirtualSpace", "_high_boundary", 0, 8, HI_JALL },
+	{ "VirtualSpace", "_low", 0, 16, HI_JALL },
+	{ "VirtualSpace", "_high", 0, 24, HI_JALL },
+	{ "HeapBlock::Header", "_length", 0, 0, HI_JALL },
+	{ "HeapBlock::Header", "_used", 0, 8, HI_JALL },
+	{ "CodeBlob", "_name", 0, 96, HI_JALL },
+	{ "CodeBlob", "_size", 0, 12, HI_JALL },
+	{ "CodeBlob", "_frame_complete_offset", 0, 20, HI_JALL },
+	{ "CodeBlob", "_frame_size", 0, 28, HI_JALL },
+	{ "CodeBlob", "_code_begin", 0, 32, HI_J9UP },
+	{ "CodeBlob", "_code_end", 0, 40, HI_J9UP },
+	{ "CodeBlob", "_code_offset", 0, 32, HI_J8 },
+	{ "CodeBlob", "_data_offset", 0, 36, HI_J8 },
+	{ "CompiledMethod", "_method", 0, 112, HI_J9UP },
+	{ "nmethod", "_method", 0, 112, HI_J8 },
+	{ "CompiledMethod", "_scopes_data_begin", 0, 120, HI_J9UP },
+	{ "nmethod", "_scopes_data_offset", 0, 120, HI_J8 },
+	{ "nmethod", "_entry_bci", 0, 192, HI_JALL },
+	{ "nmethod", "_metadata_offset", 0, 260, HI_JALL },
+	{ "nmethod", "_scopes_pcs_offset", 0, 268, HI_JALL },
+	{ "nmethod", "_dependencies_offset", 0, 272, HI_JALL },
+	{ "nmethod", "_compile_id", 0, 304, HI_JALL },
+	{ "PcDesc", "_pc_offset", 0, 0, HI_JALL },
+	{ "PcDesc", "_scope_decode_offset", 0, 4, HI_JALL },
+	{ "Method", "_constMethod", 0, 8, HI_JALL },
+	{ "ConstMethod", "_constants", 0, 8, HI_JALL },
+	{ "ConstMethod", "_name_index", 0, 34, HI_JALL },
+	{ "ConstMethod", "_signature_index", 0, 36, HI_JALL },
+	{ "ConstantPool", "_pool_holder", 0, 24, HI_JALL },
+	{ "Klass", "_name", 0, 24, HI_JALL },
+	{ "Symbol", "_length", 0, 4, HI_JALL },
+	{ "Symbol", "_body", 0, 8, HI_JALL }, /* 6 in JDK 17: moved on purpose */
 };
 
 static const struct { const char *type; uint64_t size; } hi_types[] = {
@@ -148,15 +169,20 @@ static inline void hi_method(struct hotspot_image *im, uint64_t m, const char *k
 	hi_symbol(im, ns, name);
 }
 
-static inline void hi_blob(struct hotspot_image *im, uint64_t blob, const char *name, uint32_t size,
-			   uint32_t frame_words, uint32_t complete, uint64_t code_begin)
+static inline void hi_blob(struct hotspot_image *im, int jdk, uint64_t blob, const char *name,
+			   uint32_t size, uint32_t frame_words, uint32_t complete, uint64_t code_begin)
 {
 	hi_u64(im, blob + 96, hi_str(im, name));
 	hi_u32(im, blob + 12, size);
 	hi_u32(im, blob + 20, complete);
 	hi_u32(im, blob + 28, frame_words);
-	hi_u64(im, blob + 32, code_begin);
-	hi_u64(im, blob + 40, blob + size);
+	if (jdk == 8) { /* offsets from the blob */
+		hi_u32(im, blob + 32, (uint32_t)(code_begin - blob));
+		hi_u32(im, blob + 36, size);
+	} else {
+		hi_u64(im, blob + 32, code_begin);
+		hi_u64(im, blob + 40, blob + size);
+	}
 }
 
 /* Marks segments [first, first + n) as one block in the segment map. */
@@ -170,8 +196,9 @@ static inline void hi_block(struct hotspot_image *im, unsigned first, unsigned n
 	hi_u8(im, HI_HEAP + ((uint64_t)first << 7) + 8, 1);
 }
 
-static inline void hotspot_image__build(struct hotspot_image *im)
+static inline void hotspot_image__build_jdk(struct hotspot_image *im, int jdk)
 {
+	int mask = jdk == 8 ? HI_J8 : jdk == 21 ? HI_J21 : HI_J17;
 	uint64_t e;
 	size_t i;
 
@@ -197,11 +224,14 @@ static inline void hotspot_image__build(struct hotspot_image *im)
 	hi_u64(im, im->sym[HS_SYM_INT_VALUE], 8);
 	hi_u64(im, im->sym[HS_SYM_INT_STRIDE], 16);
 	/* the tables, each ending in a zeroed entry */
-	for (i = 0, e = HI_STRUCTS; i < sizeof(hi_fields) / sizeof(hi_fields[0]); i++, e += 48) {
+	for (i = 0, e = HI_STRUCTS; i < sizeof(hi_fields) / sizeof(hi_fields[0]); i++) {
+		if (!(hi_fields[i].jdks & mask))
+			continue;
 		hi_u64(im, e + 0, hi_str(im, hi_fields[i].type));
 		hi_u64(im, e + 8, hi_str(im, hi_fields[i].field));
 		hi_u32(im, e + 24, (uint32_t)hi_fields[i].is_static);
 		hi_u64(im, e + (hi_fields[i].is_static ? 40 : 32), hi_fields[i].value);
+		e += 48;
 	}
 	for (i = 0, e = HI_TYPES; i < sizeof(hi_types) / sizeof(hi_types[0]); i++, e += 48) {
 		hi_u64(im, e + 0, hi_str(im, hi_types[i].type));
@@ -211,12 +241,12 @@ static inline void hotspot_image__build(struct hotspot_image *im)
 	hi_u32(im, HI_INTS + 8, (uint32_t)-1);
 	hi_u64(im, HI_INTS + 16, hi_str(im, "frame::interpreter_frame_last_sp_offset"));
 	hi_u32(im, HI_INTS + 24, (uint32_t)-2);
-	/* statics */
-	hi_u64(im, HI_STATICS + 0x00, HI_ARRAY);
+	/* statics: JDK 8's one heap is the CodeHeap itself */
+	hi_u64(im, HI_STATICS + 0x00, jdk == 8 ? HI_CODEHEAP_OBJ : HI_ARRAY);
 	hi_u64(im, HI_STATICS + 0x08, HI_HEAP);
 	hi_u64(im, HI_STATICS + 0x10, HI_HEAP + HI_HEAP_SIZE);
 	hi_u64(im, HI_STATICS + 0x18, HI_CALL_STUB_RA);
-	hi_u64(im, HI_STATICS + 0x20, hi_str(im, "17.0.15+6-test"));
+	hi_u64(im, HI_STATICS + 0x20, hi_str(im, jdk == 8 ? "25.392-b08" : jdk == 21 ? "21.0.2+13-test" : "17.0.15+6-test"));
 	/* one code heap */
 	hi_u32(im, HI_ARRAY + 0, 1);
 	hi_u64(im, HI_ARRAY + 8, HI_ARRAY + 16);
@@ -231,20 +261,26 @@ static inline void hotspot_image__build(struct hotspot_image *im)
 	hi_block(im, 8, 32, 0x1000);
 	hi_block(im, 40, 8, 0x400);
 	/* the interpreter */
-	hi_blob(im, HI_INTERP_BLOB, "Interpreter", 0x3f0, 0, 0, HI_INTERP_BLOB + 104);
+	hi_blob(im, jdk, HI_INTERP_BLOB, "Interpreter", 0x3f0, 0, 0, HI_INTERP_BLOB + 104);
 	/* a compiled method, com.example.Outer.run with Inner.step inlined */
-	hi_blob(im, HI_NM_BLOB, "nmethod", 0xff0, 6, 16, HI_NM_CODE);
+	hi_blob(im, jdk, HI_NM_BLOB, "nmethod", 0xff0, 6, 16, HI_NM_CODE);
 	hi_u64(im, HI_NM_BLOB + 112, HI_M_OUTER);
 	hi_u32(im, HI_NM_BLOB + 304, 42);
 	hi_u32(im, HI_NM_BLOB + 260, 0x800); /* metadata: Inner, Outer */
 	hi_u64(im, HI_NM_BLOB + 0x800, HI_M_INNER);
 	hi_u64(im, HI_NM_BLOB + 0x808, HI_M_OUTER);
-	hi_u64(im, HI_NM_BLOB + 120, HI_NM_BLOB + 0x810); /* scopes */
+	if (jdk == 8) /* scopes */
+		hi_u32(im, HI_NM_BLOB + 120, 0x810);
+	else
+		hi_u64(im, HI_NM_BLOB + 120, HI_NM_BLOB + 0x810);
 	/* offset 0 is the null scope; 1: Outer (no sender, index 2, bci 4);
-	 * 4: Inner (sender 1, index 1, bci 7) */
+	 * 4: Inner (sender 1, index 1, bci 7); JDK 21 stores each plus one */
 	{
-		static const uint8_t scopes[] = { 0, 0, 2, 5, 1, 1, 8, 0 };
+		uint8_t scopes[] = { 0, 0, 2, 5, 1, 1, 8, 0 };
+		size_t k;
 
+		for (k = 1; jdk == 21 && k < sizeof(scopes) - 1; k++)
+			scopes[k]++;
 		hi_put(im, HI_NM_BLOB + 0x810, scopes, sizeof(scopes));
 	}
 	hi_u32(im, HI_NM_BLOB + 268, 0x900); /* PcDescs */
@@ -256,7 +292,7 @@ static inline void hotspot_image__build(struct hotspot_image *im)
 	hi_u32(im, HI_NM_BLOB + 0x920, 0x100);
 	hi_u32(im, HI_NM_BLOB + 0x924, 1);
 	/* a runtime stub with a two-word frame */
-	hi_blob(im, HI_STUB_BLOB, "_new_instance_Java", 0x3f0, 2, 8, HI_STUB_BLOB + 104);
+	hi_blob(im, jdk, HI_STUB_BLOB, "_new_instance_Java", 0x3f0, 2, 8, HI_STUB_BLOB + 104);
 	/* the methods */
 	hi_method(im, HI_M_OUTER, "com/example/Outer", "run");
 	hi_method(im, HI_M_INNER, "com/example/Outer$Inner", "step");
@@ -267,6 +303,11 @@ static inline void hotspot_image__build(struct hotspot_image *im)
 	im->region.len = sizeof(im->mem);
 	im->img.regions = &im->region;
 	im->img.n = 1;
+}
+
+static inline void hotspot_image__build(struct hotspot_image *im)
+{
+	hotspot_image__build_jdk(im, 17);
 }
 
 static inline void hotspot_image__source(struct hotspot_image *im, struct memsource *m)

@@ -226,6 +226,44 @@ Test(hotspot, a_recompiled_address_never_keeps_a_stale_name)
 	free(im);
 }
 
+/* The tables of JDK 8 and 21 (their differences in hotspot_image.h): the
+ * same code, names and frames. */
+static void same_answers_on(int jdk, int major)
+{
+	struct hotspot_image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct hotspot_code c;
+	struct hotspot *h;
+
+	cr_assert_not_null(im);
+	hotspot_image__build_jdk(im, jdk);
+	h = open_image(im, t);
+	cr_assert_eq(hotspot__vm(h)->major, major, "JDK %d read as %d", jdk, hotspot__vm(h)->major);
+	cr_assert_eq(hotspot__code_at(h, HI_INTERP_BLOB + 0x200, SEC, &c), HOTSPOT_INTERPRETER);
+	cr_assert_eq(hotspot__code_at(h, HI_NM_CODE + 0x50, SEC, &c), HOTSPOT_COMPILED);
+	cr_assert_eq(c.frame_bytes, 48);
+	cr_assert_eq(c.code_begin, HI_NM_CODE);
+	cr_assert_eq(hotspot__code_at(h, HI_STUB_BLOB + 0x100, SEC, &c), HOTSPOT_STUB);
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x50, 1, 0, SEC),
+			 "com.example.Outer$Inner.step_[i];com.example.Outer.run_[j]", "JDK %d", jdk);
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x40, 0, 0, SEC), "com.example.Outer.run_[j]");
+	cr_assert_str_eq(names_of(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_LAMBDA, SEC),
+			 "com.example.Main$$Lambda$14.run_[0]");
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+Test(hotspot, jdk8_tables_single_heap_and_offsets)
+{
+	same_answers_on(8, 8);
+}
+
+Test(hotspot, jdk21_debug_info_without_zero_bytes)
+{
+	same_answers_on(21, 21);
+}
+
 /* Random damage anywhere in the image: the reader may refuse or name
  * wrongly, but never reads outside what it read nor loops. */
 Test(hotspot, damaged_images_never_crash)
