@@ -14,8 +14,10 @@
  * checked again (one read) when older than a second, so a blob freed and
  * replaced gives no stale frame size; names are cached by (blob, compile
  * id, pc) and by Method*, so a reused code address never shows a stale
- * name; an unknown pc costs a few reads of the code heap's segment map,
- * at most HOTSPOT_MISSES_PER_SEC times a second. Nothing is written to the
+ * name; an unknown pc costs a few reads of the code heap's segment map.
+ * Uncached lookups stop for the rest of a second once HOTSPOT_READS_PER_SEC
+ * reads were made in it (a JVM starting up compiles thousands of methods
+ * a second; a process posing as one gets no more). Nothing is written to the
  * target and it is never signalled or stopped. Every read is validated;
  * a JVM whose memory changes under us, or a process posing as one, costs
  * bounded work and yields "not Java", never a crash.
@@ -33,7 +35,7 @@ struct hotspot;
 struct strtab;
 struct strtab_remap;
 
-#define HOTSPOT_MISSES_PER_SEC 2000
+#define HOTSPOT_READS_PER_SEC 20000
 /* Blobs kept per JVM; past it the cache starts over. */
 #define HOTSPOT_MAX_BLOBS 8192
 /* A cached blob is read again after this long. */

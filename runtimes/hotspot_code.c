@@ -334,11 +334,11 @@ bool hotspot_code__may_read(struct hotspot *h, uint64_t now_ns)
 {
 	uint64_t second = now_ns / 1000000000ull;
 
-	if (second != h->miss_second) {
-		h->miss_second = second;
-		h->misses = 0;
+	if (second != h->budget_second) {
+		h->budget_second = second;
+		h->budget_reads_at = h->mem.reads;
 	}
-	return h->misses++ < HOTSPOT_MISSES_PER_SEC;
+	return h->mem.reads - h->budget_reads_at < HOTSPOT_READS_PER_SEC;
 }
 
 static const struct hotspot_heap *heap_of(const struct hotspot *h, uint64_t pc)

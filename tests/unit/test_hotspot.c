@@ -226,6 +226,33 @@ Test(hotspot, a_recompiled_address_never_keeps_a_stale_name)
 	free(im);
 }
 
+/* A flood of lookups nothing caches (a process posing as a JVM) reads at
+ * most HOTSPOT_READS_PER_SEC times a second; the next second reads again. */
+Test(hotspot, uncached_reads_are_bounded_per_second)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+	struct hotspot_stats before, after;
+	uint32_t ids[4];
+	size_t n;
+	uint64_t k;
+
+	hotspot__stats(h, &before);
+	for (k = 0; k < 200000; k++) /* every one a different Method* */
+		(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_OBJECTS + 0x1000 + 8 * k, 5 * SEC, ids, 4, &n);
+	hotspot__stats(h, &after);
+	cr_assert_leq(after.reads - before.reads, HOTSPOT_READS_PER_SEC + 16, "%llu reads",
+		      (unsigned long long)(after.reads - before.reads));
+	cr_assert_geq(after.reads - before.reads, HOTSPOT_READS_PER_SEC / 2);
+	cr_assert_str_eq(names_of(h, t, HI_INTERP_BLOB, 1, HI_M_OUTER, 5 * SEC), "(none)",
+			 "the budget is spent for this second");
+	cr_assert_str_eq(names_of(h, t, HI_INTERP_BLOB, 1, HI_M_OUTER, 6 * SEC), "com.example.Outer.run_[0]");
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
 /* The tables of JDK 8 and 21 (their differences in hotspot_image.h): the
  * same code, names and frames. */
 static void same_answers_on(int jdk, int major)
