@@ -431,8 +431,10 @@ static int cmp_root(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The functions of the symbol table where a Go stack ends. */
-static void load_go_roots(struct binary *b)
+/* Calls fn with each named symbol of the binary's sections of type
+ * sh_type (SHT_SYMTAB, SHT_DYNSYM) until it returns nonzero. */
+static void each_symbol(struct binary *b, Elf64_Word sh_type,
+			int (*fn)(void *arg, const GElf_Sym *sym, const char *name), void *arg)
 {
 	Elf_Scn *scn = NULL;
 
@@ -441,66 +443,78 @@ static void load_go_roots(struct binary *b)
 		Elf_Data *d;
 		size_t i, n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || !sh.sh_entsize ||
 		    !(d = elf_getdata(scn, NULL)))
 			continue;
 		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n && b->nroots < MAX_ROOTS; i++) {
+		for (i = 0; i < n; i++) {
 			GElf_Sym sym;
 			const char *name;
-			enum gostack_kind kind;
 
-			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_size || !(name = elf_strptr(b->elf, sh.sh_link, sym.st_name)) ||
-			    strncmp(name, "runtime.", 8) != 0)
-				continue;
-			kind = gostack__kind(name, strlen(name));
-			if (kind == GOSTACK_NONE)
-				continue;
-			b->roots[b->nroots].start = sym.st_value;
-			b->roots[b->nroots].end = sym.st_value + sym.st_size;
-			b->roots[b->nroots].kind = kind == GOSTACK_ROOT ? UNWIND_ROOT : UNWIND_ROOT_AS_CALLER;
-			b->nroots++;
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (name = elf_strptr(b->elf, sh.sh_link, sym.st_name)) != NULL &&
+			    fn(arg, &sym, name))
+				return;
 		}
 	}
+}
+
+static int go_root(void *arg, const GElf_Sym *sym, const char *name)
+{
+	struct binary *b = arg;
+	enum gostack_kind kind;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size ||
+	    strncmp(name, "runtime.", 8) != 0)
+		return 0;
+	kind = gostack__kind(name, strlen(name));
+	if (kind == GOSTACK_NONE)
+		return 0;
+	b->roots[b->nroots].start = sym->st_value;
+	b->roots[b->nroots].end = sym->st_value + sym->st_size;
+	b->roots[b->nroots].kind = kind == GOSTACK_ROOT ? UNWIND_ROOT : UNWIND_ROOT_AS_CALLER;
+	return ++b->nroots == MAX_ROOTS;
+}
+
+/* The functions of the symbol table where a Go stack ends. */
+static void load_go_roots(struct binary *b)
+{
+	each_symbol(b, SHT_SYMTAB, go_root, b);
 	qsort(b->roots, b->nroots, sizeof(*b->roots), cmp_root);
+}
+
+struct wanted_symbols {
+	const char *const *names;
+	uint64_t *vaddrs;
+	size_t n, found;
+};
+
+static int wanted_symbol(void *arg, const GElf_Sym *sym, const char *name)
+{
+	struct wanted_symbols *w = arg;
+	size_t k;
+
+	if (sym->st_shndx == SHN_UNDEF || GELF_ST_TYPE(sym->st_info) != STT_OBJECT)
+		return 0;
+	for (k = 0; k < w->n; k++)
+		if (!w->vaddrs[k] && strcmp(name, w->names[k]) == 0) {
+			w->vaddrs[k] = sym->st_value;
+			w->found++;
+		}
+	return w->found == w->n;
 }
 
 int binary__find_symbols(struct binary *b, const char *const *names, size_t n, uint64_t *vaddrs)
 {
-	Elf_Scn *scn = NULL;
-	size_t found = 0, k;
+	struct wanted_symbols w = { names, vaddrs, n, 0 };
+	size_t k;
 
 	for (k = 0; k < n; k++)
 		vaddrs[k] = 0;
-	if (!b->is_elf)
-		return 0;
 	/* exported symbols are in .dynsym, which stripping keeps */
-	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, count;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		count = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < count && found < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-			    !(name = elf_strptr(b->elf, sh.sh_link, sym.st_name)))
-				continue;
-			for (k = 0; k < n; k++)
-				if (!vaddrs[k] && strcmp(name, names[k]) == 0) {
-					vaddrs[k] = sym.st_value;
-					found++;
-				}
-		}
-	}
-	return (int)found;
+	if (b->is_elf && n)
+		each_symbol(b, SHT_DYNSYM, wanted_symbol, &w);
+	return (int)w.found;
 }
 
 size_t binary__roots(struct binary *b, const struct unwind_root **roots)

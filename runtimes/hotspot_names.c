@@ -72,6 +72,27 @@ static int read_uint(const uint8_t *buf, size_t len, size_t *pos, unsigned x, ui
 	return -EPROTO;
 }
 
+/* Reads one of an nmethod's tables, [begin, end), into a new buffer (the
+ * caller frees it). Tables past MAX_TABLE_BYTES are not read. */
+static int read_table(struct hotspot *h, uint64_t begin, uint64_t end, uint8_t **out, size_t *len)
+{
+	size_t bytes = (size_t)(end - begin);
+	uint8_t *buf;
+
+	if (end <= begin || end - begin > MAX_TABLE_BYTES)
+		return -EPROTO;
+	buf = malloc(bytes);
+	if (!buf)
+		return -ENOMEM;
+	if (memsource__read(&h->mem, begin, buf, bytes)) {
+		free(buf);
+		return -EFAULT;
+	}
+	*out = buf;
+	*len = bytes;
+	return 0;
+}
+
 /* The scope of the PcDesc at pc: for a return address the one for that
  * very pc (the call's), for a sampled pc the first at or after it (the
  * next safepoint of the code the pc is in, which is what HotSpot itself
@@ -80,20 +101,14 @@ static int scope_of_pc(struct hotspot *h, const struct hotspot_blob *b, uint64_t
 		       uint32_t *decode)
 {
 	const struct hotspot_vm *vm = &h->vm;
-	size_t bytes = (size_t)(b->pcs_end - b->pcs_begin), i, n;
 	int64_t want = (int64_t)(pc - b->code_begin);
+	size_t bytes, i, n;
 	uint8_t *tab;
-	int err = -ENOENT;
+	int err = read_table(h, b->pcs_begin, b->pcs_end, &tab, &bytes);
 
-	if (bytes == 0 || bytes > MAX_TABLE_BYTES)
-		return -EPROTO;
-	tab = malloc(bytes);
-	if (!tab)
-		return -ENOMEM;
-	if (memsource__read(&h->mem, b->pcs_begin, tab, bytes)) {
-		free(tab);
-		return -EFAULT;
-	}
+	if (err)
+		return err;
+	err = -ENOENT;
 	n = bytes / vm->pcdesc_size;
 	for (i = 0; i < n; i++) {
 		const uint8_t *d = tab + i * vm->pcdesc_size;
@@ -117,22 +132,15 @@ static int scope_of_pc(struct hotspot *h, const struct hotspot_blob *b, uint64_t
 static int scope_methods(struct hotspot *h, const struct hotspot_blob *b, uint32_t d,
 			 uint64_t *methods, size_t max, size_t *n)
 {
-	size_t bytes = (size_t)(b->pcs_begin - b->scopes_begin);
-	size_t nmeta = (size_t)(b->scopes_begin - b->metadata_begin) / 8;
+	size_t nmeta = (size_t)(b->scopes_begin - b->metadata_begin) / 8, bytes;
 	unsigned x = h->vm.major >= 20 ? 1 : 0;
 	uint8_t *data;
-	int err = 0;
+	int err;
 
 	*n = 0;
-	if (bytes == 0 || bytes > MAX_TABLE_BYTES)
-		return -EPROTO;
-	data = malloc(bytes);
-	if (!data)
-		return -ENOMEM;
-	if (memsource__read(&h->mem, b->scopes_begin, data, bytes)) {
-		free(data);
-		return -EFAULT;
-	}
+	err = read_table(h, b->scopes_begin, b->pcs_begin, &data, &bytes);
+	if (err)
+		return err;
 	/* 0 is the serialized null: the outermost scope has no sender. Each
 	 * sender is written before the scopes it calls, so offsets fall. */
 	while (d != 0 && *n < max) {
