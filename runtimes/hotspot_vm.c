@@ -70,14 +70,11 @@ static const struct want wants[] = {
 	{ "CodeBlob", "_frame_complete_offset", W_OFFSET, OFF(blob_frame_complete), true },
 	{ "CodeBlob", "_frame_size", W_OFFSET, OFF(blob_frame_size), true },
 	{ "CodeBlob", "_code_begin", W_OFFSET, OFF(blob_code_begin), false },
-	{ "CodeBlob", "_code_end", W_OFFSET, OFF(blob_code_end), false },
 	{ "CodeBlob", "_code_offset", W_OFFSET, OFF(blob_code_offset), false },
-	{ "CodeBlob", "_data_offset", W_OFFSET, OFF(blob_data_offset), false },
 	{ "nmethod", NULL, W_SIZE, OFF(blob_header_bytes), true },
 	{ "CompiledMethod", "_method", W_OFFSET, OFF(nm_method), false },
 	{ "nmethod", "_method", W_OFFSET, OFF(nm_method), false },
 	{ "nmethod", "_compile_id", W_OFFSET, OFF(nm_compile_id), true },
-	{ "nmethod", "_entry_bci", W_OFFSET, OFF(nm_entry_bci), true },
 	{ "CompiledMethod", "_scopes_data_begin", W_OFFSET, OFF(nm_scopes_data_begin), false },
 	{ "nmethod", "_scopes_data_offset", W_OFFSET, OFF(nm_scopes_data_offset), false },
 	{ "nmethod", "_scopes_pcs_offset", W_OFFSET, OFF(nm_scopes_pcs_offset), true },
@@ -89,7 +86,6 @@ static const struct want wants[] = {
 	{ "Method", "_constMethod", W_OFFSET, OFF(method_const), true },
 	{ "ConstMethod", "_constants", W_OFFSET, OFF(constmethod_constants), true },
 	{ "ConstMethod", "_name_index", W_OFFSET, OFF(constmethod_name_index), true },
-	{ "ConstMethod", "_signature_index", W_OFFSET, OFF(constmethod_signature_index), true },
 	{ "ConstantPool", "_pool_holder", W_OFFSET, OFF(cpool_holder), true },
 	{ "ConstantPool", NULL, W_SIZE, OFF(cpool_size), true },
 	{ "Klass", "_name", W_OFFSET, OFF(klass_name), true },
@@ -329,12 +325,9 @@ static bool sane_offsets(const struct hotspot_vm *vm)
 		{ vm->blob_frame_complete, 4, hdr, false },
 		{ vm->blob_frame_size, 4, hdr, false },
 		{ vm->blob_code_begin, 8, hdr, true },
-		{ vm->blob_code_end, 8, hdr, true },
 		{ vm->blob_code_offset, 4, hdr, true },
-		{ vm->blob_data_offset, 4, hdr, true },
 		{ vm->nm_method, 8, hdr, false },
 		{ vm->nm_compile_id, 4, hdr, false },
-		{ vm->nm_entry_bci, 4, hdr, false },
 		{ vm->nm_scopes_data_begin, 8, hdr, true },
 		{ vm->nm_scopes_data_offset, 4, hdr, true },
 		{ vm->nm_scopes_pcs_offset, 4, hdr, false },
@@ -354,7 +347,6 @@ static bool sane_offsets(const struct hotspot_vm *vm)
 		{ vm->method_const, 8, 512, false },
 		{ vm->constmethod_constants, 8, 512, false },
 		{ vm->constmethod_name_index, 2, 512, false },
-		{ vm->constmethod_signature_index, 2, 512, false },
 		{ vm->cpool_holder, 8, 512, false },
 		{ vm->klass_name, 8, 512, false },
 		{ vm->symbol_length, 2, 64, false },
@@ -459,8 +451,7 @@ int hotspot_vm__read(struct memsource *m, const uint64_t sym[HS_NSYMBOLS], struc
 	if ((!vm->codecache_heaps && !vm->codecache_heap) || vm->nm_method < 0 ||
 	    (vm->codecache_heaps && (vm->array_len < 0 || vm->array_data < 0)) ||
 	    (vm->nm_scopes_data_begin < 0 && vm->nm_scopes_data_offset < 0) ||
-	    ((vm->blob_code_begin < 0 || vm->blob_code_end < 0) &&
-	     (vm->blob_code_offset < 0 || vm->blob_data_offset < 0)) ||
+	    (vm->blob_code_begin < 0 && vm->blob_code_offset < 0) ||
 	    !sane_offsets(vm))
 		return -EPROTO;
 

@@ -55,10 +55,10 @@ struct hotspot_vm {
 
 	/* code blobs */
 	int64_t blob_name, blob_size, blob_frame_complete, blob_frame_size;
-	int64_t blob_code_begin, blob_code_end;     /* 9+: pointers */
-	int64_t blob_code_offset, blob_data_offset; /* 8: offsets from the blob */
+	int64_t blob_code_begin;     /* 9+: a pointer */
+	int64_t blob_code_offset;    /* 8: an offset from the blob */
 	uint64_t blob_header_bytes;  /* how much of a blob to read: sizeof(nmethod) */
-	int64_t nm_method, nm_compile_id, nm_entry_bci;
+	int64_t nm_method, nm_compile_id;
 	int64_t nm_scopes_data_begin;    /* 9+: pointer */
 	int64_t nm_scopes_data_offset;   /* 8: offset */
 	int64_t nm_scopes_pcs_offset, nm_dependencies_offset, nm_metadata_offset;
@@ -67,7 +67,7 @@ struct hotspot_vm {
 
 	/* methods and their names */
 	int64_t method_const;        /* Method::_constMethod */
-	int64_t constmethod_constants, constmethod_name_index, constmethod_signature_index;
+	int64_t constmethod_constants, constmethod_name_index;
 	int64_t cpool_holder;        /* ConstantPool::_pool_holder */
 	uint64_t cpool_size;         /* sizeof(ConstantPool): the slots follow it */
 	int64_t klass_name;          /* Klass::_name */
