@@ -22,46 +22,11 @@
 #include "common/u64map.h"
 #include "common/userfile.h"
 #include "profile/frame_name.h"
-#include "runtimes/gostack.h"
 #include "symbolize/symindex.h"
 #include "unwind/cfi.h"
 #include "unwind/unwind.h"
 
-#define MAX_LOADS 16
-/* Functions of a runtime where stacks end (a handful for Go). */
-#define MAX_ROOTS 16
-
-struct load_segment {
-	uint64_t offset, vaddr, filesz;
-	int exec; /* PF_X */
-};
-
-struct binary {
-	struct binaries *owner;
-	uint64_t dev, ino;
-	struct binary *next_same_hash;
-	unsigned refs;        /* mappings using it (the vDSO holds one more) */
-	uint64_t idle_since;  /* when refs dropped to 0 */
-	char *path;      /* as the process sees it */
-	char *open_path; /* the path that opened it */
-	const char *module;
-	struct strtab *names;
-	struct cachedir *cache; /* the registry's, for symindex */
-	int fd;
-	Elf *elf;
-	int is_elf;
-	struct load_segment loads[MAX_LOADS];
-	size_t nloads;
-	uint64_t entry; /* e_entry, ELF vaddr; 0 when none */
-	struct cfi *cfi;
-	int cfi_tried;
-	struct symindex *sym;
-	int sym_tried;
-	struct unwind_root *roots; /* a runtime's roots (Go), sorted */
-	size_t nroots;
-	int roots_tried;
-	uint32_t unknown_frame; /* "[module]", interned on first use */
-};
+#include "collector/binary_impl.h"
 
 struct binaries {
 	struct strtab *names;
@@ -403,132 +368,6 @@ struct cfi *binary__cfi(struct binary *b)
 		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}
 	return b->cfi;
-}
-
-/* Go programs: their .gopclntab or .go.buildinfo section says so. */
-static int is_go(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    gostack__is_go_section(name))
-			return 1;
-	}
-	return 0;
-}
-
-static int cmp_root(const void *a, const void *b)
-{
-	const struct unwind_root *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Calls fn with each named symbol of the binary's sections of type
- * sh_type (SHT_SYMTAB, SHT_DYNSYM) until it returns nonzero. */
-static void each_symbol(struct binary *b, Elf64_Word sh_type,
-			int (*fn)(void *arg, const GElf_Sym *sym, const char *name), void *arg)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || !sh.sh_entsize ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (gelf_getsym(d, (int)i, &sym) &&
-			    (name = elf_strptr(b->elf, sh.sh_link, sym.st_name)) != NULL &&
-			    fn(arg, &sym, name))
-				return;
-		}
-	}
-}
-
-static int go_root(void *arg, const GElf_Sym *sym, const char *name)
-{
-	struct binary *b = arg;
-	enum gostack_kind kind;
-
-	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size ||
-	    strncmp(name, "runtime.", 8) != 0)
-		return 0;
-	kind = gostack__kind(name, strlen(name));
-	if (kind == GOSTACK_NONE)
-		return 0;
-	b->roots[b->nroots].start = sym->st_value;
-	b->roots[b->nroots].end = sym->st_value + sym->st_size;
-	b->roots[b->nroots].kind = kind == GOSTACK_ROOT ? UNWIND_ROOT : UNWIND_ROOT_AS_CALLER;
-	return ++b->nroots == MAX_ROOTS;
-}
-
-/* The functions of the symbol table where a Go stack ends. */
-static void load_go_roots(struct binary *b)
-{
-	each_symbol(b, SHT_SYMTAB, go_root, b);
-	qsort(b->roots, b->nroots, sizeof(*b->roots), cmp_root);
-}
-
-struct wanted_symbols {
-	const char *const *names;
-	uint64_t *vaddrs;
-	size_t n, found;
-};
-
-static int wanted_symbol(void *arg, const GElf_Sym *sym, const char *name)
-{
-	struct wanted_symbols *w = arg;
-	size_t k;
-
-	if (sym->st_shndx == SHN_UNDEF || GELF_ST_TYPE(sym->st_info) != STT_OBJECT)
-		return 0;
-	for (k = 0; k < w->n; k++)
-		if (!w->vaddrs[k] && strcmp(name, w->names[k]) == 0) {
-			w->vaddrs[k] = sym->st_value;
-			w->found++;
-		}
-	return w->found == w->n;
-}
-
-int binary__find_symbols(struct binary *b, const char *const *names, size_t n, uint64_t *vaddrs)
-{
-	struct wanted_symbols w = { names, vaddrs, n, 0 };
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		vaddrs[k] = 0;
-	/* exported symbols are in .dynsym, which stripping keeps */
-	if (b->is_elf && n)
-		each_symbol(b, SHT_DYNSYM, wanted_symbol, &w);
-	return (int)w.found;
-}
-
-size_t binary__roots(struct binary *b, const struct unwind_root **roots)
-{
-	if (!b->roots_tried) {
-		b->roots_tried = 1;
-		if (b->is_elf && is_go(b->elf)) {
-			b->roots = calloc(MAX_ROOTS, sizeof(*b->roots));
-			if (b->roots)
-				load_go_roots(b);
-		}
-	}
-	*roots = b->roots;
-	return b->nroots;
 }
 
 struct symindex *binary__symindex(struct binary *b)

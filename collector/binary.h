@@ -108,6 +108,19 @@ size_t binary__roots(struct binary *b, const struct unwind_root **roots);
  * each it does not (a runtime's self-description: runtimes/hotspot_vm.h).
  * Returns how many were found. */
 int binary__find_symbols(struct binary *b, const char *const *names, size_t n, uint64_t *vaddrs);
+/* A CPython interpreter in the binary (its executable or libpython): ELF
+ * vaddrs of what its reader needs, from .dynsym, else .symtab (interp_head
+ * is static in 2.7 and 3.6). */
+struct binary_cpython {
+	uint64_t runtime;        /* _PyRuntime (3.7+), 0 if none */
+	uint64_t interp_head;    /* interp_head (2.7, 3.6), 0 if not found */
+	uint64_t tstate_current; /* _PyThreadState_Current (2.7, 3.6) */
+	uint64_t code_type;      /* PyCode_Type */
+	uint64_t eval_start, eval_end; /* the eval loop: _PyEval_EvalFrameDefault
+	                                  (3.6+), else PyEval_EvalFrameEx (2.7) */
+};
+/* NULL when the binary has no CPython eval loop. Looked up once. */
+const struct binary_cpython *binary__cpython(struct binary *b);
 /* The symbol index (built on first call), or NULL on allocation failure. */
 struct symindex *binary__symindex(struct binary *b);
 /* The frame "[module]" for a pc of this binary that nothing names, interned

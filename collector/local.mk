@@ -13,6 +13,8 @@ collector_libcollector_a_SOURCES = \
 	collector/record.c collector/record.h \
 	collector/procmaps.c collector/procmaps.h \
 	collector/binary.c collector/binary.h \
+	collector/binary_symbols.c collector/binary_impl.h \
+	collector/pythons.c collector/pythons.h \
 	collector/proctable.c collector/proctable.h \
 	collector/threads.c collector/threads.h \
 	collector/jvms.c collector/jvms.h \

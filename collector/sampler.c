@@ -15,6 +15,7 @@
 #include "collector/binary.h"
 #include "collector/perf_events.h"
 #include "collector/jvms.h"
+#include "collector/pythons.h"
 #include "collector/proctable.h"
 #include "collector/record.h"
 #include "collector/ring.h"
@@ -430,6 +431,7 @@ void sampler__finish_window(struct sampler *s)
 	struct symbolizer_stats sst;
 	struct loadbudget_stats dst;
 	struct jvms_stats jst;
+	struct pythons_stats pst;
 
 	settle_jit_names(s);
 	st->processes = proctable__count(s->procs);
@@ -456,6 +458,10 @@ void sampler__finish_window(struct sampler *s)
 	st->jvms = jst.jvms;
 	st->jvm_reads = jst.reads;
 	st->jvm_failures = jst.failures;
+	pythons__stats(s->pythons, &pst);
+	st->pythons = pst.pythons;
+	st->python_reads = pst.reads;
+	st->python_failures = pst.failures;
 	loadbudget__stats(s->budget, &dst);
 	st->debug_bytes = dst.bytes;
 	st->debug_refused = dst.refused_bytes + dst.refused_time;
@@ -495,6 +501,8 @@ static int remap_pass(struct sampler *s, struct strtab_remap *r)
 		err = symbolizer__remap_names(s->sym, r);
 	if (!err)
 		err = jvms__remap_names(s->jvms, r);
+	if (!err)
+		err = pythons__remap_names(s->pythons, r);
 	return err;
 }
 

@@ -5,6 +5,7 @@
  * Steady state allocates nothing per sample. Single-threaded. */
 #ifndef SMOLDER_COLLECTOR_SAMPLER_H
 #define SMOLDER_COLLECTOR_SAMPLER_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,9 @@ struct sampler_opts {
 	/* How much of demangled names frames show (symbolize/demangle.h);
 	 * zeroed options give NAME_DETAIL_SHORT, the default. */
 	enum name_detail names;
+	/* CPython: keep the native eval-loop frames beside the Python frames
+	 * they ran (by default the Python frames replace them) */
+	bool python_keep_eval;
 };
 
 /* Where opening failed, for the CLI's message. */

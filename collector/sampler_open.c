@@ -16,6 +16,7 @@
 #include "collector/batch.h"
 #include "collector/binary.h"
 #include "collector/jvms.h"
+#include "collector/pythons.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
 #include "collector/record.h"
@@ -91,6 +92,7 @@ static void forget_process(void *ctx, int pid)
 
 	symbolizer__forget_process(s->sym, pid);
 	jvms__forget(s->jvms, pid);
+	pythons__forget(s->pythons, pid);
 }
 
 /* Probes the host and builds the attr of the best mode it supports. */
@@ -178,7 +180,8 @@ static int make_model(struct sampler *s, int with_kernel)
 	symbolizer__set_budget(s->sym, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
 	s->jvms = jvms__new(s->names);
-	if (!s->procs || !s->jvms)
+	s->pythons = pythons__new(s->names);
+	if (!s->procs || !s->jvms || !s->pythons)
 		return -ENOMEM;
 	proctable__on_image_gone(s->procs, forget_process, s);
 	s->profile = profile__new(s->names);
@@ -186,7 +189,8 @@ static int make_model(struct sampler *s, int with_kernel)
 	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
 	if (!s->profile || !s->stack ||
 	    user_stack__new(s->procs, s->sym, s->jvms, s->mode_dwarf, s->layout.regs_user_mask,
-			    o->max_frames, &s->user) < 0)
+			    o->max_frames, &s->user) < 0 ||
+	    user_stack__set_pythons(s->user, s->pythons, o->python_keep_eval, &s->stats) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -251,6 +255,7 @@ void sampler__delete(struct sampler *s)
 	profile__delete(s->profile);
 	proctable__delete(s->procs); /* tells the symbolizer and jvms what goes */
 	jvms__delete(s->jvms);
+	pythons__delete(s->pythons);
 	symbolizer__delete(s->sym);
 	binaries__delete(s->bins);
 	loadbudget__delete(s->budget);

@@ -48,6 +48,7 @@ struct sampler {
 	struct proctable *procs;
 	struct symbolizer *sym;
 	struct jvms *jvms;             /* HotSpot readers by pid */
+	struct pythons *pythons;       /* CPython readers by pid */
 	struct loadbudget *budget;
 	struct profile *profile;
 	struct agent_stats stats; /* the window's, beside the profile */

@@ -8,6 +8,7 @@
 #include "collector/binary.h"
 #include "collector/jvms.h"
 #include "collector/proctable.h"
+#include "collector/pythons.h"
 #include "collector/record.h"
 #include "collector/user_stack.h"
 #include "common/clock.h"
@@ -32,6 +33,14 @@ struct user_stack {
 	struct hotspot *jvm;         /* the sample's process's JVM, if it is one */
 	int jvm_looked_up;           /* jvm is known for this sample */
 	uint64_t now_ns;             /* the sample's unwinding time */
+	/* CPython: NULL pythons, no interpreter readers */
+	struct pythons *pythons;
+	struct agent_stats *stats;   /* where Python samples are counted */
+	bool keep_eval;              /* name eval-loop frames beside Python's */
+	struct python_sample *py;    /* the sample's Python frames */
+	bool py_seen;                /* the sample ran an eval loop */
+	struct unwind_regs regs;     /* the sample's, for the eval frames */
+	struct unwind_stack stack;
 };
 
 int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct jvms *jvms, int dwarf,
@@ -56,10 +65,25 @@ int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct jvms
 	return 0;
 }
 
+int user_stack__set_pythons(struct user_stack *u, struct pythons *ps, bool keep_eval,
+			    struct agent_stats *st)
+{
+	if (!u->py) {
+		u->py = calloc(1, sizeof(*u->py));
+		if (!u->py)
+			return -ENOMEM;
+	}
+	u->pythons = ps;
+	u->keep_eval = keep_eval;
+	u->stats = st;
+	return 0;
+}
+
 void user_stack__delete(struct user_stack *u)
 {
 	if (!u)
 		return;
+	free(u->py);
 	free(u->frames);
 	free(u);
 }
@@ -133,6 +157,10 @@ static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 	}
 	out->cfi = binary__cfi(bin);
 	out->bias = proc_map__bias(m);
+	if (u->pythons && pythons__is_eval(m, pc)) {
+		out->keep_regs = true;
+		u->py_seen = true;
+	}
 	out->entry = binary__entry(bin);
 	out->nroots = binary__roots(bin, &out->roots);
 	return 0;
@@ -140,16 +168,14 @@ static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 
 static size_t unwind_dwarf(struct user_stack *u, const struct perf_sample *smp, enum unwind_stop *why)
 {
-	struct unwind_regs regs;
-	struct unwind_stack stack;
 	size_t n = 0;
 
-	if (unwind_regs__from_perf(&regs, u->regs_mask, smp->regs, smp->regs_nr) < 0)
+	if (unwind_regs__from_perf(&u->regs, u->regs_mask, smp->regs, smp->regs_nr) < 0)
 		return 0;
-	stack.base = regs.val[UNWIND_REG_SP];
-	stack.data = smp->stack;
-	stack.size = (size_t)smp->stack_dyn_size;
-	if (unwind__dwarf(&regs, &stack, find_module, u, u->frames, u->max_frames, &n, why) < 0)
+	u->stack.base = u->regs.val[UNWIND_REG_SP];
+	u->stack.data = smp->stack;
+	u->stack.size = (size_t)smp->stack_dyn_size;
+	if (unwind__dwarf(&u->regs, &u->stack, find_module, u, u->frames, u->max_frames, &n, why) < 0)
 		return 0;
 	return n;
 }
@@ -219,6 +245,9 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	u->cur = p;
 	u->jvm = NULL;
 	u->jvm_looked_up = 0;
+	u->py_seen = false;
+	if (u->py)
+		u->py->neval = 0;
 	*why = UNWIND_COMPLETE;
 	n = unwind_once(u, smp, cc, why);
 	/* the ip in no mapping we know: the MMAP may not have been read yet, or
@@ -226,6 +255,12 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	missed = *why == UNWIND_NO_MAP && (!u->dwarf || (n > 0 && !u->frames[0].owner));
 	if (missed && proctable__reread_maps(u->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
 		n = unwind_once(u, smp, cc, why);
+	/* the Python stack is read now, before naming: the nearer to the
+	 * sample, the less there is to reconcile */
+	if (u->py_seen && u->dwarf && n > 0)
+		(void)pythons__sample(u->pythons, u->procs, p, (int)smp->tid, u->frames, n,
+				      *why == UNWIND_COMPLETE, &u->regs, &u->stack, clock__mono_ns(),
+				      u->py, u->stats);
 	return n;
 }
 
@@ -256,11 +291,25 @@ static void describe_code(struct user_stack *u, const struct unwind_frame *f,
 	code->func_start = f->func_start;
 }
 
+/* Appends the Python frames native eval call k ran, outermost first. */
+static int append_python(struct user_stack *u, size_t k, uint32_t *stack, size_t cap, size_t *n)
+{
+	const struct cpython_placed *pl = &u->py->placed;
+	size_t j = pl->count[k];
+
+	while (j-- > 0) {
+		if (*n >= cap)
+			return -ENOSPC;
+		stack[(*n)++] = pl->frames[pl->first[k] + j].name;
+	}
+	return 0;
+}
+
 int user_stack__append_names(struct user_stack *u, struct process *p, size_t nframes,
 			     uint64_t now_ns, uint32_t *stack, size_t cap, size_t *n)
 {
 	struct symbolize_process proc;
-	size_t i;
+	size_t i, k = u->py ? u->py->neval : 0;
 
 	proc.pid = process__pid(p);
 	proc.uid = process__uid(p);
@@ -269,20 +318,31 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 		const struct unwind_frame *f = &u->frames[i];
 		struct symbolize_code code;
 		uint32_t ids[SYMBOLIZER_MAX_FRAMES_PER_PC];
-		size_t k = 0;
+		size_t m = 0;
+		bool python = false;
 
-		describe_code(u, f, &code);
-		if (symbolizer__user(u->sym, &proc, f->pc, &code, now_ns, ids,
-				     SYMBOLIZER_MAX_FRAMES_PER_PC, &k) < 0 || k == 0) {
-			ids[0] = symbolizer__unknown(u->sym);
-			k = 1;
+		/* a native eval call is the Python frames it ran (and itself too
+		 * when asked) */
+		if (k > 0 && u->py->eval_frame[k - 1] == i) {
+			k--;
+			python = u->py->placed.count[k] > 0;
+		}
+		if (!python || u->keep_eval) {
+			describe_code(u, f, &code);
+			if (symbolizer__user(u->sym, &proc, f->pc, &code, now_ns, ids,
+					     SYMBOLIZER_MAX_FRAMES_PER_PC, &m) < 0 || m == 0) {
+				ids[0] = symbolizer__unknown(u->sym);
+				m = 1;
+			}
 		}
 		/* ids are innermost first: the function, then what was inlined into it */
-		while (k-- > 0) {
+		while (m-- > 0) {
 			if (*n >= cap)
 				return -ENOSPC;
-			stack[(*n)++] = ids[k];
+			stack[(*n)++] = ids[m];
 		}
+		if (python && append_python(u, k, stack, cap, n) < 0)
+			return -ENOSPC;
 	}
 	return 0;
 }

@@ -7,16 +7,19 @@
  * Not thread-safe. */
 #ifndef SMOLDER_COLLECTOR_USER_STACK_H
 #define SMOLDER_COLLECTOR_USER_STACK_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "unwind/unwind.h"
 
+struct agent_stats;
 struct callchain_parts;
 struct jvms;
 struct perf_sample;
 struct process;
 struct proctable;
+struct pythons;
 struct symbolizer;
 struct user_stack;
 
@@ -28,6 +31,13 @@ struct user_stack;
 int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct jvms *jvms, int dwarf,
 		    uint64_t regs_mask, size_t max_frames, struct user_stack **out);
 void user_stack__delete(struct user_stack *u);
+
+/* Names the Python frames CPython interpreters run (collector/pythons.h)
+ * in place of their native eval frames, or beside them with keep_eval.
+ * ps and st are borrowed (st: where Python samples are counted). Returns 0
+ * or -ENOMEM. */
+int user_stack__set_pythons(struct user_stack *u, struct pythons *ps, bool keep_eval,
+			    struct agent_stats *st);
 
 /* Unwinds the user stack of sample smp of process p (cc: its callchain,
  * split). A pc in no mapping the table knows makes it re-read

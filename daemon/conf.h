@@ -28,6 +28,9 @@ struct conf {
 	unsigned max_frames;       /* max_frames = 128 */
 	char *event;               /* event = cpu-clock | cycles */
 	int per_pid;               /* per_pid = no */
+	int python_eval_frames;    /* python_eval_frames = no: keep CPython's
+	                            * native eval-loop frames beside the Python
+	                            * frames they ran */
 	unsigned cpu_budget_bp;    /* cpu_budget = 1% of one CPU (hundredths of a
 	                            * percent; 0 = no budget): above it, run lowers
 	                            * the frequency, and restores it below */

@@ -47,6 +47,24 @@ struct agent_stats {
 	uint64_t jvm_reads;        /* reads of JVMs' memory, since start */
 	uint64_t jvm_failures;     /* JVM code or frames that could not be read
 	                            * or named, since start */
+	uint64_t pythons;          /* CPython interpreters being read now */
+	uint64_t python_reads;     /* reads of interpreters' memory, since start */
+	uint64_t python_failures;  /* Python stacks that could not be read,
+	                            * since start */
+	/* samples whose native stack ran CPython's eval loop (window): */
+	uint64_t python_stacks;    /* named with the Python frames they ran */
+	uint64_t python_last_known; /* ... with the thread's last stack read,
+	                            * the process having exited since */
+	uint64_t python_no_thread; /* the thread had no Python thread state
+	                            * (any more): native frames only */
+	uint64_t python_unreadable; /* the interpreter could not be read (exiting,
+	                            * changing, unknown version): native only */
+	/* native eval calls of those samples, by how their innermost Python
+	 * frame was known (window): */
+	uint64_t python_confirmed; /* the sample's own registers and stack
+	                            * slots held the code the late read found */
+	uint64_t python_corrected; /* ... held another code: taken instead */
+	uint64_t python_unanchored; /* ... held no code known: the late read */
 	uint64_t debug_bytes;      /* inflated debug data and inline trees held */
 	uint64_t debug_refused;    /* binaries' debug data refused by the global
 	                            * budgets (bytes, per-user share, load time),

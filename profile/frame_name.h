@@ -10,6 +10,7 @@
  *   NAME_[i]        inlined into the frame below it
  *   NAME_[j]        JIT code (perf map, jitdump, a JVM's compiled code)
  *   NAME_[0]        a method a bytecode interpreter runs (HotSpot)
+ *   NAME_[py]       a Python function CPython runs: "qualname (file.py)"
  *   MODULE+0xHEX    a function of MODULE without a name (stripped binary)
  *   [MODULE]        code of MODULE nothing names; [unknown], [truncated],
  *                   [signal] are markers of the unwinder
@@ -32,6 +33,7 @@ struct strtab;
 #define FRAME_SUFFIX_INLINED "_[i]"
 #define FRAME_SUFFIX_JIT "_[j]"
 #define FRAME_SUFFIX_INTERPRETED "_[0]"
+#define FRAME_SUFFIX_PYTHON "_[py]"
 #define FRAME_UNKNOWN "[unknown]"
 
 enum frame_kind {
@@ -39,7 +41,7 @@ enum frame_kind {
 	FRAME_KERNEL,         /* NAME_[k] or [kernel] */
 	FRAME_INLINED,        /* NAME_[i] */
 	FRAME_JIT,            /* NAME_[j] */
-	FRAME_INTERPRETED,    /* NAME_[0] */
+	FRAME_INTERPRETED,    /* NAME_[0], NAME_[py] */
 	FRAME_MODULE_OFFSET,  /* MODULE+0xHEX */
 	FRAME_BRACKETED,      /* [MODULE] or a marker, but not [unknown] */
 	FRAME_UNKNOWN_CODE,   /* [unknown] */

@@ -9,5 +9,8 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/javacmd.c runtimes/javacmd.h \
 	runtimes/hotspot_vm.c runtimes/hotspot_vm.h \
 	runtimes/hotspot_code.c runtimes/hotspot_names.c \
-	runtimes/hotspot.h runtimes/hotspot_impl.h
+	runtimes/hotspot.h runtimes/hotspot_impl.h \
+	runtimes/cpython_layout.c runtimes/cpython_layout.h \
+	runtimes/cpython.c runtimes/cpython_names.c runtimes/cpython_stack.c \
+	runtimes/cpython.h runtimes/cpython_impl.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(PROFILE_LIBS)

@@ -143,6 +143,7 @@ INTEGRATION_TESTS = \
 	tests/integration/node_jit.sh \
 	tests/integration/go.sh \
 	tests/integration/java.sh \
+	tests/integration/python.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \
@@ -202,6 +203,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
 	tests/workloads/JavaChain.java \
+	tests/workloads/py_work.py \
 	tests/workloads/bomb_lib.c \
 	tests/workloads/make_bomb.sh \
 	tests/tree/check_tree.py \

@@ -18,6 +18,8 @@ static const char *const stop_names[UNWIND_NSTOP] = {
 	[UNWIND_DEPTH] = "depth",
 };
 
+const uint8_t unwind_kept_regnos[UNWIND_NKEPT] = { 3, 6, 12, 13, 14, 15 };
+
 const char *unwind__stop_name(enum unwind_stop s)
 {
 	return (unsigned)s < UNWIND_NSTOP ? stop_names[s] : "unknown";
@@ -328,6 +330,7 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	f->exact = exact;
 	f->code = UNWIND_CODE_NATIVE;
 	f->method = 0;
+	f->kept = 0;
 	memset(mod, 0, sizeof(*mod));
 	if (find(ctx, pc, mod) != 0)
 		return -ENOENT;
@@ -335,6 +338,17 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	f->code = (uint8_t)mod->code;
 	f->vaddr = (exact ? pc : pc - 1) - mod->bias;
 	return 0;
+}
+
+static void keep_regs(struct unwind_frame *f, const struct unwind_regs *cur)
+{
+	unsigned k;
+
+	for (k = 0; k < UNWIND_NKEPT; k++)
+		if (has(cur, unwind_kept_regnos[k])) {
+			f->kept_regs[k] = cur->val[unwind_kept_regnos[k]];
+			f->kept |= (uint8_t)(1u << k);
+		}
 }
 
 int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *stack,
@@ -368,10 +382,13 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 			break;
 		}
 		f = &frames[k++];
+		f->sp = cur->val[UNWIND_REG_SP];
 		if (emit(find, ctx, pc, exact, f, &mod) != 0) {
 			why = UNWIND_NO_MAP;
 			break;
 		}
+		if (mod.keep_regs)
+			keep_regs(f, cur);
 		if (mod.code != UNWIND_CODE_NATIVE) {
 			if (!runtime_step(&mod, f, cur, stack, find, ctx, &usp, next, &why))
 				break;
@@ -452,6 +469,7 @@ int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,
 			break;
 		}
 		f = &frames[k++];
+		f->sp = sp;
 		if (emit(find, ctx, pc, exact, f, &mod) != 0) {
 			why = UNWIND_NO_MAP;
 			break;

@@ -64,6 +64,9 @@ struct unwind_module {
 	                            is set up; a sampled pc below it is in the
 	                            prologue */
 	int slot_method, slot_sender_sp; /* UNWIND_CODE_INTERPRETED */
+	/* keep the frame's callee-saved registers (an interpreter's eval
+	 * loop: they hold what it was running when the sample was taken) */
+	bool keep_regs;
 };
 
 /* Bytes after a binary's entry point taken as its entry stub when no FDE
@@ -72,6 +75,11 @@ struct unwind_module {
  * _dl_start_user: 61 bytes on x86-64) without CFI, so without this rule every
  * stack of a starting dynamically linked program would end in "no CFI". */
 #define UNWIND_ENTRY_SPAN 64
+
+/* The callee-saved registers a frame keeps when its module asks for them:
+ * rbx, rbp, r12..r15 (DWARF 3, 6, 12..15). */
+#define UNWIND_NKEPT 6
+extern const uint8_t unwind_kept_regnos[UNWIND_NKEPT];
 
 /* Looks up the mapping of pc. Returns 0 and fills *out, or -ENOENT when pc
  * is in no file-backed executable mapping (JIT, anonymous, unmapped). */
@@ -88,6 +96,11 @@ struct unwind_frame {
 	bool exact;          /* pc is where the frame was, not a return address */
 	uint8_t code;        /* enum unwind_code of its module */
 	uint64_t method;     /* UNWIND_CODE_INTERPRETED: the word at slot_method */
+	uint64_t sp;         /* the frame's sp; its own words are [sp, the
+	                        next frame's sp) */
+	uint8_t kept;        /* bit k: kept_regs[k] is known (keep_regs) */
+	uint64_t kept_regs[UNWIND_NKEPT]; /* unwind_kept_regnos' values in
+	                        this frame, when its module asked */
 };
 
 /* Why a stack ended. UNWIND_COMPLETE means the outermost frame was reached:

@@ -88,7 +88,8 @@ Test(json, document_fields)
 						 "inline_builds", "inline_loads", "inline_index_bytes",
 						 "inline_rejected",
 						 "ksym_lookups", "ksym_hits", "ksym_evictions",
-						 "jvms", "jvm_reads", "jvm_failures",
+						 "jvms", "jvm_reads", "jvm_failures", "pythons",
+						 "python_stacks", "python_corrected",
 						 "debug_bytes", "debug_refused",
 						 "names", "names_bytes", "names_compactions", "names_cut"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",

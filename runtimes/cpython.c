@@ -1,0 +1,382 @@
+/* CPython's threads and their Python stacks, read from outside. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "common/u64map.h"
+#include "runtimes/cpython_impl.h"
+
+static uint64_t u64_at(const uint8_t *b, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+/* Pointers the reader follows: user-space, aligned, not NULL. */
+static bool plausible(uint64_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+static int layout_of(struct memsource *m, const struct cpython_symbols *sym, struct cpython_layout *out)
+{
+	const struct cpython_layout *t;
+
+	/* 3.13 says where everything is itself; a name saying 3.13 without
+	 * the table is refused rather than guessed */
+	if (sym->runtime && (sym->major == 0 || (sym->major == 3 && sym->minor >= 13))) {
+		uint8_t b[CPYTHON_DEBUG_OFFSETS_SIZE];
+
+		if (memsource__read(m, sym->runtime, b, sizeof(b)) != 0)
+			return -EPROTO;
+		return cpython_layout__from_debug_offsets(b, sizeof(b), out) == 0 ? 0 : -ENOTSUP;
+	}
+	t = cpython_layout__table(sym->major, sym->minor);
+	if (!t)
+		return -ENOTSUP;
+	*out = *t;
+	return 0;
+}
+
+int cpython__open(const struct memsource *m, const struct cpython_symbols *sym,
+		  struct strtab *names, struct cpython **out)
+{
+	struct cpython *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->mem = *m;
+	c->sym = *sym;
+	c->names = names;
+	err = layout_of(&c->mem, sym, &c->l);
+	if (!err && !sym->runtime && !sym->interp_head && !sym->tstate_current)
+		err = -EPROTO;
+	if (!err && (sym->runtime ? c->l.runtime_interp_head == 0 && c->l.major == 3 && c->l.minor < 7 : 0))
+		err = -EPROTO;
+	if (err) {
+		free(c);
+		return err;
+	}
+	c->tstate_by_tid = u64map__new(16);
+	c->thread_by_tid = u64map__new(16);
+	c->code_index = u64map__new(256);
+	c->last_by_tid = u64map__new(16);
+	c->codes = calloc(CPYTHON_MAX_CODES, sizeof(*c->codes));
+	c->ranges = calloc(2 * CPYTHON_MAX_CODES, sizeof(*c->ranges));
+	if (!c->tstate_by_tid || !c->thread_by_tid || !c->code_index || !c->codes || !c->ranges ||
+	    !c->last_by_tid) {
+		cpython__delete(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void cpython__delete(struct cpython *c)
+{
+	size_t pos = 0;
+	uint64_t tid, v;
+
+	if (!c)
+		return;
+	while (c->last_by_tid && u64map__next(c->last_by_tid, &pos, &tid, &v))
+		free((void *)(uintptr_t)v);
+	u64map__delete(c->last_by_tid);
+	u64map__delete(c->tstate_by_tid);
+	u64map__delete(c->thread_by_tid);
+	u64map__delete(c->code_index);
+	free(c->codes);
+	free(c->ranges);
+	free(c);
+}
+
+const struct cpython_layout *cpython__layout(const struct cpython *c) { return &c->l; }
+
+/* Bytes of a thread state read at once: up to its last field used. */
+static uint32_t tstate_bytes(const struct cpython_layout *l)
+{
+	uint32_t n = l->tstate_frame + 8;
+
+	if (l->tstate_next + 8 > n)
+		n = l->tstate_next + 8;
+	if (l->tstate_thread_id + 8 > n)
+		n = l->tstate_thread_id + 8;
+	if (l->tstate_native_id >= 0 && (uint32_t)l->tstate_native_id + 8 > n)
+		n = (uint32_t)l->tstate_native_id + 8;
+	return n;
+}
+
+#define TSTATE_MAX_BYTES 512
+
+/* The first interpreter's address (the main one: where Python threads of a
+ * program run, subinterpreters aside). */
+static int first_interp(struct cpython *c, uint64_t *interp)
+{
+	const struct cpython_layout *l = &c->l;
+	uint64_t ts;
+
+	if (c->sym.runtime)
+		return memsource__u64(&c->mem, c->sym.runtime + l->runtime_interp_head, interp);
+	if (c->sym.interp_head)
+		return memsource__u64(&c->mem, c->sym.interp_head, interp);
+	/* 2.7 and 3.6 stripped of .symtab: the thread holding the GIL, if any,
+	 * says which interpreter it runs (PyThreadState.interp is the field
+	 * after next in 3.6, the second in 2.7) */
+	if (memsource__u64(&c->mem, c->sym.tstate_current, &ts) != 0 || !plausible(ts))
+		return -ENOENT;
+	return memsource__u64(&c->mem, ts + (l->tstate_next ? 16 : 8), interp);
+}
+
+/* The TID of a thread state: recorded by 3.11+, else found through the
+ * pthread_t it recorded (glibc's struct pthread holds the tid). */
+static int tstate_tid(struct cpython *c, const uint8_t *ts, int32_t *tid, uint64_t *thread)
+{
+	const struct cpython_layout *l = &c->l;
+	uint32_t v;
+
+	*thread = u64_at(ts, l->tstate_thread_id);
+	if (l->tstate_native_id >= 0) {
+		memcpy(&v, ts + l->tstate_native_id, sizeof(v));
+		*tid = (int32_t)v;
+		return *tid > 0 ? 0 : -ENOENT;
+	}
+	if (c->sym.pthread_tid < 0 || !plausible(*thread))
+		return -ENOENT;
+	if (memsource__u32(&c->mem, *thread + (uint64_t)c->sym.pthread_tid, &v) != 0)
+		return -EFAULT;
+	*tid = (int32_t)v;
+	return *tid > 0 ? 0 : -ENOENT;
+}
+
+/* Walks every thread state of the first interpreter and maps TIDs to them. */
+static int scan_threads(struct cpython *c)
+{
+	const struct cpython_layout *l = &c->l;
+	uint32_t tsz = tstate_bytes(l);
+	uint64_t interp, ts, seen = 0;
+	uint8_t b[TSTATE_MAX_BYTES];
+	int err;
+
+	u64map__clear(c->tstate_by_tid);
+	u64map__clear(c->thread_by_tid);
+	err = first_interp(c, &interp);
+	if (err)
+		return err;
+	if (!plausible(interp))
+		return -ENOENT;
+	if (memsource__u64(&c->mem, interp + l->interp_tstate_head, &ts) != 0)
+		return -EFAULT;
+	while (ts && seen++ < CPYTHON_MAX_THREADS) {
+		int32_t tid;
+		uint64_t thread;
+
+		if (!plausible(ts) || memsource__read(&c->mem, ts, b, tsz) != 0)
+			return -EFAULT;
+		if (tstate_tid(c, b, &tid, &thread) == 0 &&
+		    (u64map__put(c->tstate_by_tid, (uint64_t)tid, ts) != 0 ||
+		     u64map__put(c->thread_by_tid, (uint64_t)tid, thread) != 0))
+			return -ENOMEM;
+		ts = u64_at(b, l->tstate_next);
+	}
+	return 0;
+}
+
+/* Thread tid's state, read into b (tstate_bytes of it): looked up in the
+ * map, checked to still be that thread's, else looked for again (at most
+ * once per CPYTHON_RESCAN_NS). */
+static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b)
+{
+	uint32_t tsz = tstate_bytes(&c->l);
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		uint64_t ts, thread;
+		int32_t got;
+		uint64_t got_thread;
+
+		if (u64map__get(c->tstate_by_tid, (uint64_t)tid, &ts) &&
+		    u64map__get(c->thread_by_tid, (uint64_t)tid, &thread) &&
+		    memsource__read(&c->mem, ts, b, tsz) == 0) {
+			/* the same thread still: 3.11+ by its TID, before by its
+			 * pthread_t (one read less than following it to the TID) */
+			if (c->l.tstate_native_id >= 0) {
+				if (tstate_tid(c, b, &got, &got_thread) == 0 && got == tid)
+					return 0;
+			} else if (u64_at(b, c->l.tstate_thread_id) == thread) {
+				return 0;
+			}
+		}
+		if (pass == 1 || (c->last_scan_ns && now_ns - c->last_scan_ns < CPYTHON_RESCAN_NS))
+			return -ENOENT;
+		c->last_scan_ns = now_ns ? now_ns : 1;
+		if (scan_threads(c) == -ENOMEM)
+			return -ENOMEM;
+	}
+	return -ENOENT;
+}
+
+/* The innermost frame of a thread state read into b. */
+static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
+{
+	uint64_t f = u64_at(b, c->l.tstate_frame);
+
+	if (c->l.cframe_current >= 0) {
+		/* 3.11, 3.12: through the _PyCFrame */
+		if (!f)
+			return -ENOENT;
+		if (!plausible(f) || memsource__u64(&c->mem, f + (uint64_t)c->l.cframe_current, &f) != 0)
+			return -EFAULT;
+	}
+	*frame = f;
+	return 0;
+}
+
+/* Walks the frames from f outwards into out. */
+static int walk_frames(struct cpython *c, uint64_t f, struct cpython_stack *out)
+{
+	const struct cpython_layout *l = &c->l;
+	uint8_t b[128];
+	size_t steps = 0;
+
+	out->n = 0;
+	while (f && steps++ < 2 * CPYTHON_MAX_FRAMES) {
+		struct cpython_frame *pf;
+		const struct cpython_code *code;
+
+		if (!plausible(f) || l->frame_size > sizeof(b) || memsource__read(&c->mem, f, b, l->frame_size) != 0)
+			return -EFAULT;
+		if (l->frame_owner >= 0 && b[l->frame_owner] == CPYTHON_OWNED_BY_CSTACK) {
+			/* the shim of a native eval call: the frame before it was
+			 * that call's first */
+			if (out->n)
+				out->f[out->n - 1].entry_end = true;
+			f = u64_at(b, l->frame_back);
+			continue;
+		}
+		if (out->n == CPYTHON_MAX_FRAMES)
+			break;
+		code = cpython__code(c, u64_at(b, l->frame_code));
+		if (!code)
+			return -EPROTO;
+		pf = &out->f[out->n++];
+		pf->code = code->addr;
+		pf->name = code->name;
+		pf->instr = 0;
+		pf->entry_end = l->frames == CPYTHON_FRAME_OBJECTS ||
+				(l->frame_entry >= 0 && b[l->frame_entry] != 0);
+		f = u64_at(b, l->frame_back);
+	}
+	if (out->n)
+		out->f[out->n - 1].entry_end = true;
+	return 0;
+}
+
+void cpython__remember(struct cpython *c, int tid, const struct cpython_placed *pl, size_t nev)
+{
+	struct cpython_last *last = NULL, *grown;
+	uint64_t v;
+	bool had = u64map__get(c->last_by_tid, (uint64_t)tid, &v);
+	size_t k, j, n = 0;
+
+	if (had)
+		last = (struct cpython_last *)(uintptr_t)v;
+	else if (u64map__count(c->last_by_tid) >= CPYTHON_MAX_THREADS)
+		return;
+	if (!pl->n)
+		return;
+	if (!last || last->n < pl->n) {
+		grown = realloc(last, sizeof(*last) + pl->n * sizeof(last->f[0]));
+		if (!grown)
+			return;
+		last = grown;
+		if (u64map__put(c->last_by_tid, (uint64_t)tid, (uint64_t)(uintptr_t)last) != 0) {
+			if (!had)
+				free(last);
+			else
+				(void)u64map__del(c->last_by_tid, (uint64_t)tid);
+			return;
+		}
+	}
+	/* each native call's frames end its group */
+	for (k = 0; k < nev; k++)
+		for (j = 0; j < pl->count[k] && n < pl->n; j++) {
+			last->f[n] = pl->frames[pl->first[k] + j];
+			last->f[n++].entry_end = j + 1 == pl->count[k];
+		}
+	last->n = n;
+}
+
+/* The stack of tid as last read into out; false when there is none. */
+static bool recall(struct cpython *c, int tid, struct cpython_stack *out)
+{
+	const struct cpython_last *last;
+	uint64_t v;
+
+	if (!u64map__get(c->last_by_tid, (uint64_t)tid, &v))
+		return false;
+	last = (const struct cpython_last *)(uintptr_t)v;
+	out->n = last->n <= CPYTHON_MAX_FRAMES ? last->n : CPYTHON_MAX_FRAMES;
+	memcpy(out->f, last->f, out->n * sizeof(out->f[0]));
+	out->last_known = true;
+	return true;
+}
+
+int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out)
+{
+	uint8_t b[TSTATE_MAX_BYTES];
+	uint64_t frame;
+	int err;
+
+	out->n = 0;
+	out->last_known = false;
+	if (tstate_bytes(&c->l) > sizeof(b))
+		return -EPROTO;
+	err = thread_state(c, tid, now_ns, b);
+	if (!err)
+		err = current_frame(c, b, &frame);
+	if (!err)
+		err = walk_frames(c, frame, out);
+	cpython__sort_ranges(c);
+	if (!err && out->n)
+		return 0;
+	if (err && err != -ENOENT)
+		c->failures++;
+	if (recall(c, tid, out))
+		return 0;
+	return err ? err : -ENOENT;
+}
+
+void cpython__stats(const struct cpython *c, struct cpython_stats *out)
+{
+	out->reads = c->mem.reads;
+	out->failures = c->failures;
+	out->codes = c->ncodes;
+}
+
+int cpython__remap_names(struct cpython *c, struct strtab_remap *r)
+{
+	size_t i;
+	size_t pos = 0, j;
+	uint64_t tid, v;
+
+	if (r->commit)
+		c->names = r->to;
+	for (i = 0; i < c->ncodes; i++)
+		if (c->codes[i].name && strtab_remap__id(r, &c->codes[i].name))
+			return -ENOMEM;
+	while (u64map__next(c->last_by_tid, &pos, &tid, &v)) {
+		struct cpython_last *last = (struct cpython_last *)(uintptr_t)v;
+
+		for (j = 0; j < last->n; j++)
+			if (last->f[j].name && strtab_remap__id(r, &last->f[j].name))
+				return -ENOMEM;
+	}
+	return 0;
+}

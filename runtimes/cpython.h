@@ -1,0 +1,117 @@
+/* A CPython interpreter read from outside: its threads' Python stacks and
+ * the names of the code they run, for CPython 2.7 and 3.6-3.13.
+ *
+ * Everything comes from the process's memory through a memsource (never
+ * written, signalled or stopped) and is hostile: every pointer is checked
+ * before it is followed, every count is bounded. What is read late (the
+ * sampler drains its rings in batches) is reconciled with what the sample
+ * itself holds: the eval loop keeps the code it runs (2.7-3.10: the code
+ * object, 3.11+: a pointer into its bytecode) in registers and stack slots
+ * the kernel copied at the sample (runtimes/cpython_stack.c).
+ * Not thread-safe. */
+#ifndef SMOLDER_RUNTIMES_CPYTHON_H
+#define SMOLDER_RUNTIMES_CPYTHON_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtimes/cpython_layout.h"
+
+struct cpython;
+struct memsource;
+struct strtab;
+struct strtab_remap;
+
+/* What the interpreter's binary says, as addresses in the process. */
+struct cpython_symbols {
+	uint64_t runtime;        /* _PyRuntime (3.7+), 0 if none */
+	uint64_t interp_head;    /* interp_head (2.7, 3.6), 0 if unknown */
+	uint64_t tstate_current; /* _PyThreadState_Current (2.7, 3.6), 0 if none */
+	uint64_t code_type;      /* PyCode_Type */
+	unsigned major, minor;   /* from the binary's name, 0.0 when it has none
+	                            (then only 3.13's own offsets can say) */
+	int32_t pthread_tid;     /* offsetof(struct pthread, tid) from glibc's
+	                            _thread_db_pthread_tid; -1: unknown */
+};
+
+/* Opens a reader (m is copied; names borrowed). Returns 0, -ENOTSUP for a
+ * version it has no layout for, -EPROTO when the interpreter's state does
+ * not look like one, -ENOMEM. */
+int cpython__open(const struct memsource *m, const struct cpython_symbols *sym,
+		  struct strtab *names, struct cpython **out);
+void cpython__delete(struct cpython *c);
+const struct cpython_layout *cpython__layout(const struct cpython *c);
+
+#define CPYTHON_MAX_FRAMES 256
+
+struct cpython_frame {
+	uint64_t code;   /* the code object */
+	uint64_t instr;  /* 3.11+: the bytecode it was at, 2.7-3.10: f_lasti */
+	uint32_t name;   /* its frame name (strtab id) */
+	bool entry_end;  /* the outermost frame of its native eval call */
+};
+
+/* A thread's Python stack, innermost first. */
+struct cpython_stack {
+	struct cpython_frame f[CPYTHON_MAX_FRAMES];
+	size_t n;
+	bool last_known; /* the thread's stack as last read: it could not be
+	                    read now (the process or thread exited since) */
+};
+
+/* Reads thread tid's Python stack now, every code validated and named.
+ * Samples are handled up to a poll interval after they were taken, and a
+ * process may have exited since: when the thread cannot be read any more
+ * its last stack (cpython__remember) is given (last_known; the sample's
+ * own words then correct its innermost frames, cpython__place). Returns 0;
+ * -ENOENT when tid runs no Python (no thread state is its, and none was);
+ * -EFAULT/-ESRCH/-EPROTO when the memory could not be read or makes no
+ * sense (exiting, changing): the caller keeps the native stack. */
+int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out);
+
+/* Keeps what was placed on a sample of thread tid (its nev native eval
+ * calls) as the thread's last stack: what the next samples look for a code
+ * in when the stack read then lacks it, and what a thread that cannot be
+ * read any more is taken to run. */
+struct cpython_placed;
+void cpython__remember(struct cpython *c, int tid, const struct cpython_placed *pl, size_t nev);
+
+/* One native eval-loop frame of the sample, as the kernel copied it: the
+ * words of its own stack frame and the registers it had. */
+struct cpython_native {
+	const uint8_t *words;
+	size_t nbytes;
+	const uint64_t *regs;
+	size_t nregs;
+};
+
+/* What the sample's eval frames ran, placed: for each native eval frame
+ * (innermost first) the Python frames it was running, innermost first,
+ * from frames[first[k]] for count[k]. */
+struct cpython_placed {
+	struct cpython_frame frames[CPYTHON_MAX_FRAMES];
+	size_t n;
+	uint16_t first[CPYTHON_MAX_FRAMES], count[CPYTHON_MAX_FRAMES];
+	/* how the innermost frame of each native call was known */
+	unsigned confirmed;  /* the stack read now agrees with the sample */
+	unsigned corrected;  /* the sample held another code: taken */
+	unsigned unanchored; /* the sample held no code the reader knows */
+};
+
+/* Places stack (read late) of thread tid on the sample's nev native eval
+ * frames (innermost first). rooted: the native stack reaches its root, so
+ * the outermost calls are matched first; else the innermost are. A code the
+ * sample held that the read stack lacks is looked for in the thread's last
+ * stack (cpython__remember), with its callers then. */
+void cpython__place(const struct cpython *c, int tid, const struct cpython_stack *stack,
+		    const struct cpython_native *ev, size_t nev, bool rooted, struct cpython_placed *out);
+
+struct cpython_stats {
+	uint64_t reads;      /* reads of the process's memory */
+	uint64_t failures;   /* stacks that could not be read */
+	uint64_t codes;      /* code objects named now */
+};
+void cpython__stats(const struct cpython *c, struct cpython_stats *out);
+int cpython__remap_names(struct cpython *c, struct strtab_remap *r);
+
+#endif

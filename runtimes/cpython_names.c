@@ -1,0 +1,288 @@
+/* CPython code objects: read, validated at every use, named. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/u64map.h"
+#include "profile/frame_name.h"
+#include "runtimes/cpython_impl.h"
+
+#define CODE_HEAD_MAX 256
+/* Bytecode longer than this is no code object's (a function of a million
+ * instructions does not compile). */
+#define BYTECODE_MAX (64u << 20)
+
+static uint64_t u64_at(const uint8_t *b, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static bool plausible(uint64_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+/* Appends code point cp as UTF-8. */
+static size_t put_utf8(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		if (cp >= 0xd800 && cp < 0xe000)
+			cp = 0xfffd; /* a lone surrogate */
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	if (cp > 0x10ffff)
+		cp = 0xfffd;
+	if (cp < 0x10000)
+		return put_utf8(o, cp);
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* A str object's text as UTF-8 in out (at most CPYTHON_STR_MAX characters;
+ * out holds 4 * CPYTHON_STR_MAX + 1). Returns its length or -errno. */
+static int read_str(struct cpython *c, uint64_t p, char *out)
+{
+	const struct cpython_layout *l = &c->l;
+	uint8_t head[96], raw[4 * CPYTHON_STR_MAX];
+	uint64_t len;
+	uint32_t state, kind, i;
+	size_t o = 0;
+	uint64_t data;
+
+	if (!plausible(p) || l->str_compact_data > sizeof(head) || l->str_data > sizeof(head))
+		return -EFAULT;
+	if (memsource__read(&c->mem, p, head, l->py2_str ? l->str_size + 8 : l->str_compact_data) != 0)
+		return -EFAULT;
+	len = u64_at(head, l->str_size);
+	if (len > (1u << 30))
+		return -EPROTO;
+	if (len > CPYTHON_STR_MAX)
+		len = CPYTHON_STR_MAX;
+	if (l->py2_str) {
+		kind = 1;
+		data = p + l->str_data;
+	} else {
+		memcpy(&state, head + l->str_state, sizeof(state));
+		kind = (state >> 2) & 7;
+		if (!((state >> 5) & 1) || (kind != 1 && kind != 2 && kind != 4))
+			return -EPROTO; /* not compact: no name is such a string */
+		data = p + (((state >> 6) & 1) ? l->str_data : l->str_compact_data);
+	}
+	if (len && memsource__read(&c->mem, data, raw, (size_t)len * kind) != 0)
+		return -EFAULT;
+	for (i = 0; i < len; i++) {
+		uint32_t cp;
+
+		if (kind == 1) {
+			cp = raw[i];
+		} else if (kind == 2) {
+			uint16_t v;
+
+			memcpy(&v, raw + 2 * i, 2);
+			cp = v;
+		} else {
+			memcpy(&cp, raw + 4 * i, 4);
+		}
+		/* Python 2 str is bytes: kept as they are, invalid UTF-8 is
+		 * dropped when the frame name is made */
+		if (l->py2_str)
+			out[o++] = (char)cp;
+		else
+			o += put_utf8(out + o, cp);
+	}
+	out[o] = '\0';
+	return (int)o;
+}
+
+/* The part of a source path that says which file it is: after the last
+ * site-packages/ or dist-packages/, or after lib/pythonX.Y/ (the standard
+ * library), else the file's name. */
+static const char *short_path(const char *path)
+{
+	static const char *const roots[] = { "site-packages/", "dist-packages/" };
+	const char *best = NULL, *p, *slash;
+	size_t k;
+
+	for (k = 0; k < sizeof(roots) / sizeof(roots[0]); k++)
+		for (p = path; (p = strstr(p, roots[k])) != NULL; p += strlen(roots[k]))
+			best = p + strlen(roots[k]);
+	if (best)
+		return best;
+	for (p = path; (p = strstr(p, "/lib/python")) != NULL; p++) {
+		slash = strchr(p + 11, '/');
+		if (slash)
+			best = slash + 1;
+	}
+	if (best)
+		return best;
+	slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* The bytecode of a code object read into head: 3.11+ keeps it inline
+ * (Py_SIZE is its count of 2-byte units), before it is a bytes object. */
+static int bytecode_range(struct cpython *c, uint64_t addr, const uint8_t *head, uint64_t *start,
+			  uint64_t *end)
+{
+	const struct cpython_layout *l = &c->l;
+	uint64_t n, p, size;
+
+	if (l->frames != CPYTHON_FRAME_OBJECTS) {
+		n = u64_at(head, 16);
+		if (n > BYTECODE_MAX / 2)
+			return -EPROTO;
+		*start = addr + l->code_bytecode;
+		*end = *start + 2 * n;
+		return 0;
+	}
+	p = u64_at(head, l->code_bytecode);
+	if (!plausible(p) || memsource__u64(&c->mem, p + 16, &size) != 0)
+		return -EFAULT;
+	if (size > BYTECODE_MAX)
+		return -EPROTO;
+	*start = p + l->bytes_data;
+	*end = *start + size;
+	return 0;
+}
+
+/* Reads the names of a new code object into e and interns its frame name. */
+static int name_code(struct cpython *c, struct cpython_code *e)
+{
+	char name[4 * CPYTHON_STR_MAX + 1], file[4 * CPYTHON_STR_MAX + 1];
+	char full[sizeof(name) + sizeof(file) + 4];
+	int n;
+
+	n = read_str(c, e->qual_ptr ? e->qual_ptr : e->name_ptr, name);
+	if (n < 0)
+		return n;
+	n = read_str(c, e->file_ptr, file);
+	if (n < 0)
+		return n;
+	snprintf(full, sizeof(full), "%s (%s)", name[0] ? name : "?", short_path(file));
+	return frame_name__intern(c->names, full, FRAME_SUFFIX_PYTHON, &e->name);
+}
+
+void cpython__clear_codes(struct cpython *c)
+{
+	u64map__clear(c->code_index);
+	c->ncodes = 0;
+	c->nranges = 0;
+	c->ranges_dirty = false;
+}
+
+const struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
+{
+	const struct cpython_layout *l = &c->l;
+	uint8_t head[CODE_HEAD_MAX];
+	struct cpython_code e, *old = NULL;
+	uint64_t idx;
+
+	if (!plausible(addr) || l->code_size > sizeof(head) || l->code_size < 24 ||
+	    memsource__read(&c->mem, addr, head, l->code_size) != 0 ||
+	    u64_at(head, 8) != c->sym.code_type)
+		return NULL;
+	memset(&e, 0, sizeof(e));
+	e.addr = addr;
+	e.name_ptr = u64_at(head, l->code_name);
+	e.file_ptr = u64_at(head, l->code_filename);
+	e.qual_ptr = l->code_qualname >= 0 ? u64_at(head, (uint32_t)l->code_qualname) : 0;
+	memcpy(&e.firstlineno, head + l->code_firstlineno, sizeof(e.firstlineno));
+	if (u64map__get(c->code_index, addr, &idx) && idx - 1 < c->ncodes) {
+		old = &c->codes[idx - 1];
+		/* the same object still: what names it is unchanged */
+		if (old->name_ptr == e.name_ptr && old->file_ptr == e.file_ptr &&
+		    old->qual_ptr == e.qual_ptr && old->firstlineno == e.firstlineno)
+			return old;
+	}
+	if (bytecode_range(c, addr, head, &e.bc_start, &e.bc_end) != 0 || name_code(c, &e) != 0)
+		return NULL;
+	if (old) {
+		/* freed and reused: the new object's name, its ranges rebuilt */
+		*old = e;
+		c->ranges_dirty = true;
+		return old;
+	}
+	if (c->ncodes == CPYTHON_MAX_CODES)
+		cpython__clear_codes(c);
+	if (u64map__put(c->code_index, addr, c->ncodes + 1) != 0)
+		return NULL;
+	c->codes[c->ncodes] = e;
+	c->ranges_dirty = true;
+	return &c->codes[c->ncodes++];
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cpython_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void cpython__sort_ranges(struct cpython *c)
+{
+	size_t i, n = 0;
+
+	if (!c->ranges_dirty)
+		return;
+	for (i = 0; i < c->ncodes; i++) {
+		const struct cpython_code *e = &c->codes[i];
+
+		/* the object's head (2.7-3.10 keep the code object itself in a
+		 * local; 3.11+ keep a pointer into the inline bytecode, which
+		 * this range then covers too) */
+		c->ranges[n].start = e->addr;
+		c->ranges[n].end = e->addr + c->l.code_size;
+		c->ranges[n++].code = e->addr;
+		if (e->bc_start >= e->addr + c->l.code_size || e->bc_end <= e->addr) {
+			c->ranges[n].start = e->bc_start;
+			c->ranges[n].end = e->bc_end;
+			c->ranges[n++].code = e->addr;
+		} else if (e->bc_end > c->ranges[n - 1].end) {
+			c->ranges[n - 1].end = e->bc_end;
+		}
+	}
+	qsort(c->ranges, n, sizeof(*c->ranges), cmp_range);
+	c->nranges = n;
+	c->ranges_dirty = false;
+}
+
+uint64_t cpython__code_at(const struct cpython *c, uint64_t word)
+{
+	size_t lo = 0, hi = c->nranges, steps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ranges[mid].start <= word)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges overlap only when an object was freed and its memory reused
+	 * before the old entry went: a few steps back find any cover */
+	for (steps = 0; lo-- > 0 && steps < 4; steps++)
+		if (word < c->ranges[lo].end)
+			return c->ranges[lo].code;
+	return 0;
+}

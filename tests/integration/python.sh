@@ -1,0 +1,140 @@
+#!/bin/sh
+# CPython with no flags: smolder finds the interpreter in the process,
+# reads each sampled thread's Python stack from its memory and puts the
+# Python frames in place of the native eval-loop frames that ran them.
+#
+#  1. chain, under every CPython installed (pyenv's 2.7, 3.6-3.13 and
+#     Debian's /usr/bin/python3): >= 90% of the process's samples hold
+#     outer -> middle -> inner in that order, >= 90% are rooted at _start;
+#  2. native: zlib's C frames sit under compress_data, the Python frame that
+#     called them, in >= 90% of the samples in zlib;
+#  3. attribution at the sample (2.7, 3.11, 3.13, when installed): two
+#     functions alternating every millisecond, each in its own C library:
+#     the Python function matches the native leaf in >= 95% of the samples
+#     and contradicts it in <= 2% (the stack is read up to a poll interval
+#     after the sample; the sample's own registers and stack slots say what
+#     each eval call ran);
+#  4. threads: each thread's Python stack is its own.
+. "$TESTS_SRCDIR/integration/lib.sh"
+need_perf process
+WORK="$TESTS_SRCDIR/workloads/py_work.py"
+PYENV_VERSIONS="${PYENV_ROOT:-$HOME/.pyenv}/versions"
+
+# The interpreter of minor version $1 under pyenv, or nothing.
+pyenv_python() {
+	for d in "$PYENV_VERSIONS"/$1.*; do
+		for b in "$d/bin/python$1"; do
+			[ -x "$b" ] && { echo "$b"; return; }
+		done
+	done
+}
+
+# check MODE DUMP NAME: the share of the python process's samples that show
+# what MODE expects
+check() {
+	"$PYTHON3" - "$2" "$1" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+mode, name = sys.argv[2], sys.argv[3]
+st = d["stats"]
+total = chain = rooted = inz = under = match = contra = 0
+threads = mixed = own = 0
+
+def pyname(f):
+    return f.split(" (")[0]
+
+for p in d["profiles"]:
+    if not p["labels"].get("comm", "").startswith("python"):
+        continue
+    for s in p["stacks"]:
+        fr = s["stack"].split(";")
+        n = s["count"]
+        total += n
+        if "_start" in fr or "start_thread" in fr:
+            rooted += n
+        pyi = [i for i, f in enumerate(fr) if f.endswith("_[py]")]
+        names = [pyname(fr[i]) for i in pyi]
+        if all(x in names for x in ("outer", "middle", "inner")) and \
+                names.index("outer") < names.index("middle") < names.index("inner"):
+            chain += n
+        native = fr[pyi[-1] + 1:] if pyi else fr
+        # zlib's frames (named, or by module when libz is stripped)
+        z = any(("libz.so" in f or "deflate" in f or "adler32" in f) for f in native)
+        if mode == "native" and any("libz.so" in f or "deflate" in f for f in fr):
+            inz += n
+            if pyi and names[-1] == "compress_data" and z:
+                under += n
+        if mode == "alternate" and pyi:
+            h = any(("libcrypto" in f or "sha256" in f.lower() or "sha2" in f.lower()) for f in native)
+            if z != h:
+                want = "deflate_phase" if z else "hash_phase"
+                if names[-1] == want:
+                    match += n
+                elif names[-1] in ("deflate_phase", "hash_phase"):
+                    contra += n
+        if mode == "threads" and "start_thread" in fr:
+            threads += n
+            a, b = "worker_a" in names, "worker_b" in names
+            sa, sb = "spin_a" in names, "spin_b" in names
+            if (a and sb) or (b and sa) or (a and b):
+                mixed += n
+            elif (a and sa) or (b and sb):
+                own += n
+pct = lambda x, t: 100.0 * x / t if t else 0.0
+print("%s: %d samples, chain %.1f%%, rooted %.1f%%; stats: %s" % (name, total, pct(chain, total),
+      pct(rooted, total), json.dumps({k: v for k, v in st.items() if k.startswith("python")}, sort_keys=True)))
+if total < 500:
+    sys.exit("too few samples")
+if mode == "chain":
+    sys.exit(0 if pct(chain, total) >= 90 and pct(rooted, total) >= 90 else 1)
+if mode == "native":
+    print("  %d samples in zlib, %.1f%% under compress_data" % (inz, pct(under, inz)))
+    sys.exit(0 if inz >= 300 and pct(under, inz) >= 90 else 1)
+if mode == "alternate":
+    t = match + contra
+    print("  %d samples in zlib or sha256: %.1f%% match, %.1f%% contradict" % (t, pct(match, t), pct(contra, t)))
+    sys.exit(0 if t >= 500 and pct(match, t) >= 95 and pct(contra, t) <= 2 else 1)
+if mode == "threads":
+    print("  %d thread samples: %.1f%% their own stack, %.1f%% mixed" % (threads, pct(own, threads), pct(mixed, threads)))
+    sys.exit(0 if threads >= 500 and pct(own, threads) >= 90 and mixed == 0 else 1)
+PY
+}
+
+# record NAME INTERPRETER MODE SECONDS
+record() {
+	run_smolder 120 record -F 999 -o "$TMP/$1.json" -- "$2" "$WORK" "$3" "$4"
+	[ "$SM_RC" -eq 0 ] || fail "$1: record failed"
+	keep_artifact "$TMP/$1.json" "python_$1.out.json"
+	check "$3" "$TMP/$1.json" "$1"
+}
+
+[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed"
+record system-chain /usr/bin/python3 chain 3 || fail "Debian's python3: the chain is not named well enough"
+tried=""
+for v in 2.7 3.6 3.7 3.8 3.9 3.10 3.11 3.12 3.13; do
+	py=$(pyenv_python $v)
+	if [ -z "$py" ]; then
+		echo "note: CPython $v is not installed under $PYENV_VERSIONS: not tried"
+		continue
+	fi
+	tried="$tried $v"
+	record "$v-chain" "$py" chain 3 || fail "CPython $v: the chain is not named well enough"
+done
+echo "chain tried under CPython:$tried and /usr/bin/python3"
+
+record system-native /usr/bin/python3 native 3 || fail "zlib's frames are not under the Python frame that called them"
+record system-threads /usr/bin/python3 threads 3 || fail "threads do not have their own Python stacks"
+
+alt=""
+for v in 2.7 3.11 3.13; do
+	py=$(pyenv_python $v)
+	[ -n "$py" ] || continue
+	alt="$alt $v"
+	record "$v-alternate" "$py" alternate 4 || fail "CPython $v: Python frames are not those of the sample's moment"
+	[ "$v" = 2.7 ] && { record "2.7-threads" "$py" threads 3 || fail "CPython 2.7: threads do not have their own Python stacks"; }
+done
+if [ -z "$alt" ]; then
+	# Debian's 3.11 stands in when pyenv's builds are absent
+	record system-alternate /usr/bin/python3 alternate 4 || fail "Python frames are not those of the sample's moment"
+fi
+exit 0

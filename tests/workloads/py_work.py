@@ -1,0 +1,104 @@
+# Python workloads for smolder's CPython tests; runs on 2.7 and 3.6+.
+#   py_work.py chain SECONDS      outer -> middle -> inner, tight loops in inner
+#   py_work.py native SECONDS     compress_data -> zlib.compress (C code under it)
+#   py_work.py alternate SECONDS  deflate_phase and hash_phase, alternating
+#                                 about every millisecond, each in its own C library
+#   py_work.py threads SECONDS    two threads, each with its own chain
+import hashlib
+import sys
+import threading
+import time
+import zlib
+
+
+def inner(n):
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
+
+
+def middle(n):
+    return inner(n)
+
+
+def outer(until):
+    while time.time() < until:
+        middle(20000)
+
+
+def compress_data(blob, until):
+    while time.time() < until:
+        zlib.compress(blob, 9)
+
+
+def deflate_phase(blob, until):
+    while time.time() < until:
+        zlib.compress(blob, 6)
+
+
+def hash_phase(blob, until):
+    while time.time() < until:
+        hashlib.sha256(blob).digest()
+
+
+def alternate(until):
+    # incompressible-ish data keeps deflate busy; 64 KiB per call keeps
+    # each call well under the phase length
+    blob = bytes(bytearray((i * 7919 + (i >> 3)) & 0xff for i in range(16384)))
+    while time.time() < until:
+        t = time.time()
+        deflate_phase(blob, t + 0.001)
+        hash_phase(blob, t + 0.002)
+
+
+def worker_a(until):
+    while time.time() < until:
+        spin_a(5000)
+
+
+def spin_a(n):
+    total = 0
+    for i in range(n):
+        total += i ^ 3
+    return total
+
+
+def worker_b(until):
+    while time.time() < until:
+        spin_b(5000)
+
+
+def spin_b(n):
+    total = 0
+    for i in range(n):
+        total += i | 5
+    return total
+
+
+def threads(until):
+    ts = [threading.Thread(target=worker_a, args=(until,)),
+          threading.Thread(target=worker_b, args=(until,))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def main():
+    mode, seconds = sys.argv[1], float(sys.argv[2])
+    until = time.time() + seconds
+    if mode == "chain":
+        outer(until)
+    elif mode == "native":
+        blob = bytes(bytearray((i * 31 + (i >> 5)) & 0xff for i in range(1 << 16)))
+        compress_data(blob, until)
+    elif mode == "alternate":
+        alternate(until)
+    elif mode == "threads":
+        threads(until)
+    else:
+        sys.exit("unknown mode " + mode)
+
+
+main()
