@@ -15,6 +15,7 @@ session with a kill timer, and is killed (its whole process group) at the end.
 
 import argparse
 import datetime
+import glob
 import json
 import os
 import platform
@@ -642,6 +643,11 @@ class Bench:
             ("python3", [py, src + "/bench/workloads/fib.py"], {"python3", os.path.basename(py)}, None, "full"),
             ("gzip", ["gzip", "-9", "-c"], {"gzip"}, rnd, "full"),
         ]
+        # a pyenv CPython 3.13 beside Debian's 3.11: the other frame layout
+        # (3.12+: entry shims, 3.13: offsets from the interpreter itself)
+        py313 = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.13*/bin/python3.13")))
+        if py313:
+            ws.append(("python313", [py313[-1], src + "/bench/workloads/fib.py"], {"python3.13"}, None, "full"))
         java = self.java_workload(src)
         if java:
             ws.append(java)

@@ -81,6 +81,8 @@ static void usage(FILE *f)
 		"      --per-pid           one profile per process id instead of per executable\n"
 		"      --python-eval-frames  keep CPython's native eval-loop frames beside the\n"
 		"                          Python frames they ran (default: replaced by them)\n"
+		"      --python-lines      Python frames carry the line they run:\n"
+		"                          \"handler (app.py:42)\"\n"
 		"      --names DETAIL      short (default): C++, Rust and D functions without\n"
 		"                          parameters or template arguments, so instantiations\n"
 		"                          merge; full: the whole demangled name\n"
@@ -123,7 +125,7 @@ static int parse_pids(const char *arg, struct record_args *a)
 	return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_PYEVAL, OPT_CACHE, OPT_NOCACHE,
+enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_PYEVAL, OPT_PYLINES, OPT_CACHE, OPT_NOCACHE,
        OPT_NAMES };
 
 /* One option that takes a value, or a flag of the sampler. Returns 0, or 2
@@ -240,6 +242,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "per-pid", no_argument, NULL, OPT_PERPID },
 		{ "python-eval-frames", no_argument, NULL, OPT_PYEVAL },
+		{ "python-lines", no_argument, NULL, OPT_PYLINES },
 		{ "names", required_argument, NULL, OPT_NAMES },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
@@ -267,6 +270,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		case OPT_PYEVAL:
 			a->so.python_keep_eval = true;
+			break;
+		case OPT_PYLINES:
+			a->so.python_lines = true;
 			break;
 		case OPT_NOCACHE:
 			a->cache_dir = NULL;

@@ -21,18 +21,20 @@ struct python {
 
 struct pythons {
 	struct strtab *names;
+	bool lines;
 	struct u64map *by_pid; /* pid -> struct python * */
 	uint64_t opened, failed;
 	struct cpython_stats gone; /* of readers closed */
 };
 
-struct pythons *pythons__new(struct strtab *names)
+struct pythons *pythons__new(struct strtab *names, bool lines)
 {
 	struct pythons *ps = calloc(1, sizeof(*ps));
 
 	if (!ps)
 		return NULL;
 	ps->names = names;
+	ps->lines = lines;
 	ps->by_pid = u64map__new(16);
 	if (!ps->by_pid) {
 		free(ps);
@@ -150,7 +152,7 @@ static struct cpython *open_python(struct pythons *ps, struct proctable *pt, str
 		sym.major = sym.minor = 0;
 	memsource__process(&mem, process__pid(p));
 	sym.pthread_tid = pthread_tid_offset(ps, pt, p, &mem);
-	if (cpython__open(&mem, &sym, ps->names, &c) != 0) {
+	if (cpython__open(&mem, &sym, ps->lines, ps->names, &c) != 0) {
 		ps->failed++;
 		return NULL;
 	}
@@ -209,7 +211,8 @@ static void frame_words(const struct unwind_frame *frames, size_t n, size_t i,
 size_t pythons__sample(struct pythons *ps, struct proctable *pt, struct process *p, int tid,
 		       const struct unwind_frame *frames, size_t n, bool rooted,
 		       const struct unwind_regs *regs, const struct unwind_stack *stack,
-		       uint64_t now_ns, struct python_sample *out, struct agent_stats *st)
+		       uint64_t sample_ns, uint64_t now_ns, struct python_sample *out,
+		       struct agent_stats *st)
 {
 	struct cpython_native ev[CPYTHON_MAX_FRAMES];
 	uint64_t leaf_regs[UNWIND_NREGS], kept[CPYTHON_MAX_FRAMES][UNWIND_NKEPT];
@@ -227,7 +230,11 @@ size_t pythons__sample(struct pythons *ps, struct proctable *pt, struct process 
 	if (!out->neval)
 		return 0;
 	c = reader(ps, pt, p, interp, now_ns);
+	if (c)
+		cpython__set_sample_stack(c, stack->base, stack->data, stack->size);
 	err = c ? cpython__read_stack(c, tid, now_ns, &out->stack) : -ENOTSUP;
+	if (c)
+		cpython__set_sample_stack(c, 0, NULL, 0);
 	if (err) {
 		if (err == -ENOENT)
 			st->python_no_thread++;
@@ -259,9 +266,15 @@ size_t pythons__sample(struct pythons *ps, struct proctable *pt, struct process 
 			ev[k].nregs = m;
 		}
 	}
+	cpython__learn(c, ev, out->neval);
 	cpython__place(c, tid, &out->stack, ev, out->neval, rooted, &out->placed);
 	cpython__remember(c, tid, &out->placed, out->neval);
 	st->python_stacks++;
+	if (sample_ns && now_ns > sample_ns) {
+		st->python_lag_ns += now_ns - sample_ns;
+		if (now_ns - sample_ns > st->python_lag_max_ns)
+			st->python_lag_max_ns = now_ns - sample_ns;
+	}
 	if (out->stack.last_known)
 		st->python_last_known++;
 	st->python_confirmed += out->placed.confirmed;

@@ -27,8 +27,9 @@ struct strtab_remap;
 /* Bytes of a native eval frame's own stack looked at for what it ran. */
 #define PYTHONS_FRAME_WORDS_MAX 2048
 
-/* names (borrowed) is where frame names are interned. */
-struct pythons *pythons__new(struct strtab *names);
+/* names (borrowed) is where frame names are interned; lines: Python
+ * frames carry their line (cpython__open). */
+struct pythons *pythons__new(struct strtab *names, bool lines);
 void pythons__delete(struct pythons *ps);
 
 /* Whether pc (a frame's) is in the eval loop of an interpreter binary
@@ -46,12 +47,15 @@ struct python_sample {
 
 /* Finds the sample's native eval frames among frames[0..n) (unwound from
  * regs and stack), reads thread tid's Python stack and places it on them.
+ * sample_ns: when the sample was taken (CLOCK_MONOTONIC; 0 unknown), for
+ * the lag of the read in st.
  * Returns the number of native eval frames that have Python frames (0:
  * name the stack natively), counting what happened in st. */
 size_t pythons__sample(struct pythons *ps, struct proctable *pt, struct process *p, int tid,
 		       const struct unwind_frame *frames, size_t n, bool rooted,
 		       const struct unwind_regs *regs, const struct unwind_stack *stack,
-		       uint64_t now_ns, struct python_sample *out, struct agent_stats *st);
+		       uint64_t sample_ns, uint64_t now_ns, struct python_sample *out,
+		       struct agent_stats *st);
 
 /* The image of pid went (exec, exit): its reader is closed. */
 void pythons__forget(struct pythons *ps, int pid);

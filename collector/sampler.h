@@ -44,6 +44,7 @@ struct sampler_opts {
 	/* CPython: keep the native eval-loop frames beside the Python frames
 	 * they ran (by default the Python frames replace them) */
 	bool python_keep_eval;
+	bool python_lines;       /* Python frames carry the line they run */
 };
 
 /* Where opening failed, for the CLI's message. */

@@ -180,7 +180,7 @@ static int make_model(struct sampler *s, int with_kernel)
 	symbolizer__set_budget(s->sym, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
 	s->jvms = jvms__new(s->names);
-	s->pythons = pythons__new(s->names);
+	s->pythons = pythons__new(s->names, o->python_lines);
 	if (!s->procs || !s->jvms || !s->pythons)
 		return -ENOMEM;
 	proctable__on_image_gone(s->procs, forget_process, s);
@@ -190,7 +190,8 @@ static int make_model(struct sampler *s, int with_kernel)
 	if (!s->profile || !s->stack ||
 	    user_stack__new(s->procs, s->sym, s->jvms, s->mode_dwarf, s->layout.regs_user_mask,
 			    o->max_frames, &s->user) < 0 ||
-	    user_stack__set_pythons(s->user, s->pythons, o->python_keep_eval, &s->stats) < 0)
+	    user_stack__set_pythons(s->user, s->pythons, o->python_keep_eval, s->features.clockid.ok,
+				    &s->stats) < 0)
 		return -ENOMEM;
 	return 0;
 }

@@ -37,6 +37,7 @@ struct user_stack {
 	struct pythons *pythons;
 	struct agent_stats *stats;   /* where Python samples are counted */
 	bool keep_eval;              /* name eval-loop frames beside Python's */
+	bool mono_times;             /* sample times are CLOCK_MONOTONIC */
 	struct python_sample *py;    /* the sample's Python frames */
 	bool py_seen;                /* the sample ran an eval loop */
 	struct unwind_regs regs;     /* the sample's, for the eval frames */
@@ -66,7 +67,7 @@ int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct jvms
 }
 
 int user_stack__set_pythons(struct user_stack *u, struct pythons *ps, bool keep_eval,
-			    struct agent_stats *st)
+			    bool mono_times, struct agent_stats *st)
 {
 	if (!u->py) {
 		u->py = calloc(1, sizeof(*u->py));
@@ -75,6 +76,7 @@ int user_stack__set_pythons(struct user_stack *u, struct pythons *ps, bool keep_
 	}
 	u->pythons = ps;
 	u->keep_eval = keep_eval;
+	u->mono_times = mono_times;
 	u->stats = st;
 	return 0;
 }
@@ -259,8 +261,8 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	 * sample, the less there is to reconcile */
 	if (u->py_seen && u->dwarf && n > 0)
 		(void)pythons__sample(u->pythons, u->procs, p, (int)smp->tid, u->frames, n,
-				      *why == UNWIND_COMPLETE, &u->regs, &u->stack, clock__mono_ns(),
-				      u->py, u->stats);
+				      *why == UNWIND_COMPLETE, &u->regs, &u->stack,
+				      u->mono_times ? smp->time : 0, clock__mono_ns(), u->py, u->stats);
 	return n;
 }
 

@@ -34,10 +34,11 @@ void user_stack__delete(struct user_stack *u);
 
 /* Names the Python frames CPython interpreters run (collector/pythons.h)
  * in place of their native eval frames, or beside them with keep_eval.
- * ps and st are borrowed (st: where Python samples are counted). Returns 0
- * or -ENOMEM. */
+ * ps and st are borrowed (st: where Python samples are counted);
+ * mono_times: sample times are CLOCK_MONOTONIC (the read's lag is then
+ * counted). Returns 0 or -ENOMEM. */
 int user_stack__set_pythons(struct user_stack *u, struct pythons *ps, bool keep_eval,
-			    struct agent_stats *st);
+			    bool mono_times, struct agent_stats *st);
 
 /* Unwinds the user stack of sample smp of process p (cc: its callchain,
  * split). A pc in no mapping the table knows makes it re-read

@@ -52,6 +52,8 @@ const struct agent_stat_field agent_stats__fields[] = {
 	MAX("python_failures", python_failures),
 	SUM("python_stacks", python_stacks),
 	SUM("python_last_known", python_last_known),
+	SUM("python_lag_ns", python_lag_ns),
+	MAX("python_lag_max_ns", python_lag_max_ns),
 	SUM("python_no_thread", python_no_thread),
 	SUM("python_unreadable", python_unreadable),
 	SUM("python_confirmed", python_confirmed),

@@ -55,6 +55,10 @@ struct agent_stats {
 	uint64_t python_stacks;    /* named with the Python frames they ran */
 	uint64_t python_last_known; /* ... with the thread's last stack read,
 	                            * the process having exited since */
+	uint64_t python_lag_ns;    /* the sum over python_stacks of how long
+	                            * after the sample its stack was read
+	                            * (when sample times are CLOCK_MONOTONIC) */
+	uint64_t python_lag_max_ns; /* the longest of them */
 	uint64_t python_no_thread; /* the thread had no Python thread state
 	                            * (any more): native frames only */
 	uint64_t python_unreadable; /* the interpreter could not be read (exiting,

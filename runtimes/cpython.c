@@ -10,20 +10,6 @@
 #include "common/u64map.h"
 #include "runtimes/cpython_impl.h"
 
-static uint64_t u64_at(const uint8_t *b, uint32_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
-/* Pointers the reader follows: user-space, aligned, not NULL. */
-static bool plausible(uint64_t p)
-{
-	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
-}
-
 static int layout_of(struct memsource *m, const struct cpython_symbols *sym, struct cpython_layout *out)
 {
 	const struct cpython_layout *t;
@@ -44,7 +30,7 @@ static int layout_of(struct memsource *m, const struct cpython_symbols *sym, str
 	return 0;
 }
 
-int cpython__open(const struct memsource *m, const struct cpython_symbols *sym,
+int cpython__open(const struct memsource *m, const struct cpython_symbols *sym, bool lines,
 		  struct strtab *names, struct cpython **out)
 {
 	struct cpython *c = calloc(1, sizeof(*c));
@@ -55,6 +41,7 @@ int cpython__open(const struct memsource *m, const struct cpython_symbols *sym,
 	c->mem = *m;
 	c->sym = *sym;
 	c->names = names;
+	c->lines = lines;
 	err = layout_of(&c->mem, sym, &c->l);
 	if (!err && !sym->runtime && !sym->interp_head && !sym->tstate_current)
 		err = -EPROTO;
@@ -68,10 +55,12 @@ int cpython__open(const struct memsource *m, const struct cpython_symbols *sym,
 	c->thread_by_tid = u64map__new(16);
 	c->code_index = u64map__new(256);
 	c->last_by_tid = u64map__new(16);
+	c->name_by_line = u64map__new(lines ? 256 : 1);
+	c->not_code = u64map__new(64);
 	c->codes = calloc(CPYTHON_MAX_CODES, sizeof(*c->codes));
 	c->ranges = calloc(2 * CPYTHON_MAX_CODES, sizeof(*c->ranges));
 	if (!c->tstate_by_tid || !c->thread_by_tid || !c->code_index || !c->codes || !c->ranges ||
-	    !c->last_by_tid) {
+	    !c->last_by_tid || !c->name_by_line || !c->not_code) {
 		cpython__delete(c);
 		return -ENOMEM;
 	}
@@ -89,6 +78,10 @@ void cpython__delete(struct cpython *c)
 	while (c->last_by_tid && u64map__next(c->last_by_tid, &pos, &tid, &v))
 		free((void *)(uintptr_t)v);
 	u64map__delete(c->last_by_tid);
+	if (c->codes)
+		cpython__clear_codes(c);
+	u64map__delete(c->name_by_line);
+	u64map__delete(c->not_code);
 	u64map__delete(c->tstate_by_tid);
 	u64map__delete(c->thread_by_tid);
 	u64map__delete(c->code_index);
@@ -129,7 +122,7 @@ static int first_interp(struct cpython *c, uint64_t *interp)
 	/* 2.7 and 3.6 stripped of .symtab: the thread holding the GIL, if any,
 	 * says which interpreter it runs (PyThreadState.interp is the field
 	 * after next in 3.6, the second in 2.7) */
-	if (memsource__u64(&c->mem, c->sym.tstate_current, &ts) != 0 || !plausible(ts))
+	if (memsource__u64(&c->mem, c->sym.tstate_current, &ts) != 0 || !cpython__plausible(ts))
 		return -ENOENT;
 	return memsource__u64(&c->mem, ts + (l->tstate_next ? 16 : 8), interp);
 }
@@ -141,13 +134,13 @@ static int tstate_tid(struct cpython *c, const uint8_t *ts, int32_t *tid, uint64
 	const struct cpython_layout *l = &c->l;
 	uint32_t v;
 
-	*thread = u64_at(ts, l->tstate_thread_id);
+	*thread = cpython__u64_at(ts, l->tstate_thread_id);
 	if (l->tstate_native_id >= 0) {
 		memcpy(&v, ts + l->tstate_native_id, sizeof(v));
 		*tid = (int32_t)v;
 		return *tid > 0 ? 0 : -ENOENT;
 	}
-	if (c->sym.pthread_tid < 0 || !plausible(*thread))
+	if (c->sym.pthread_tid < 0 || !cpython__plausible(*thread))
 		return -ENOENT;
 	if (memsource__u32(&c->mem, *thread + (uint64_t)c->sym.pthread_tid, &v) != 0)
 		return -EFAULT;
@@ -169,7 +162,7 @@ static int scan_threads(struct cpython *c)
 	err = first_interp(c, &interp);
 	if (err)
 		return err;
-	if (!plausible(interp))
+	if (!cpython__plausible(interp))
 		return -ENOENT;
 	if (memsource__u64(&c->mem, interp + l->interp_tstate_head, &ts) != 0)
 		return -EFAULT;
@@ -177,13 +170,13 @@ static int scan_threads(struct cpython *c)
 		int32_t tid;
 		uint64_t thread;
 
-		if (!plausible(ts) || memsource__read(&c->mem, ts, b, tsz) != 0)
+		if (!cpython__plausible(ts) || memsource__read(&c->mem, ts, b, tsz) != 0)
 			return -EFAULT;
 		if (tstate_tid(c, b, &tid, &thread) == 0 &&
 		    (u64map__put(c->tstate_by_tid, (uint64_t)tid, ts) != 0 ||
 		     u64map__put(c->thread_by_tid, (uint64_t)tid, thread) != 0))
 			return -ENOMEM;
-		ts = u64_at(b, l->tstate_next);
+		ts = cpython__u64_at(b, l->tstate_next);
 	}
 	return 0;
 }
@@ -209,7 +202,7 @@ static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b)
 			if (c->l.tstate_native_id >= 0) {
 				if (tstate_tid(c, b, &got, &got_thread) == 0 && got == tid)
 					return 0;
-			} else if (u64_at(b, c->l.tstate_thread_id) == thread) {
+			} else if (cpython__u64_at(b, c->l.tstate_thread_id) == thread) {
 				return 0;
 			}
 		}
@@ -222,56 +215,137 @@ static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b)
 	return -ENOENT;
 }
 
+void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *data, size_t size)
+{
+	c->copy_base = base;
+	c->copy = data;
+	c->copy_size = data ? size : 0;
+}
+
 /* The innermost frame of a thread state read into b. */
 static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
 {
-	uint64_t f = u64_at(b, c->l.tstate_frame);
+	uint64_t f = cpython__u64_at(b, c->l.tstate_frame), at;
 
 	if (c->l.cframe_current >= 0) {
-		/* 3.11, 3.12: through the _PyCFrame */
-		if (!f)
-			return -ENOENT;
-		if (!plausible(f) || memsource__u64(&c->mem, f + (uint64_t)c->l.cframe_current, &f) != 0)
+		/* 3.11, 3.12: through the _PyCFrame, a local of the eval loop
+		 * the sample's stack copy holds as it was then */
+		if (!f || !cpython__plausible(f))
+			return f ? -EFAULT : -ENOENT;
+		at = f + (uint64_t)c->l.cframe_current;
+		if (at >= c->copy_base && at - c->copy_base + 8 <= c->copy_size) {
+			memcpy(&f, c->copy + (at - c->copy_base), sizeof(f));
+		} else if (memsource__u64(&c->mem, at, &f) != 0) {
 			return -EFAULT;
+		}
 	}
 	*frame = f;
 	return 0;
+}
+
+/* len bytes at addr, from a page read earlier in this walk when one holds
+ * them, else by reading that page (a frame across pages is read alone). */
+static int read_frame(struct cpython *c, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct cpython_pages *pg = &c->pages;
+	uint64_t page = addr & ~(uint64_t)(CPYTHON_PAGE - 1);
+	unsigned k;
+
+	if (addr + len > page + CPYTHON_PAGE)
+		return memsource__read(&c->mem, addr, buf, len);
+	for (k = 0; k < pg->n; k++)
+		if (pg->addr[k] == page)
+			break;
+	if (k == pg->n) {
+		k = pg->n < CPYTHON_WALK_PAGES ? pg->n++ : pg->next++ % CPYTHON_WALK_PAGES;
+		pg->addr[k] = 0;
+		if (memsource__read(&c->mem, page, pg->data[k], CPYTHON_PAGE) != 0)
+			return memsource__read(&c->mem, addr, buf, len);
+		pg->addr[k] = page;
+	}
+	memcpy(buf, pg->data[k] + (addr - page), len);
+	return 0;
+}
+
+/* The code object at addr, validated once per walk (recursion runs one
+ * code in many frames). */
+struct walk_codes {
+	uint64_t addr[16];
+	struct cpython_code *e[16];
+	unsigned n;
+	uint64_t generation;
+};
+
+static struct cpython_code *walk_code(struct cpython *c, struct walk_codes *w, uint64_t addr)
+{
+	struct cpython_code *e;
+	unsigned k;
+
+	if (w->generation != c->codes_generation)
+		w->n = 0; /* the cache was emptied: entries moved */
+	for (k = 0; k < w->n; k++)
+		if (w->addr[k] == addr)
+			return w->e[k];
+	e = cpython__code(c, addr);
+	if (w->generation != c->codes_generation) {
+		w->n = 0;
+		w->generation = c->codes_generation;
+	}
+	if (e && w->n < 16) {
+		w->addr[w->n] = addr;
+		w->e[w->n++] = e;
+	}
+	return e;
 }
 
 /* Walks the frames from f outwards into out. */
 static int walk_frames(struct cpython *c, uint64_t f, struct cpython_stack *out)
 {
 	const struct cpython_layout *l = &c->l;
+	struct walk_codes codes;
 	uint8_t b[128];
 	size_t steps = 0;
 
 	out->n = 0;
+	c->pages.n = 0;
+	codes.n = 0;
+	codes.generation = c->codes_generation;
 	while (f && steps++ < 2 * CPYTHON_MAX_FRAMES) {
 		struct cpython_frame *pf;
-		const struct cpython_code *code;
+		struct cpython_code *code;
+		uint64_t instr = 0;
 
-		if (!plausible(f) || l->frame_size > sizeof(b) || memsource__read(&c->mem, f, b, l->frame_size) != 0)
+		if (!cpython__plausible(f) || l->frame_size > sizeof(b) || read_frame(c, f, b, l->frame_size) != 0)
 			return -EFAULT;
 		if (l->frame_owner >= 0 && b[l->frame_owner] == CPYTHON_OWNED_BY_CSTACK) {
 			/* the shim of a native eval call: the frame before it was
 			 * that call's first */
 			if (out->n)
 				out->f[out->n - 1].entry_end = true;
-			f = u64_at(b, l->frame_back);
+			f = cpython__u64_at(b, l->frame_back);
 			continue;
 		}
 		if (out->n == CPYTHON_MAX_FRAMES)
 			break;
-		code = cpython__code(c, u64_at(b, l->frame_code));
+		code = walk_code(c, &codes, cpython__u64_at(b, l->frame_code));
 		if (!code)
 			return -EPROTO;
+		if (c->lines) {
+			uint32_t lasti;
+
+			if (l->instr == CPYTHON_LASTI_BYTES || l->instr == CPYTHON_LASTI_UNITS) {
+				memcpy(&lasti, b + l->frame_instr, sizeof(lasti));
+				instr = lasti;
+			} else {
+				instr = cpython__u64_at(b, l->frame_instr);
+			}
+		}
 		pf = &out->f[out->n++];
 		pf->code = code->addr;
-		pf->name = code->name;
-		pf->instr = 0;
+		pf->name = c->lines ? cpython__line_name(c, code, instr) : code->name;
 		pf->entry_end = l->frames == CPYTHON_FRAME_OBJECTS ||
 				(l->frame_entry >= 0 && b[l->frame_entry] != 0);
-		f = u64_at(b, l->frame_back);
+		f = cpython__u64_at(b, l->frame_back);
 	}
 	if (out->n)
 		out->f[out->n - 1].entry_end = true;
@@ -338,6 +412,14 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 	out->last_known = false;
 	if (tstate_bytes(&c->l) > sizeof(b))
 		return -EPROTO;
+	if (now_ns / 1000000000ull != c->budget_second) {
+		c->budget_second = now_ns / 1000000000ull;
+		c->budget_start_reads = c->mem.reads;
+	}
+	if (c->mem.reads - c->budget_start_reads >= CPYTHON_READS_PER_SEC) {
+		c->failures++;
+		return recall(c, tid, out) ? 0 : -EBUSY;
+	}
 	err = thread_state(c, tid, now_ns, b);
 	if (!err)
 		err = current_frame(c, b, &frame);
@@ -371,6 +453,16 @@ int cpython__remap_names(struct cpython *c, struct strtab_remap *r)
 	for (i = 0; i < c->ncodes; i++)
 		if (c->codes[i].name && strtab_remap__id(r, &c->codes[i].name))
 			return -ENOMEM;
+	pos = 0;
+	while (u64map__next(c->name_by_line, &pos, &tid, &v)) {
+		uint32_t id = (uint32_t)v;
+
+		if (strtab_remap__id(r, &id))
+			return -ENOMEM;
+		if (r->commit && u64map__put(c->name_by_line, tid, id) != 0)
+			return -ENOMEM;
+	}
+	pos = 0;
 	while (u64map__next(c->last_by_tid, &pos, &tid, &v)) {
 		struct cpython_last *last = (struct cpython_last *)(uintptr_t)v;
 

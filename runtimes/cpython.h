@@ -34,10 +34,11 @@ struct cpython_symbols {
 	                            _thread_db_pthread_tid; -1: unknown */
 };
 
-/* Opens a reader (m is copied; names borrowed). Returns 0, -ENOTSUP for a
- * version it has no layout for, -EPROTO when the interpreter's state does
- * not look like one, -ENOMEM. */
-int cpython__open(const struct memsource *m, const struct cpython_symbols *sym,
+/* Opens a reader (m is copied; names borrowed). lines: frames read are
+ * named "qualname (file.py:LINE)" with the line they run. Returns 0,
+ * -ENOTSUP for a version it has no layout for, -EPROTO when the
+ * interpreter's state does not look like one, -ENOMEM. */
+int cpython__open(const struct memsource *m, const struct cpython_symbols *sym, bool lines,
 		  struct strtab *names, struct cpython **out);
 void cpython__delete(struct cpython *c);
 const struct cpython_layout *cpython__layout(const struct cpython *c);
@@ -46,8 +47,7 @@ const struct cpython_layout *cpython__layout(const struct cpython *c);
 
 struct cpython_frame {
 	uint64_t code;   /* the code object */
-	uint64_t instr;  /* 3.11+: the bytecode it was at, 2.7-3.10: f_lasti */
-	uint32_t name;   /* its frame name (strtab id) */
+	uint32_t name;   /* its frame name (strtab id), with its line if asked */
 	bool entry_end;  /* the outermost frame of its native eval call */
 };
 
@@ -59,6 +59,12 @@ struct cpython_stack {
 	                    read now (the process or thread exited since) */
 };
 
+/* The copy of the sampled thread's stack the next reads may take words
+ * from instead of the process (3.11 and 3.12 keep the _PyCFrame that says
+ * which frame runs on the C stack): the value at the sample, and one read
+ * less. data NULL: none. Borrowed until the next call. */
+void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *data, size_t size);
+
 /* Reads thread tid's Python stack now, every code validated and named.
  * Samples are handled up to a poll interval after they were taken, and a
  * process may have exited since: when the thread cannot be read any more
@@ -66,7 +72,8 @@ struct cpython_stack {
  * own words then correct its innermost frames, cpython__place). Returns 0;
  * -ENOENT when tid runs no Python (no thread state is its, and none was);
  * -EFAULT/-ESRCH/-EPROTO when the memory could not be read or makes no
- * sense (exiting, changing): the caller keeps the native stack. */
+ * sense (exiting, changing), -EBUSY past the interpreter's read budget for
+ * this second (CPYTHON_READS_PER_SEC): the caller keeps the native stack. */
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out);
 
 /* Keeps what was placed on a sample of thread tid (its nev native eval
@@ -97,6 +104,14 @@ struct cpython_placed {
 	unsigned corrected;  /* the sample held another code: taken */
 	unsigned unanchored; /* the sample held no code the reader knows */
 };
+
+/* Reads the code objects the sample's eval frames point at from their
+ * registers that the reader has never read (a function that ran only
+ * between the reads of the stack): the code object itself (2.7-3.10), or
+ * the one whose bytecode holds the instruction pointer (3.11+, found by
+ * its header in the 4 KiB before it). Bounded per sample, and words that
+ * led to no code are remembered. */
+void cpython__learn(struct cpython *c, const struct cpython_native *ev, size_t nev);
 
 /* Places stack (read late) of thread tid on the sample's nev native eval
  * frames (innermost first). rooted: the native stack reaches its root, so

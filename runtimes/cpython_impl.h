@@ -8,7 +8,24 @@
 #include "runtimes/cpython.h"
 #include "runtimes/memsource.h"
 
+#include <string.h>
+
 struct u64map;
+
+/* A word of bytes read (any alignment). */
+static inline uint64_t cpython__u64_at(const uint8_t *b, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+/* Pointers the reader follows: user-space, aligned, not NULL. */
+static inline bool cpython__plausible(uint64_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
 
 /* A code object as read: what identifies it, where its bytecode is, and its
  * frame name. */
@@ -18,6 +35,9 @@ struct cpython_code {
 	int32_t firstlineno;
 	uint64_t bc_start, bc_end; /* its bytecode: [bc_start, bc_end) */
 	uint32_t name;             /* "qualname (file)_[py]" */
+	uint8_t *lines;            /* its line table, read on first use */
+	uint32_t nlines;
+	bool lines_read;
 };
 
 /* An address range that means a code object: the object itself, and its
@@ -31,14 +51,46 @@ struct cpython_range {
 #define CPYTHON_MAX_THREADS 4096
 #define CPYTHON_MAX_INTERPS 64
 #define CPYTHON_STR_MAX 256
+/* Line tables: longer ones are not read (a function of thousands of
+ * lines), and all of them together stay under the total, the cache of
+ * codes emptied when they would not. Names with a line: at most this
+ * many (code, line) pairs, emptied when full. */
+#define CPYTHON_LINETABLE_MAX (64u << 10)
+#define CPYTHON_LINETABLES_TOTAL (16u << 20)
+#define CPYTHON_LINE_NAMES_MAX 65536
+/* Reads of one interpreter in one second beyond which its stacks are not
+ * read until the next second (the thread's last stack stands in): a deep
+ * real stack at 999 Hz takes about 60,000, a fake one built to be walked
+ * forever is bounded to about 50 ms of the agent's CPU a second. */
+#define CPYTHON_READS_PER_SEC 60000
+/* Probing a sample's registers for code the reader has not read yet: at
+ * most this many probes a sample, and this many words remembered as no
+ * code's (emptied when full). */
+#define CPYTHON_PROBES_PER_SAMPLE 8
+#define CPYTHON_NOT_CODE_MAX 4096
 /* A thread no thread state matches is looked for again after this long. */
 #define CPYTHON_RESCAN_NS 200000000ull
+
+/* Pages of the target read during one stack walk: frames of 3.11+ lie
+ * next to each other in their thread's data stack, and 2.7-3.10 frame
+ * objects of one size share allocator pools, so one page read serves
+ * several frames. */
+#define CPYTHON_PAGE 4096u
+#define CPYTHON_WALK_PAGES 4
+struct cpython_pages {
+	uint64_t addr[CPYTHON_WALK_PAGES];
+	unsigned n, next;
+	uint8_t data[CPYTHON_WALK_PAGES][CPYTHON_PAGE];
+};
 
 struct cpython {
 	struct memsource mem;
 	struct cpython_layout l;
 	struct cpython_symbols sym;
 	struct strtab *names;
+	bool lines;                    /* names carry the frame's line */
+	struct u64map *name_by_line;   /* code | line << 47 -> name id */
+	size_t linetable_bytes;        /* held by codes[].lines */
 	struct u64map *tstate_by_tid;  /* tid -> PyThreadState address */
 	struct u64map *thread_by_tid;  /* tid -> its thread_id (pthread_t) */
 	uint64_t last_scan_ns;
@@ -49,6 +101,15 @@ struct cpython {
 	size_t nranges;
 	bool ranges_dirty;
 	struct u64map *last_by_tid;    /* tid -> struct cpython_last * */
+	struct cpython_pages pages;    /* of the walk under way */
+	struct u64map *not_code;       /* words found to point at no code */
+	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
+	uint64_t copy_base;
+	const uint8_t *copy;
+	size_t copy_size;
+	uint64_t codes_generation;     /* cpython__clear_codes calls */
+	uint64_t budget_second;        /* now_ns / 1e9 of the reads counted */
+	uint64_t budget_start_reads;   /* mem.reads when that second began */
 	uint64_t failures;
 };
 
@@ -61,7 +122,11 @@ struct cpython_last {
 /* cpython_names.c: the code object at addr validated (read again: an
  * address freed and reused gives the new object's name) and named. Returns
  * its entry, or NULL when addr holds no code object. */
-const struct cpython_code *cpython__code(struct cpython *c, uint64_t addr);
+struct cpython_code *cpython__code(struct cpython *c, uint64_t addr);
+/* The frame name of code e running the instruction at instr (as the
+ * layout's frames say it): with its line when lines are asked for and
+ * known, else e->name. */
+uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t instr);
 /* Forgets every code object (the cache is full). */
 void cpython__clear_codes(struct cpython *c);
 /* Rebuilds the sorted ranges when codes were added. */

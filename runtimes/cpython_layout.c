@@ -27,6 +27,8 @@ static const struct cpython_layout table[] = {
 		 * PyThreadState { next 0, interp 8, frame 16, ..., thread_id 144 };
 		 * Include/frameobject.h PyFrameObject { ob_base 0 (ob_size 16),
 		 * f_back 24, f_code 32, ..., f_lasti 120, f_lineno 124 };
+		 * f_lasti is a byte offset until 3.9, an instruction index in
+		 * 3.10; 3.11+ frames point at the instruction (prev_instr 56).
 		 * Include/code.h PyCodeObject { ..., co_code 32, ..., co_filename 80,
 		 * co_name 88, co_firstlineno 96, co_lnotab 104 };
 		 * Include/stringobject.h PyStringObject { ob_size 16, ob_shash 24,
@@ -36,9 +38,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 0, .tstate_frame = 16, .cframe_current = -1,
 		.tstate_thread_id = 144, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
-		.frame_size = 40,
+		.frame_instr = 120, .instr = CPYTHON_LASTI_BYTES, .frame_size = 128,
 		.code_name = 88, .code_filename = 80, .code_qualname = -1, .code_firstlineno = 96,
-		.code_bytecode = 32, .code_size = 112,
+		.code_linetable = 104, .code_bytecode = 32, .code_size = 112,
 		.py2_str = 1, .str_size = 16, .str_data = 36, .bytes_data = 36,
 	},
 	{
@@ -52,9 +54,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 152, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
-		.frame_size = 40,
+		.frame_instr = 120, .instr = CPYTHON_LASTI_BYTES, .frame_size = 128,
 		.code_name = 104, .code_filename = 96, .code_qualname = -1, .code_firstlineno = 36,
-		.code_bytecode = 40, .code_size = 120,
+		.code_linetable = 112, .code_bytecode = 40, .code_size = 120,
 		STR3_TO_311,
 	},
 	{
@@ -66,9 +68,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
-		.frame_size = 40,
+		.frame_instr = 104, .instr = CPYTHON_LASTI_BYTES, .frame_size = 112,
 		.code_name = 104, .code_filename = 96, .code_qualname = -1, .code_firstlineno = 36,
-		.code_bytecode = 40, .code_size = 120,
+		.code_linetable = 112, .code_bytecode = 40, .code_size = 120,
 		STR3_TO_311,
 	},
 	{
@@ -82,9 +84,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
-		.frame_size = 40,
+		.frame_instr = 104, .instr = CPYTHON_LASTI_BYTES, .frame_size = 112,
 		.code_name = 112, .code_filename = 104, .code_qualname = -1, .code_firstlineno = 40,
-		.code_bytecode = 48, .code_size = 128,
+		.code_linetable = 120, .code_bytecode = 48, .code_size = 128,
 		STR3_TO_311,
 	},
 	{
@@ -95,9 +97,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
-		.frame_size = 40,
+		.frame_instr = 104, .instr = CPYTHON_LASTI_BYTES, .frame_size = 112,
 		.code_name = 112, .code_filename = 104, .code_qualname = -1, .code_firstlineno = 40,
-		.code_bytecode = 48, .code_size = 128,
+		.code_linetable = 120, .code_bytecode = 48, .code_size = 128,
 		STR3_TO_311,
 	},
 	{
@@ -108,9 +110,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
-		.frame_size = 40,
+		.frame_instr = 96, .instr = CPYTHON_LASTI_UNITS, .frame_size = 104,
 		.code_name = 112, .code_filename = 104, .code_qualname = -1, .code_firstlineno = 40,
-		.code_bytecode = 48, .code_size = 128,
+		.code_linetable = 120, .code_bytecode = 48, .code_size = 128,
 		STR3_TO_311,
 	},
 	{
@@ -129,9 +131,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 8, .tstate_frame = 56, .cframe_current = 8,
 		.tstate_thread_id = 152, .tstate_native_id = 160,
 		.frame_back = 48, .frame_code = 32, .frame_entry = 68, .frame_owner = -1,
-		.frame_size = 72,
+		.frame_instr = 56, .instr = CPYTHON_PREV_INSTR, .frame_size = 72,
 		.code_name = 120, .code_filename = 112, .code_qualname = 128, .code_firstlineno = 72,
-		.code_bytecode = 184, .code_size = 144,
+		.code_linetable = 136, .code_bytecode = 184, .code_size = 144,
 		STR3_TO_311,
 	},
 	{
@@ -147,9 +149,9 @@ static const struct cpython_layout table[] = {
 		.tstate_next = 8, .tstate_frame = 56, .cframe_current = 0,
 		.tstate_thread_id = 136, .tstate_native_id = 144,
 		.frame_back = 8, .frame_code = 0, .frame_entry = -1, .frame_owner = 70,
-		.frame_size = 72,
+		.frame_instr = 56, .instr = CPYTHON_PREV_INSTR, .frame_size = 72,
 		.code_name = 120, .code_filename = 112, .code_qualname = 128, .code_firstlineno = 68,
-		.code_bytecode = 192, .code_size = 144,
+		.code_linetable = 136, .code_bytecode = 192, .code_size = 144,
 		STR3_FROM_312,
 	},
 };
@@ -237,6 +239,9 @@ int cpython_layout__from_debug_offsets(const uint8_t *b, size_t len, struct cpyt
 	err |= field(b, DO_FRAME, 16, 8, &l.frame_code);
 	err |= field(b, DO_FRAME, 40, 1, &v);
 	l.frame_owner = (int32_t)v;
+	err |= field(b, DO_FRAME, 24, 8, &l.frame_instr);
+	l.instr = CPYTHON_INSTR_PTR;
+	err |= field(b, DO_CODE, 32, 8, &l.code_linetable);
 	err |= field(b, DO_CODE, 8, 8, &l.code_filename);
 	err |= field(b, DO_CODE, 16, 8, &l.code_name);
 	err |= field(b, DO_CODE, 24, 8, &v);
@@ -256,6 +261,8 @@ int cpython_layout__from_debug_offsets(const uint8_t *b, size_t len, struct cpyt
 		l.frame_size = l.frame_back + 8;
 	if (l.frame_code + 8 > l.frame_size)
 		l.frame_size = l.frame_code + 8;
+	if (l.frame_instr + 8 > l.frame_size)
+		l.frame_size = l.frame_instr + 8;
 	l.code_size = l.code_name;
 	if (l.code_filename > l.code_size)
 		l.code_size = l.code_filename;
@@ -263,6 +270,8 @@ int cpython_layout__from_debug_offsets(const uint8_t *b, size_t len, struct cpyt
 		l.code_size = (uint32_t)l.code_qualname;
 	if (l.code_firstlineno > l.code_size)
 		l.code_size = l.code_firstlineno;
+	if (l.code_linetable > l.code_size)
+		l.code_size = l.code_linetable;
 	l.code_size += 8;
 	if (l.code_size > 4096 || l.frame_size > 4096)
 		return -ERANGE;

@@ -21,6 +21,15 @@ enum cpython_frames {
 
 #define CPYTHON_OWNED_BY_CSTACK 3 /* Include/internal/pycore_frame.h */
 
+/* Where a frame says which instruction it runs, and in which unit. */
+enum cpython_instr {
+	CPYTHON_LASTI_BYTES,  /* 2.7-3.9: int f_lasti, a byte offset */
+	CPYTHON_LASTI_UNITS,  /* 3.10: int f_lasti, in 2-byte instructions */
+	CPYTHON_PREV_INSTR,   /* 3.11, 3.12: prev_instr, a pointer to the
+	                         instruction running or last run */
+	CPYTHON_INSTR_PTR,    /* 3.13: instr_ptr, likewise */
+};
+
 struct cpython_layout {
 	unsigned major, minor;
 	enum cpython_frames frames;
@@ -40,6 +49,8 @@ struct cpython_layout {
 	uint32_t frame_code;       /* f_code, f_executable */
 	int32_t frame_entry;       /* 3.11 is_entry; -1 */
 	int32_t frame_owner;       /* 3.12+ owner; -1 */
+	uint32_t frame_instr;      /* f_lasti, prev_instr, instr_ptr */
+	enum cpython_instr instr;
 	uint32_t frame_size;       /* bytes read of a frame */
 	/* PyCodeObject */
 	uint32_t code_name, code_filename;
@@ -47,6 +58,8 @@ struct cpython_layout {
 	uint32_t code_firstlineno;
 	uint32_t code_bytecode;    /* co_code (a bytes object) before 3.11;
 	                              co_code_adaptive, inline, from 3.11 */
+	uint32_t code_linetable;   /* co_lnotab (2.7-3.9), co_linetable: a
+	                              bytes object */
 	uint32_t code_size;        /* bytes read of a code object's head */
 	/* strings: PyStringObject (2.7) or PyASCIIObject/PyCompactUnicodeObject */
 	int py2_str;

@@ -6,27 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strtab.h"
 #include "common/u64map.h"
 #include "profile/frame_name.h"
 #include "runtimes/cpython_impl.h"
+#include "runtimes/cpython_lines.h"
 
 #define CODE_HEAD_MAX 256
 /* Bytecode longer than this is no code object's (a function of a million
  * instructions does not compile). */
 #define BYTECODE_MAX (64u << 20)
-
-static uint64_t u64_at(const uint8_t *b, uint32_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
-static bool plausible(uint64_t p)
-{
-	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
-}
 
 /* Appends code point cp as UTF-8. */
 static size_t put_utf8(char *o, uint32_t cp)
@@ -70,11 +59,11 @@ static int read_str(struct cpython *c, uint64_t p, char *out)
 	size_t o = 0;
 	uint64_t data;
 
-	if (!plausible(p) || l->str_compact_data > sizeof(head) || l->str_data > sizeof(head))
+	if (!cpython__plausible(p) || l->str_compact_data > sizeof(head) || l->str_data > sizeof(head))
 		return -EFAULT;
 	if (memsource__read(&c->mem, p, head, l->py2_str ? l->str_size + 8 : l->str_compact_data) != 0)
 		return -EFAULT;
-	len = u64_at(head, l->str_size);
+	len = cpython__u64_at(head, l->str_size);
 	if (len > (1u << 30))
 		return -EPROTO;
 	if (len > CPYTHON_STR_MAX)
@@ -149,15 +138,15 @@ static int bytecode_range(struct cpython *c, uint64_t addr, const uint8_t *head,
 	uint64_t n, p, size;
 
 	if (l->frames != CPYTHON_FRAME_OBJECTS) {
-		n = u64_at(head, 16);
+		n = cpython__u64_at(head, 16);
 		if (n > BYTECODE_MAX / 2)
 			return -EPROTO;
 		*start = addr + l->code_bytecode;
 		*end = *start + 2 * n;
 		return 0;
 	}
-	p = u64_at(head, l->code_bytecode);
-	if (!plausible(p) || memsource__u64(&c->mem, p + 16, &size) != 0)
+	p = cpython__u64_at(head, l->code_bytecode);
+	if (!cpython__plausible(p) || memsource__u64(&c->mem, p + 16, &size) != 0)
 		return -EFAULT;
 	if (size > BYTECODE_MAX)
 		return -EPROTO;
@@ -183,30 +172,45 @@ static int name_code(struct cpython *c, struct cpython_code *e)
 	return frame_name__intern(c->names, full, FRAME_SUFFIX_PYTHON, &e->name);
 }
 
+static void drop_lines(struct cpython *c, struct cpython_code *e)
+{
+	c->linetable_bytes -= e->nlines;
+	free(e->lines);
+	e->lines = NULL;
+	e->nlines = 0;
+	e->lines_read = false;
+}
+
 void cpython__clear_codes(struct cpython *c)
 {
+	size_t i;
+
+	for (i = 0; i < c->ncodes; i++)
+		drop_lines(c, &c->codes[i]);
 	u64map__clear(c->code_index);
+	u64map__clear(c->name_by_line);
+	c->codes_generation++;
 	c->ncodes = 0;
 	c->nranges = 0;
 	c->ranges_dirty = false;
 }
 
-const struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
+struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
 {
 	const struct cpython_layout *l = &c->l;
 	uint8_t head[CODE_HEAD_MAX];
 	struct cpython_code e, *old = NULL;
 	uint64_t idx;
 
-	if (!plausible(addr) || l->code_size > sizeof(head) || l->code_size < 24 ||
+	if (!cpython__plausible(addr) || l->code_size > sizeof(head) || l->code_size < 24 ||
 	    memsource__read(&c->mem, addr, head, l->code_size) != 0 ||
-	    u64_at(head, 8) != c->sym.code_type)
+	    cpython__u64_at(head, 8) != c->sym.code_type)
 		return NULL;
 	memset(&e, 0, sizeof(e));
 	e.addr = addr;
-	e.name_ptr = u64_at(head, l->code_name);
-	e.file_ptr = u64_at(head, l->code_filename);
-	e.qual_ptr = l->code_qualname >= 0 ? u64_at(head, (uint32_t)l->code_qualname) : 0;
+	e.name_ptr = cpython__u64_at(head, l->code_name);
+	e.file_ptr = cpython__u64_at(head, l->code_filename);
+	e.qual_ptr = l->code_qualname >= 0 ? cpython__u64_at(head, (uint32_t)l->code_qualname) : 0;
 	memcpy(&e.firstlineno, head + l->code_firstlineno, sizeof(e.firstlineno));
 	if (u64map__get(c->code_index, addr, &idx) && idx - 1 < c->ncodes) {
 		old = &c->codes[idx - 1];
@@ -218,7 +222,10 @@ const struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
 	if (bytecode_range(c, addr, head, &e.bc_start, &e.bc_end) != 0 || name_code(c, &e) != 0)
 		return NULL;
 	if (old) {
-		/* freed and reused: the new object's name, its ranges rebuilt */
+		/* freed and reused: the new object's name, its ranges rebuilt,
+		 * its lines read again (and named again: the map is by address) */
+		drop_lines(c, old);
+		u64map__clear(c->name_by_line);
 		*old = e;
 		c->ranges_dirty = true;
 		return old;
@@ -230,6 +237,86 @@ const struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
 	c->codes[c->ncodes] = e;
 	c->ranges_dirty = true;
 	return &c->codes[c->ncodes++];
+}
+
+/* Reads e's line table (once). */
+static void read_lines(struct cpython *c, struct cpython_code *e)
+{
+	const struct cpython_layout *l = &c->l;
+	uint64_t p, size;
+	uint8_t *t;
+
+	e->lines_read = true;
+	if (memsource__u64(&c->mem, e->addr + l->code_linetable, &p) != 0 || !cpython__plausible(p) ||
+	    memsource__u64(&c->mem, p + 16, &size) != 0 || size == 0 || size > CPYTHON_LINETABLE_MAX)
+		return;
+	if (c->linetable_bytes + size > CPYTHON_LINETABLES_TOTAL)
+		return; /* named without lines until the cache is emptied */
+	t = malloc((size_t)size);
+	if (!t)
+		return;
+	if (memsource__read(&c->mem, p + l->bytes_data, t, (size_t)size) != 0) {
+		free(t);
+		return;
+	}
+	e->lines = t;
+	e->nlines = (uint32_t)size;
+	c->linetable_bytes += size;
+}
+
+/* The line code e runs at instr, -1 when unknown. */
+static int line_of(struct cpython *c, struct cpython_code *e, uint64_t instr)
+{
+	const struct cpython_layout *l = &c->l;
+	uint64_t unit;
+
+	if (!e->lines_read)
+		read_lines(c, e);
+	if (!e->lines)
+		return -1;
+	switch (l->instr) {
+	case CPYTHON_LASTI_BYTES:
+		/* 2.7's increments are unsigned, 3.6+'s signed */
+		return cpython_lines__lnotab(e->lines, e->nlines, e->firstlineno,
+					     (uint32_t)instr > (1u << 30) ? 0 : (uint32_t)instr, l->major > 2);
+	case CPYTHON_LASTI_UNITS:
+		return cpython_lines__linetable310(e->lines, e->nlines, e->firstlineno,
+						   (uint32_t)instr > (1u << 29) ? 0 : 2 * (uint32_t)instr);
+	default:
+		if (instr < e->bc_start || instr >= e->bc_end)
+			return -1;
+		unit = (instr - e->bc_start) / 2;
+		return cpython_lines__locations(e->lines, e->nlines, e->firstlineno, (uint32_t)unit);
+	}
+}
+
+uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t instr)
+{
+	char buf[8 * CPYTHON_STR_MAX + 32];
+	const char *base;
+	uint64_t key, v;
+	uint32_t id;
+	size_t n, sfx = sizeof(FRAME_SUFFIX_PYTHON);
+	int line = line_of(c, e, instr);
+
+	if (line <= 0 || line >= (1 << 16))
+		return e->name;
+	key = e->addr | ((uint64_t)line << 47);
+	if (u64map__get(c->name_by_line, key, &v))
+		return (uint32_t)v;
+	/* "qualname (file)_[py]" -> "qualname (file:LINE)_[py]" */
+	base = strtab__str(c->names, e->name);
+	n = base ? strlen(base) : 0;
+	if (n < sfx || n - sfx + 1 >= sizeof(buf) - 16)
+		return e->name;
+	memcpy(buf, base, n - sfx);
+	snprintf(buf + (n - sfx), sizeof(buf) - (n - sfx), ":%d)", line);
+	if (frame_name__intern(c->names, buf, FRAME_SUFFIX_PYTHON, &id) != 0)
+		return e->name;
+	if (u64map__count(c->name_by_line) >= CPYTHON_LINE_NAMES_MAX)
+		u64map__clear(c->name_by_line);
+	(void)u64map__put(c->name_by_line, key, id);
+	return id;
 }
 
 static int cmp_range(const void *a, const void *b)

@@ -20,15 +20,19 @@
 #include "common/u64map.h"
 #include "runtimes/cpython_impl.h"
 
-/* Whether word points at or into code object addr (as the reader knows it). */
-static bool covers(const struct cpython *c, uint64_t code, uint64_t word)
+/* The reader's entry of code object addr, NULL when it has none. */
+static const struct cpython_code *entry_of(const struct cpython *c, uint64_t code)
 {
 	uint64_t idx;
-	const struct cpython_code *e;
 
 	if (!u64map__get(c->code_index, code, &idx) || idx - 1 >= c->ncodes)
-		return false;
-	e = &c->codes[idx - 1];
+		return NULL;
+	return &c->codes[idx - 1];
+}
+
+/* Whether word points at or into code object e. */
+static bool covers(const struct cpython *c, const struct cpython_code *e, uint64_t word)
+{
 	return (word >= e->addr && word < e->addr + c->l.code_size) ||
 	       (word >= e->bc_start && word < e->bc_end);
 }
@@ -36,28 +40,6 @@ static bool covers(const struct cpython *c, uint64_t code, uint64_t word)
 static bool pointer_like(uint64_t w)
 {
 	return w >= 4096 && w < (1ull << 47) && (w & 1) == 0;
-}
-
-/* Calls the words of a native frame: its registers first, then its slots. */
-#define EACH_WORD(ev, w, body)                                                  \
-	do {                                                                    \
-		size_t i_;                                                      \
-		for (i_ = 0; i_ < (ev)->nregs; i_++) {                          \
-			uint64_t w = (ev)->regs[i_];                            \
-			body;                                                   \
-		}                                                               \
-		for (i_ = 0; i_ + 8 <= (ev)->nbytes; i_ += 8) {                 \
-			uint64_t w;                                             \
-			memcpy(&w, (ev)->words + i_, 8);                        \
-			body;                                                   \
-		}                                                               \
-	} while (0)
-
-/* Whether the native frame holds a pointer to or into code. */
-static bool holds(const struct cpython *c, const struct cpython_native *ev, uint64_t code)
-{
-	EACH_WORD(ev, w, if (pointer_like(w) && covers(c, code, w)) return true);
-	return false;
 }
 
 /* Whether code is one of the group's frames. */
@@ -71,29 +53,136 @@ static bool in_group(const struct cpython_stack *stack, size_t g0, size_t glen, 
 	return false;
 }
 
-/* A code object the reader knows that the native frame points into, other
- * than the group's: an eval call keeps stale pointers to the code it
- * started with (its outermost frame) in slots it no longer uses. */
-static uint64_t other_code(const struct cpython *c, const struct cpython_native *ev,
-			   const struct cpython_stack *stack, size_t g0, size_t glen)
+/* The first code object the reader knows that one of the native frame's
+ * registers points at or into, but for the group's outer frames (see
+ * slot_code). The registers hold what the eval loop keeps live across the
+ * call it is in: its instruction pointer (3.11+), its code object
+ * (2.7-3.10). */
+static uint64_t reg_code(const struct cpython *c, const struct cpython_native *ev,
+			 const struct cpython_stack *stack, size_t g0, size_t glen)
 {
-	EACH_WORD(ev, w, {
-		uint64_t code;
+	size_t i;
+	uint64_t code;
 
+	for (i = 0; i < ev->nregs; i++)
+		if (pointer_like(ev->regs[i]) && (code = cpython__code_at(c, ev->regs[i])) != 0 &&
+		    (!glen || code == stack->f[g0].code || !in_group(stack, g0, glen, code)))
+			return code;
+	return 0;
+}
+
+/* Whether one of the native frame's stack slots points at or into code. */
+static bool slot_holds(const struct cpython *c, const struct cpython_native *ev, uint64_t code)
+{
+	const struct cpython_code *e = entry_of(c, code);
+	size_t i;
+
+	for (i = 0; e && i + 8 <= ev->nbytes; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, ev->words + i, 8);
+		if (covers(c, e, w))
+			return true;
+	}
+	return false;
+}
+
+/* A code object the reader knows that one of the native frame's stack
+ * slots points into, other than the group's: slots the eval call no longer
+ * uses keep stale pointers, most often to the code it started with (its
+ * outermost frame). */
+static uint64_t slot_code(const struct cpython *c, const struct cpython_native *ev,
+			  const struct cpython_stack *stack, size_t g0, size_t glen)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= ev->nbytes; i += 8) {
+		uint64_t w, code;
+
+		memcpy(&w, ev->words + i, 8);
 		if (pointer_like(w) && (code = cpython__code_at(c, w)) != 0 &&
 		    !in_group(stack, g0, glen, code))
 			return code;
-	});
+	}
 	return 0;
+}
+
+/* The code object whose inline bytecode (3.11+) holds p, looked for by its
+ * header in the 4 KiB before p; 0 when none. */
+static uint64_t code_around(struct cpython *c, uint64_t p)
+{
+	const struct cpython_layout *l = &c->l;
+	uint8_t b[CPYTHON_PAGE];
+	uint64_t start, end = p & ~(uint64_t)7, h;
+
+	start = end > sizeof(b) ? end - sizeof(b) : 0;
+	if (start < 4096)
+		return 0;
+	if (memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0) {
+		/* the page before may be unmapped: the one of p alone */
+		start = end & ~(uint64_t)(CPYTHON_PAGE - 1);
+		if (start == end || memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0)
+			return 0;
+	}
+	/* the nearest header below p whose bytecode reaches p */
+	for (h = end - 24; h >= start && h + 24 <= end; h -= 8) {
+		uint64_t type, units;
+
+		memcpy(&type, b + (h - start) + 8, 8);
+		if (type != c->sym.code_type)
+			continue;
+		memcpy(&units, b + (h - start) + 16, 8);
+		if (h + l->code_bytecode <= p && units <= (1u << 24) &&
+		    p < h + l->code_bytecode + 2 * units)
+			return h;
+	}
+	return 0;
+}
+
+/* Probes word w for a code object the reader does not know yet. Returns
+ * whether a probe was spent. */
+static bool probe(struct cpython *c, uint64_t w)
+{
+	uint64_t v, code;
+
+	if (!pointer_like(w) || cpython__code_at(c, w) || u64map__get(c->not_code, w, &v))
+		return false;
+	if (c->l.frames == CPYTHON_FRAME_OBJECTS && !cpython__plausible(w))
+		return false;
+	code = c->l.frames == CPYTHON_FRAME_OBJECTS ? w : code_around(c, w);
+	if (code && cpython__code(c, code))
+		return true;
+	if (u64map__count(c->not_code) >= CPYTHON_NOT_CODE_MAX)
+		u64map__clear(c->not_code);
+	(void)u64map__put(c->not_code, w, 1);
+	return true;
+}
+
+void cpython__learn(struct cpython *c, const struct cpython_native *ev, size_t nev)
+{
+	unsigned probes = 0;
+	size_t k, i;
+
+	for (k = 0; k < nev && probes < CPYTHON_PROBES_PER_SAMPLE; k++) {
+		for (i = 0; i < ev[k].nregs && probes < CPYTHON_PROBES_PER_SAMPLE; i++)
+			probes += probe(c, ev[k].regs[i]);
+		/* 2.7-3.10 may keep the code object in a stack slot */
+		for (i = 0; c->l.frames == CPYTHON_FRAME_OBJECTS && i + 8 <= ev[k].nbytes &&
+			    probes < CPYTHON_PROBES_PER_SAMPLE; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, ev[k].words + i, 8);
+			probes += probe(c, w);
+		}
+	}
+	cpython__sort_ranges(c);
 }
 
 static uint32_t name_of(const struct cpython *c, uint64_t code)
 {
-	uint64_t idx;
+	const struct cpython_code *e = entry_of(c, code);
 
-	if (!u64map__get(c->code_index, code, &idx) || idx - 1 >= c->ncodes)
-		return 0;
-	return c->codes[idx - 1].name;
+	return e ? e->name : 0;
 }
 
 static void put(struct cpython_placed *out, uint64_t code, uint32_t name)
@@ -132,16 +221,18 @@ static void place_one(const struct cpython *c, const struct cpython_stack *stack
 		      size_t glen, const struct cpython_native *ev, const struct cpython_last *prev,
 		      struct cpython_placed *out)
 {
-	uint64_t code;
+	uint64_t code = reg_code(c, ev, stack, g0, glen);
 	size_t j;
 
-	if (glen && holds(c, ev, stack->f[g0].code)) {
+	/* a register is what runs; slots only when no register says */
+	if (glen && (code ? code == stack->f[g0].code : slot_holds(c, ev, stack->f[g0].code))) {
 		out->confirmed++;
 		for (j = 0; j < glen; j++)
 			put(out, stack->f[g0 + j].code, stack->f[g0 + j].name);
 		return;
 	}
-	code = other_code(c, ev, stack, g0, glen);
+	if (!code)
+		code = slot_code(c, ev, stack, g0, glen);
 	if (code) {
 		out->corrected++;
 		/* the thread ran it when it was read before: its callers then

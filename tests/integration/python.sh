@@ -14,7 +14,9 @@
 #     and contradicts it in <= 2% (the stack is read up to a poll interval
 #     after the sample; the sample's own registers and stack slots say what
 #     each eval call ran);
-#  4. threads: each thread's Python stack is its own.
+#  4. threads: each thread's Python stack is its own;
+#  5. --python-lines: frames carry the line they run (inner's loop, and the
+#     lines where outer and middle call), from 2.7's and 3.11's tables.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_perf process
 WORK="$TESTS_SRCDIR/workloads/py_work.py"
@@ -32,7 +34,7 @@ pyenv_python() {
 # check MODE DUMP NAME: the share of the python process's samples that show
 # what MODE expects
 check() {
-	"$PYTHON3" - "$2" "$1" "$3" <<'PY'
+	"$PYTHON3" - "$2" "$1" "$3" "$WORK" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 mode, name = sys.argv[2], sys.argv[3]
@@ -94,19 +96,46 @@ if mode == "alternate":
     t = match + contra
     print("  %d samples in zlib or sha256: %.1f%% match, %.1f%% contradict" % (t, pct(match, t), pct(contra, t)))
     sys.exit(0 if t >= 500 and pct(match, t) >= 95 and pct(contra, t) <= 2 else 1)
+if mode == "lines":
+    src = open(sys.argv[4]).read().split("\n")
+    want = {"outer": set(), "middle": set(), "inner": set()}
+    for i, text in enumerate(src, 1):
+        t = text.strip()
+        if t == "middle(20000)":
+            want["outer"].add(i)
+        if t == "return inner(n)":
+            want["middle"].add(i)
+    start = src.index("def inner(n):") + 1
+    want["inner"] = set(range(start + 1, start + 5))
+    good = seen = 0
+    for p in d["profiles"]:
+        for s in p["stacks"]:
+            fr = [f for f in s["stack"].split(";") if f.endswith("_[py]")]
+            got = {}
+            for f in fr:
+                fn, _, rest = f.partition(" (")
+                if fn in want:
+                    got[fn] = int(rest.split(":")[1].split(")")[0]) if ":" in rest else -1
+            if len(got) == 3:
+                seen += s["count"]
+                if all(got[k] in want[k] for k in want):
+                    good += s["count"]
+    print("  %d samples with the chain, %.1f%% at the right lines" % (seen, pct(good, seen)))
+    sys.exit(0 if seen >= 500 and pct(good, seen) >= 90 else 1)
 if mode == "threads":
     print("  %d thread samples: %.1f%% their own stack, %.1f%% mixed" % (threads, pct(own, threads), pct(mixed, threads)))
     sys.exit(0 if threads >= 500 and pct(own, threads) >= 90 and mixed == 0 else 1)
 PY
 }
 
-# record NAME INTERPRETER MODE SECONDS
+# record NAME INTERPRETER MODE SECONDS [CHECK]: CHECK defaults to MODE
 record() {
-	run_smolder 120 record -F 999 -o "$TMP/$1.json" -- "$2" "$WORK" "$3" "$4"
+	run_smolder 120 record -F 999 $EXTRA -o "$TMP/$1.json" -- "$2" "$WORK" "$3" "$4"
 	[ "$SM_RC" -eq 0 ] || fail "$1: record failed"
 	keep_artifact "$TMP/$1.json" "python_$1.out.json"
-	check "$3" "$TMP/$1.json" "$1"
+	check "${5:-$3}" "$TMP/$1.json" "$1"
 }
+EXTRA=
 
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed"
 record system-chain /usr/bin/python3 chain 3 || fail "Debian's python3: the chain is not named well enough"
@@ -133,6 +162,13 @@ for v in 2.7 3.11 3.13; do
 	record "$v-alternate" "$py" alternate 4 || fail "CPython $v: Python frames are not those of the sample's moment"
 	[ "$v" = 2.7 ] && { record "2.7-threads" "$py" threads 3 || fail "CPython 2.7: threads do not have their own Python stacks"; }
 done
+EXTRA=--python-lines
+record system-lines /usr/bin/python3 chain 3 lines || fail "Python frames do not carry the right lines (3.11)"
+py=$(pyenv_python 2.7)
+if [ -n "$py" ]; then
+	record 2.7-lines "$py" chain 3 lines || fail "Python frames do not carry the right lines (2.7)"
+fi
+EXTRA=""
 if [ -z "$alt" ]; then
 	# Debian's 3.11 stands in when pyenv's builds are absent
 	record system-alternate /usr/bin/python3 alternate 4 || fail "Python frames are not those of the sample's moment"

@@ -21,6 +21,7 @@ UNIT_TESTS = \
 	tests/unit/test_procmem \
 	tests/unit/test_gostack \
 	tests/unit/test_hotspot \
+	tests/unit/test_cpython \
 	tests/unit/test_unwind \
 	tests/unit/test_unwind_runtime \
 	tests/unit/test_symindex \
@@ -115,6 +116,11 @@ tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_i
 tests_unit_test_hotspot_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_hotspot_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_hotspot_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h
+tests_unit_test_cpython_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_cpython_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_cpython_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_gostack_SOURCES = tests/unit/test_gostack.c
 tests_unit_test_gostack_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -88,8 +88,11 @@ Test(json, document_fields)
 						 "inline_builds", "inline_loads", "inline_index_bytes",
 						 "inline_rejected",
 						 "ksym_lookups", "ksym_hits", "ksym_evictions",
-						 "jvms", "jvm_reads", "jvm_failures", "pythons",
-						 "python_stacks", "python_corrected",
+						 "jvms", "jvm_reads", "jvm_failures",
+						 "pythons", "python_reads", "python_failures",
+						 "python_stacks", "python_last_known", "python_lag_ns",
+						 "python_lag_max_ns", "python_no_thread", "python_unreadable",
+						 "python_confirmed", "python_corrected", "python_unanchored",
 						 "debug_bytes", "debug_refused",
 						 "names", "names_bytes", "names_compactions", "names_cut"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",

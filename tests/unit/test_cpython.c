@@ -1,0 +1,533 @@
+/* runtimes/cpython*: the CPython reader on synthetic interpreter images
+ * (3.11's and 2.7's layouts from the table, 3.13's from its own offsets):
+ * thread states found by TID, frames walked and named, a sample's words
+ * placing the stack read late, a reused code address renamed, and damaged
+ * images or a process exiting mid-read never crashing it. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strtab.h"
+#include "runtimes/cpython.h"
+#include "runtimes/cpython_layout.h"
+#include "runtimes/cpython_lines.h"
+#include "runtimes/memsource.h"
+#include "cpython_linetables.h"
+
+#define BASE 0x10000000ull
+#define SIZE 0x4000u
+#define CODE_TYPE 0x7000100ull
+#define TID 4242
+
+/* The image: one region, objects at fixed offsets. */
+#define O_RUNTIME 0x000
+#define O_INTERP 0x200
+#define O_TSTATE 0x400
+#define O_CFRAME 0x600
+#define O_FRAMES 0x700 /* 3 frames of 0x80 */
+#define O_CODES 0x1000 /* 4 codes of 0x200 */
+#define O_STRS 0x2000  /* strings of 0x80, 16 of them */
+
+struct image {
+	uint8_t b[SIZE];
+	struct memimage_region r;
+	struct memimage img;
+	const struct cpython_layout *l;
+};
+
+static void put64(struct image *im, uint32_t off, uint64_t v) { memcpy(im->b + off, &v, 8); }
+static void put32(struct image *im, uint32_t off, uint32_t v) { memcpy(im->b + off, &v, 4); }
+static uint64_t at(uint32_t off) { return BASE + off; }
+
+/* A str object at O_STRS + 0x80 * i. */
+static uint64_t str(struct image *im, int i, const char *s)
+{
+	uint32_t o = O_STRS + 0x80u * (uint32_t)i;
+	const struct cpython_layout *l = im->l;
+
+	put64(im, o + l->str_size, strlen(s));
+	if (!l->py2_str)
+		put32(im, o + l->str_state, (1u << 2) | (1u << 5) | (1u << 6)); /* kind 1, compact, ascii */
+	memcpy(im->b + o + l->str_data, s, strlen(s) + 1);
+	return at(o);
+}
+
+/* Code object i named name (file app.py), bytecode of 32 units. */
+static uint64_t code(struct image *im, int i, const char *name)
+{
+	const struct cpython_layout *l = im->l;
+	uint32_t o = O_CODES + 0x200u * (uint32_t)i;
+	uint64_t n = str(im, 2 * i, name), f = str(im, 2 * i + 1, "/srv/app/app.py");
+
+	put64(im, o + 8, CODE_TYPE);
+	put64(im, o + 16, 32);
+	put64(im, o + l->code_name, n);
+	put64(im, o + l->code_filename, f);
+	if (l->code_qualname >= 0)
+		put64(im, o + (uint32_t)l->code_qualname, n);
+	put32(im, o + l->code_firstlineno, 10u + (uint32_t)i);
+	if (l->frames == CPYTHON_FRAME_OBJECTS) {
+		/* co_code: a bytes object inside the code's slot */
+		put64(im, o + l->code_bytecode, at(o + 0x100));
+		put64(im, o + 0x100 + 16, 64);
+	}
+	return at(o);
+}
+
+/* Frame i running code c, called from frame `back` (0: none). */
+static uint64_t frame(struct image *im, int i, uint64_t c, uint64_t back, int entry)
+{
+	const struct cpython_layout *l = im->l;
+	uint32_t o = O_FRAMES + 0x80u * (uint32_t)i;
+
+	put64(im, o + l->frame_code, c);
+	put64(im, o + l->frame_back, back);
+	if (l->frame_entry >= 0)
+		im->b[o + (uint32_t)l->frame_entry] = (uint8_t)entry;
+	return at(o);
+}
+
+/* An interpreter whose one thread (TID) runs main -> outer -> inner; in
+ * 3.11, outer and inner in one native eval call, main in another. */
+static void build(struct image *im, unsigned major, unsigned minor)
+{
+	const struct cpython_layout *l;
+	uint64_t cm, co, ci, f0, f1, f2;
+
+	memset(im, 0, sizeof(*im));
+	im->l = l = cpython_layout__table(major, minor);
+	cr_assert_not_null(l);
+	cm = code(im, 0, "main");
+	co = code(im, 1, "outer");
+	ci = code(im, 2, "inner");
+	(void)code(im, 3, "other");
+	f0 = frame(im, 0, cm, 0, 1);
+	f1 = frame(im, 1, co, f0, 1);
+	f2 = frame(im, 2, ci, f1, 0);
+	if (l->runtime_interp_head)
+		put64(im, O_RUNTIME + l->runtime_interp_head, at(O_INTERP));
+	else
+		put64(im, O_RUNTIME, at(O_INTERP)); /* interp_head */
+	put64(im, O_INTERP + l->interp_tstate_head, at(O_TSTATE));
+	if (l->cframe_current >= 0) {
+		put64(im, O_TSTATE + l->tstate_frame, at(O_CFRAME));
+		put64(im, O_CFRAME + (uint32_t)l->cframe_current, f2);
+	} else {
+		put64(im, O_TSTATE + l->tstate_frame, f2);
+	}
+	if (l->tstate_native_id >= 0) {
+		put64(im, O_TSTATE + l->tstate_thread_id, 0x7f0000001000ull);
+		put32(im, O_TSTATE + (uint32_t)l->tstate_native_id, TID);
+	} else {
+		/* pthread_t: a struct pthread in the image with tid at 0x2d0 */
+		put64(im, O_TSTATE + l->tstate_thread_id, at(0x3000));
+		put32(im, 0x3000 + 0x2d0, TID);
+	}
+	im->r.addr = BASE;
+	im->r.bytes = im->b;
+	im->r.len = SIZE;
+	im->img.regions = &im->r;
+	im->img.n = 1;
+}
+
+static struct cpython *open_image(struct image *im, struct strtab *t, unsigned major, unsigned minor)
+{
+	struct cpython_symbols sym;
+	struct memsource m;
+	struct cpython *c = NULL;
+
+	memset(&sym, 0, sizeof(sym));
+	if (im->l->runtime_interp_head)
+		sym.runtime = at(O_RUNTIME);
+	else
+		sym.interp_head = at(O_RUNTIME);
+	sym.code_type = CODE_TYPE;
+	sym.major = major;
+	sym.minor = minor;
+	sym.pthread_tid = 0x2d0;
+	memsource__image(&m, &im->img);
+	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
+	return c;
+}
+
+static const char *name(struct strtab *t, const struct cpython_frame *f)
+{
+	return strtab__str(t, f->name);
+}
+
+static void check_stack(unsigned major, unsigned minor)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython *c;
+
+	build(im, major, minor);
+	c = open_image(im, t, major, minor);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	cr_assert_eq(st->n, 3);
+	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	cr_assert_str_eq(name(t, &st->f[1]), "outer (app.py)_[py]");
+	cr_assert_str_eq(name(t, &st->f[2]), "main (app.py)_[py]");
+	cr_assert(st->f[2].entry_end);
+	if (major == 3 && minor == 11) {
+		/* outer was called by main's eval call into a new one (is_entry) */
+		cr_assert_not(st->f[0].entry_end);
+		cr_assert(st->f[1].entry_end);
+	} else {
+		cr_assert(st->f[0].entry_end && st->f[1].entry_end);
+	}
+	cr_assert_eq(cpython__read_stack(c, TID + 1, 1, st), -ENOENT);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+Test(cpython, reads_and_names_a_threads_stack_311) { check_stack(3, 11); }
+Test(cpython, reads_and_names_a_threads_stack_27) { check_stack(2, 7); }
+Test(cpython, reads_and_names_a_threads_stack_310) { check_stack(3, 10); }
+
+/* The sample held a pointer into another code's bytecode than the one the
+ * stack read later shows: that code is what ran; with the pointer into the
+ * innermost's, it is confirmed. */
+Test(cpython, the_samples_own_words_place_the_late_stack)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_placed *pl = malloc(sizeof(*pl));
+	struct cpython_native ev[2];
+	uint64_t regs[2];
+	uint8_t words[64];
+	struct cpython *c;
+	uint64_t inner_bc = at(O_CODES + 0x200u * 2 + (uint32_t)cpython_layout__table(3, 11)->code_bytecode + 6);
+	uint64_t other_bc = at(O_CODES + 0x200u * 3 + (uint32_t)cpython_layout__table(3, 11)->code_bytecode + 4);
+
+	build(im, 3, 11);
+	c = open_image(im, t, 3, 11);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	memset(words, 0, sizeof(words));
+	memset(ev, 0, sizeof(ev));
+	/* innermost eval call: outer -> inner; outermost: main */
+	regs[0] = inner_bc;
+	ev[0].regs = regs;
+	ev[0].nregs = 1;
+	ev[1].words = words;
+	ev[1].nbytes = sizeof(words);
+	cpython__place(c, TID, st, ev, 2, true, pl);
+	cr_assert_eq(pl->confirmed, 1);
+	cr_assert_eq(pl->unanchored, 1);
+	cr_assert_eq(pl->count[0], 2);
+	cr_assert_str_eq(strtab__str(t, pl->frames[pl->first[0]].name), "inner (app.py)_[py]");
+	cpython__remember(c, TID, pl, 2);
+
+	/* "other" becomes known, then the sample shows it running */
+	im->b[O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code] = 0;
+	put64(im, O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code, at(O_CODES + 0x200 * 3));
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
+	put64(im, O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code, at(O_CODES + 0x200 * 2));
+	cr_assert_eq(cpython__read_stack(c, TID, 3, st), 0);
+	regs[0] = 0;
+	memcpy(words + 16, &other_bc, 8);
+	ev[0].words = words;
+	ev[0].nbytes = sizeof(words);
+	ev[0].nregs = 0;
+	memset(ev + 1, 0, sizeof(ev[1]));
+	cpython__place(c, TID, st, ev, 2, true, pl);
+	cr_assert_eq(pl->corrected, 1);
+	cr_assert_str_eq(strtab__str(t, pl->frames[pl->first[0]].name), "other (app.py)_[py]");
+	cpython__delete(c);
+	strtab__delete(t);
+	free(pl);
+	free(st);
+	free(im);
+}
+
+/* A code object freed and another allocated at its address: the new name. */
+Test(cpython, a_reused_code_address_gets_its_new_name)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython *c;
+
+	build(im, 3, 12);
+	c = open_image(im, t, 3, 12);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	/* a new object: its own name string, its own first line */
+	put64(im, O_CODES + 0x200 * 2 + im->l->code_name, str(im, 9, "reborn"));
+	put64(im, O_CODES + 0x200 * 2 + (uint32_t)im->l->code_qualname, str(im, 9, "reborn"));
+	put32(im, O_CODES + 0x200 * 2 + im->l->code_firstlineno, 99);
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
+	cr_assert_str_eq(name(t, &st->f[0]), "reborn (app.py)_[py]");
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+/* 3.13's own table: read, and refused when damaged. */
+Test(cpython, debug_offsets_of_313)
+{
+	static const uint64_t fields[][2] = {
+		{ 8, 0x030d00f0 }, { 24, 283320 }, { 40, 632 }, { 48, 200000 }, { 64, 7264 },
+		{ 72, 7344 }, { 152, 304 }, { 168, 8 }, { 184, 72 }, { 192, 152 }, { 200, 160 },
+		{ 224, 80 }, { 232, 8 }, { 240, 0 }, { 248, 56 }, { 264, 70 }, { 272, 208 },
+		{ 280, 112 }, { 288, 120 }, { 296, 128 }, { 312, 68 }, { 344, 200 },
+		{ 512, 40 }, { 528, 32 }, { 536, 64 }, { 544, 32 }, { 552, 16 }, { 560, 40 },
+	};
+	uint8_t b[CPYTHON_DEBUG_OFFSETS_SIZE];
+	struct cpython_layout l;
+	size_t i;
+
+	memset(b, 0, sizeof(b));
+	memcpy(b, "xdebugpy", 8);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		memcpy(b + fields[i][0], &fields[i][1], 8);
+	cr_assert_eq(cpython_layout__from_debug_offsets(b, sizeof(b), &l), 0);
+	cr_assert_eq(l.runtime_interp_head, 632);
+	cr_assert_eq(l.interp_tstate_head, 7344);
+	cr_assert_eq(l.tstate_frame, 72);
+	cr_assert_eq(l.tstate_native_id, 160);
+	cr_assert_eq(l.frame_owner, 70);
+	cr_assert_eq(l.code_qualname, 128);
+	cr_assert_eq(l.code_bytecode, 200);
+	cr_assert_eq(l.str_data, 40);
+	cr_assert_eq(l.frames, CPYTHON_FRAME_OWNER);
+	/* an offset past its structure's size */
+	memcpy(b + 184, &(uint64_t){ 400 }, 8);
+	cr_assert_eq(cpython_layout__from_debug_offsets(b, sizeof(b), &l), -ERANGE);
+	memcpy(b + 184, &(uint64_t){ 72 }, 8);
+	/* 3.14's table has another layout */
+	memcpy(b + 8, &(uint64_t){ 0x030e00f0 }, 8);
+	cr_assert_eq(cpython_layout__from_debug_offsets(b, sizeof(b), &l), -EPROTO);
+	memcpy(b + 8, &(uint64_t){ 0x030d00f0 }, 8);
+	b[0] = 'y';
+	cr_assert_eq(cpython_layout__from_debug_offsets(b, sizeof(b), &l), -EPROTO);
+}
+
+Test(cpython, versions_from_file_names)
+{
+	unsigned ma, mi;
+
+	cr_assert_eq(cpython_layout__version_from_name("/usr/lib/libpython3.11.so.1.0", &ma, &mi), 0);
+	cr_assert(ma == 3 && mi == 11);
+	cr_assert_eq(cpython_layout__version_from_name("/opt/lib/libpython3.6m.so.1.0", &ma, &mi), 0);
+	cr_assert(ma == 3 && mi == 6);
+	cr_assert_eq(cpython_layout__version_from_name("/usr/bin/python2.7", &ma, &mi), 0);
+	cr_assert(ma == 2 && mi == 7);
+	cr_assert_eq(cpython_layout__version_from_name("/usr/bin/python3.13t", &ma, &mi), 0);
+	cr_assert_eq(cpython_layout__version_from_name("/usr/bin/python3", &ma, &mi), -ENOENT);
+	cr_assert_eq(cpython_layout__version_from_name("/usr/bin/python3.x", &ma, &mi), -ENOENT);
+	cr_assert_eq(cpython_layout__version_from_name("/usr/bin/pythonista", &ma, &mi), -ENOENT);
+	cr_assert_null(cpython_layout__table(3, 5));
+	cr_assert_null(cpython_layout__table(3, 13)); /* from its own table */
+}
+
+/* A source that reads the image until `left` reads are spent, then fails as
+ * a process that exited does. */
+struct dying {
+	struct memimage *img;
+	int left;
+};
+
+static int dying_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct dying *d = ctx;
+	struct memsource m;
+
+	if (d->left-- <= 0)
+		return -ESRCH;
+	memsource__image(&m, d->img);
+	return m.read(m.ctx, addr, buf, len);
+}
+
+/* Damaged images (bytes changed between calls, everywhere) and a process
+ * exiting after any number of reads: errors or stacks, never a crash or a
+ * frame without a name. Run under ASan/valgrind by the suite. */
+Test(cpython, damaged_images_and_exits_mid_read_never_crash)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_placed *pl = malloc(sizeof(*pl));
+	static const unsigned versions[][2] = { { 2, 7 }, { 3, 8 }, { 3, 11 }, { 3, 12 } };
+	int round;
+
+	srand(20);
+	for (round = 0; round < 3000; round++) {
+		const unsigned *v = versions[round % 4];
+		struct cpython_symbols sym;
+		struct memsource m;
+		struct dying d;
+		struct cpython *c;
+		uint8_t words[128];
+		struct cpython_native ev;
+		int k, flips = 1 + rand() % 24;
+		size_t j;
+
+		build(im, v[0], v[1]);
+		memset(&sym, 0, sizeof(sym));
+		sym.runtime = im->l->runtime_interp_head ? at(O_RUNTIME) : 0;
+		sym.interp_head = sym.runtime ? 0 : at(O_RUNTIME);
+		sym.code_type = CODE_TYPE;
+		sym.major = v[0];
+		sym.minor = v[1];
+		sym.pthread_tid = 0x2d0;
+		d.img = &im->img;
+		d.left = round % 7 == 0 ? rand() % 12 : 1 << 30;
+		m.read = dying_read;
+		m.ctx = &d;
+		m.reads = 0;
+		cr_assert_eq(cpython__open(&m, &sym, round % 2 == 0, t, &c), 0);
+		for (k = 0; k < 3; k++) {
+			int f;
+
+			for (f = 0; f < flips; f++) {
+				uint32_t off = (uint32_t)rand() % (O_STRS + 0x800);
+
+				im->b[off] = (uint8_t)(rand() % 3 == 0 ? (unsigned)im->b[off] ^ (1u << (rand() % 8)) : (unsigned)rand());
+			}
+			if (cpython__read_stack(c, TID, (uint64_t)k * 300000000ull + 1, st) != 0)
+				continue;
+			for (j = 0; j < st->n; j++)
+				cr_assert_neq(st->f[j].name, 0);
+			for (j = 0; j < sizeof(words); j += 8) {
+				uint64_t w = BASE + (uint64_t)(rand() % SIZE);
+
+				memcpy(words + j, &w, 8);
+			}
+			memset(&ev, 0, sizeof(ev));
+			ev.words = words;
+			ev.nbytes = sizeof(words);
+			cpython__place(c, TID, st, &ev, 1, k & 1, pl);
+			cr_assert_leq(pl->n, CPYTHON_MAX_FRAMES);
+			cpython__remember(c, TID, pl, 1);
+		}
+		cpython__delete(c);
+	}
+	strtab__delete(t);
+	free(pl);
+	free(st);
+	free(im);
+}
+
+/* A stack built to be walked costs a bounded number of reads a second;
+ * the thread's last stack stands in beyond, and the next second reads. */
+Test(cpython, reads_per_second_are_bounded)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_stats s0, s1;
+	struct cpython *c;
+	int i, busy = 0, rc;
+
+	build(im, 3, 10);
+	c = open_image(im, t, 3, 10);
+
+	for (i = 0; i < 40000; i++) {
+		rc = cpython__read_stack(c, TID, 5000000000ull + (uint64_t)i, st);
+		cr_assert(rc == 0 || rc == -EBUSY);
+		busy += rc == -EBUSY; /* no last stack remembered: none stands in */
+	}
+	cpython__stats(c, &s0);
+	cr_assert_leq(s0.reads, 60000 + 64, "%llu reads in one second", (unsigned long long)s0.reads);
+	cr_assert_gt(busy, 20000);
+	cr_assert_eq(cpython__read_stack(c, TID, 6000000000ull, st), 0);
+	cpython__stats(c, &s1);
+	cr_assert_gt(s1.reads, s0.reads);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+/* The three line-table formats against the lines CPython itself gives for
+ * every instruction of one function (cpython_linetables.h). */
+Test(cpython, line_tables_agree_with_cpython)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof(linetable_cases) / sizeof(linetable_cases[0]); i++) {
+		const struct linetable_case *lc = &linetable_cases[i];
+
+		for (k = 0; k < lc->nexpect; k++) {
+			uint32_t off = (uint32_t)lc->expect[k][0];
+			int got;
+
+			switch (lc->kind) {
+			case 0:
+			case 1:
+				got = cpython_lines__lnotab(lc->table, lc->n, lc->first, off, lc->kind == 1);
+				break;
+			case 2:
+				got = cpython_lines__linetable310(lc->table, lc->n, lc->first, off);
+				break;
+			default:
+				got = cpython_lines__locations(lc->table, lc->n, lc->first, off / 2);
+				break;
+			}
+			cr_assert_eq(got, lc->expect[k][1], "%s: offset %u: line %d, CPython says %d",
+				     lc->version, off, got, lc->expect[k][1]);
+		}
+		/* cut tables and garbage: an answer or -1, never a read past */
+		for (k = 0; k < lc->n; k++)
+			(void)cpython_lines__locations(lc->table, k, lc->first, 40);
+	}
+}
+
+/* With lines asked for, a 3.11 frame is named with the line its
+ * instruction pointer is at, from the code's own location table. */
+Test(cpython, frames_carry_their_line)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	const struct linetable_case *lc = &linetable_cases[3];
+	struct cpython_symbols sym;
+	struct memsource m;
+	struct cpython *c = NULL;
+	uint32_t code2 = O_CODES + 0x200u * 2, off = 0;
+	uint64_t bc;
+	char want[64];
+	size_t k;
+
+	cr_assert_str_eq(lc->version, "3.11.7");
+	build(im, 3, 11);
+	bc = at(code2 + im->l->code_bytecode);
+	/* the location table as a bytes object at 0x2800 */
+	put64(im, code2 + im->l->code_linetable, at(0x2800));
+	put64(im, 0x2800 + 16, lc->n);
+	memcpy(im->b + 0x2800 + 32, lc->table, lc->n);
+	put32(im, code2 + im->l->code_firstlineno, (uint32_t)lc->first);
+	for (k = 0; k < lc->nexpect; k++)
+		if (lc->expect[k][0] >= 16 && lc->expect[k][0] < 64 && lc->expect[k][1] > 0) {
+			off = (uint32_t)lc->expect[k][0];
+			break;
+		}
+	cr_assert_lt(k, lc->nexpect);
+	put64(im, O_FRAMES + 0x80 * 2 + im->l->frame_instr, bc + off);
+	memset(&sym, 0, sizeof(sym));
+	sym.runtime = at(O_RUNTIME);
+	sym.code_type = CODE_TYPE;
+	sym.major = 3;
+	sym.minor = 11;
+	memsource__image(&m, &im->img);
+	cr_assert_eq(cpython__open(&m, &sym, true, t, &c), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	snprintf(want, sizeof(want), "inner (app.py:%d)_[py]", lc->expect[k][1]);
+	cr_assert_str_eq(name(t, &st->f[0]), want);
+	/* no table: the name without a line */
+	cr_assert_str_eq(name(t, &st->f[1]), "outer (app.py)_[py]");
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
