@@ -185,7 +185,9 @@ static int make_model(struct sampler *s, int with_kernel)
 		return -ENOMEM;
 	proctable__on_image_gone(s->procs, forget_process, s);
 	s->profile = profile__new(s->names);
-	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + MAX_KERNEL_FRAMES;
+	/* user frames with what was inlined at them, the Python frames of
+	 * eval calls, the kernel's */
+	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + CPYTHON_MAX_FRAMES + MAX_KERNEL_FRAMES;
 	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
 	if (!s->profile || !s->stack ||
 	    user_stack__new(s->procs, s->sym, s->jvms, s->mode_dwarf, s->layout.regs_user_mask,

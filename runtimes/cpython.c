@@ -57,9 +57,7 @@ int cpython__open(const struct memsource *m, const struct cpython_symbols *sym, 
 	c->last_by_tid = u64map__new(16);
 	c->name_by_line = u64map__new(lines ? 256 : 1);
 	c->not_code = u64map__new(64);
-	c->codes = calloc(CPYTHON_MAX_CODES, sizeof(*c->codes));
-	c->ranges = calloc(2 * CPYTHON_MAX_CODES, sizeof(*c->ranges));
-	if (!c->tstate_by_tid || !c->thread_by_tid || !c->code_index || !c->codes || !c->ranges ||
+	if (!c->tstate_by_tid || !c->thread_by_tid || !c->code_index ||
 	    !c->last_by_tid || !c->name_by_line || !c->not_code) {
 		cpython__delete(c);
 		return -ENOMEM;

@@ -95,9 +95,10 @@ struct cpython {
 	struct u64map *thread_by_tid;  /* tid -> its thread_id (pthread_t) */
 	uint64_t last_scan_ns;
 	struct u64map *code_index;     /* code address -> index + 1 in codes */
-	struct cpython_code *codes;
-	size_t ncodes;
-	struct cpython_range *ranges;  /* by start; rebuilt when dirty */
+	struct cpython_code *codes;    /* grown up to CPYTHON_MAX_CODES */
+	size_t ncodes, codes_cap;
+	struct cpython_range *ranges;  /* 2 * codes_cap, by start; rebuilt
+	                                  when dirty */
 	size_t nranges;
 	bool ranges_dirty;
 	struct u64map *last_by_tid;    /* tid -> struct cpython_last * */
@@ -107,7 +108,7 @@ struct cpython {
 	uint64_t copy_base;
 	const uint8_t *copy;
 	size_t copy_size;
-	uint64_t codes_generation;     /* cpython__clear_codes calls */
+	uint64_t codes_generation;     /* codes emptied or moved (grown) */
 	uint64_t budget_second;        /* now_ns / 1e9 of the reads counted */
 	uint64_t budget_start_reads;   /* mem.reads when that second began */
 	uint64_t failures;

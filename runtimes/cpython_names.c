@@ -181,6 +181,28 @@ static void drop_lines(struct cpython *c, struct cpython_code *e)
 	e->lines_read = false;
 }
 
+/* Doubles the room for codes (entries move: pointers to them are stale). */
+static int grow_codes(struct cpython *c)
+{
+	size_t cap = c->codes_cap ? 2 * c->codes_cap : 64;
+	struct cpython_code *codes;
+	struct cpython_range *ranges;
+
+	if (cap > CPYTHON_MAX_CODES)
+		cap = CPYTHON_MAX_CODES;
+	codes = realloc(c->codes, cap * sizeof(*codes));
+	if (!codes)
+		return -ENOMEM;
+	c->codes = codes;
+	ranges = realloc(c->ranges, 2 * cap * sizeof(*ranges));
+	if (!ranges)
+		return -ENOMEM;
+	c->ranges = ranges;
+	c->codes_cap = cap;
+	c->codes_generation++;
+	return 0;
+}
+
 void cpython__clear_codes(struct cpython *c)
 {
 	size_t i;
@@ -232,6 +254,8 @@ struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
 	}
 	if (c->ncodes == CPYTHON_MAX_CODES)
 		cpython__clear_codes(c);
+	if (c->ncodes == c->codes_cap && grow_codes(c) != 0)
+		return NULL;
 	if (u64map__put(c->code_index, addr, c->ncodes + 1) != 0)
 		return NULL;
 	c->codes[c->ncodes] = e;

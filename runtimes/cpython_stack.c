@@ -5,14 +5,15 @@
  * up to a poll interval after it was taken: by then the thread may run
  * another function. What the sample itself holds is exact: each native
  * eval frame's registers and stack slots, as the kernel copied them, keep
- * what that eval call was running (2.7-3.10 keep their code object in a
- * local, 3.11+ the pointer to the next instruction, inside the code
- * object, in 2.7-3.12). So each native eval call's innermost Python frame
- * is checked against the words of its own native frame: the code the stack
- * read now names is confirmed; another code the reader knows (not one of
- * that call's outer frames: stale slots keep those) is taken instead, with
- * its callers as the thread's last stack had them (the thread moved on
- * since); a native frame holding no known code keeps what was read. */
+ * what that eval call was running (2.7-3.10 their code object, 3.11+ the
+ * pointer to the instruction, inside the code object). So each native eval
+ * call's innermost Python frame is checked against its own native frame's
+ * words, registers first (stack slots the call no longer uses keep stale
+ * pointers): the code the stack read now names is confirmed; another code
+ * is taken instead, with its callers as the thread's last stack had them
+ * (the thread moved on since); a native frame pointing at no known code
+ * keeps what was read. Codes the reader has not read yet are first looked
+ * for from the registers (cpython__learn). */
 #include "config.h"
 
 #include <string.h>

@@ -531,3 +531,54 @@ Test(cpython, frames_carry_their_line)
 	free(st);
 	free(im);
 }
+
+/* Hundreds of code objects: the cache grows (its entries move) and the
+ * names stay right; a walk that meets a new code after an old one keeps
+ * no pointer into the old array (ASan/valgrind see to that). */
+Test(cpython, the_code_cache_grows)
+{
+	enum { NCODES = 300 };
+	struct image *im = malloc(sizeof(*im));
+	uint8_t *more = calloc(NCODES, 0x200);
+	struct memimage_region regions[2];
+	struct memimage img;
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_symbols sym;
+	struct memsource m;
+	struct cpython *c = NULL;
+	const uint64_t base2 = 0x20000000ull;
+	uint32_t fc;
+	int i;
+
+	build(im, 3, 11);
+	fc = O_FRAMES + 0x80 * 2 + im->l->frame_code;
+	/* copies of code 2 ("inner"), each its own object */
+	for (i = 0; i < NCODES; i++)
+		memcpy(more + 0x200 * i, im->b + O_CODES + 0x200 * 2, 0x200);
+	regions[0] = im->r;
+	regions[1].addr = base2;
+	regions[1].bytes = more;
+	regions[1].len = (size_t)NCODES * 0x200;
+	img.regions = regions;
+	img.n = 2;
+	memset(&sym, 0, sizeof(sym));
+	sym.runtime = at(O_RUNTIME);
+	sym.code_type = CODE_TYPE;
+	sym.major = 3;
+	sym.minor = 11;
+	memsource__image(&m, &img);
+	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
+	for (i = 0; i < NCODES; i++) {
+		put64(im, fc, base2 + 0x200u * (uint64_t)i);
+		cr_assert_eq(cpython__read_stack(c, TID, (uint64_t)i + 1, st), 0);
+		cr_assert_eq(st->f[0].code, base2 + 0x200u * (uint64_t)i);
+		cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+		cr_assert_str_eq(name(t, &st->f[1]), "outer (app.py)_[py]");
+	}
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(more);
+	free(im);
+}
