@@ -265,53 +265,60 @@ static int read_frame(struct cpython *c, uint64_t addr, uint8_t *buf, size_t len
 	return 0;
 }
 
-/* The code object at addr, validated once per walk (recursion runs one
- * code in many frames). */
-struct walk_codes {
-	uint64_t addr[16];
-	struct cpython_code *e[16];
-	unsigned n;
-	uint64_t generation;
-};
-
-static struct cpython_code *walk_code(struct cpython *c, struct walk_codes *w, uint64_t addr)
+/* Validates and names the codes of the frames walked (their f[].code, from
+ * the frames): each distinct code's head read once, all of them in one
+ * read where the source allows (a recursion runs one code in many frames,
+ * a stack a handful of codes). */
+static int name_frames(struct cpython *c, struct cpython_stack *out, const uint64_t *instr)
 {
-	struct cpython_code *e;
-	unsigned k;
+	uint64_t addrs[CPYTHON_WALK_CODES];
+	size_t lens[CPYTHON_WALK_CODES], nd = 0, i, k;
+	void *bufs[CPYTHON_WALK_CODES];
+	bool ok[CPYTHON_WALK_CODES];
+	uint8_t (*heads)[CPYTHON_CODE_HEAD_MAX] = c->heads;
 
-	if (w->generation != c->codes_generation)
-		w->n = 0; /* the cache was emptied: entries moved */
-	for (k = 0; k < w->n; k++)
-		if (w->addr[k] == addr)
-			return w->e[k];
-	e = cpython__code(c, addr);
-	if (w->generation != c->codes_generation) {
-		w->n = 0;
-		w->generation = c->codes_generation;
+	if (c->l.code_size > CPYTHON_CODE_HEAD_MAX)
+		return -EPROTO;
+	for (i = 0; i < out->n && nd < CPYTHON_WALK_CODES; i++) {
+		for (k = 0; k < nd && addrs[k] != out->f[i].code; k++)
+			;
+		if (k == nd && cpython__plausible(out->f[i].code)) {
+			addrs[nd] = out->f[i].code;
+			lens[nd] = c->l.code_size;
+			bufs[nd] = heads[nd];
+			nd++;
+		}
 	}
-	if (e && w->n < 16) {
-		w->addr[w->n] = addr;
-		w->e[w->n++] = e;
+	if (memsource__readv(&c->mem, addrs, lens, bufs, ok, nd) < 0)
+		return -ESRCH;
+	for (i = 0; i < out->n; i++) {
+		struct cpython_code *e = NULL;
+
+		for (k = 0; k < nd && addrs[k] != out->f[i].code; k++)
+			;
+		if (k < nd && ok[k])
+			e = cpython__code_head(c, addrs[k], heads[k]);
+		else if (k == nd)
+			e = cpython__code(c, out->f[i].code); /* past CPYTHON_WALK_CODES */
+		if (!e)
+			return -EPROTO;
+		out->f[i].name = c->lines ? cpython__line_name(c, e, instr[i]) : e->name;
 	}
-	return e;
+	return 0;
 }
 
 /* Walks the frames from f outwards into out. */
 static int walk_frames(struct cpython *c, uint64_t f, struct cpython_stack *out)
 {
 	const struct cpython_layout *l = &c->l;
-	struct walk_codes codes;
+	uint64_t instr[CPYTHON_MAX_FRAMES];
 	uint8_t b[128];
 	size_t steps = 0;
 
 	out->n = 0;
 	c->pages.n = 0;
-	codes.n = 0;
-	codes.generation = c->codes_generation;
 	while (f && steps++ < 2 * CPYTHON_MAX_FRAMES) {
 		struct cpython_frame *pf;
-		struct cpython_code *code;
-		uint64_t instr = 0;
 
 		if (!cpython__plausible(f) || l->frame_size > sizeof(b) || read_frame(c, f, b, l->frame_size) != 0)
 			return -EFAULT;
@@ -325,29 +332,27 @@ static int walk_frames(struct cpython *c, uint64_t f, struct cpython_stack *out)
 		}
 		if (out->n == CPYTHON_MAX_FRAMES)
 			break;
-		code = walk_code(c, &codes, cpython__u64_at(b, l->frame_code));
-		if (!code)
-			return -EPROTO;
+		instr[out->n] = 0;
 		if (c->lines) {
 			uint32_t lasti;
 
 			if (l->instr == CPYTHON_LASTI_BYTES || l->instr == CPYTHON_LASTI_UNITS) {
 				memcpy(&lasti, b + l->frame_instr, sizeof(lasti));
-				instr = lasti;
+				instr[out->n] = lasti;
 			} else {
-				instr = cpython__u64_at(b, l->frame_instr);
+				instr[out->n] = cpython__u64_at(b, l->frame_instr);
 			}
 		}
 		pf = &out->f[out->n++];
-		pf->code = code->addr;
-		pf->name = c->lines ? cpython__line_name(c, code, instr) : code->name;
+		pf->code = cpython__u64_at(b, l->frame_code);
+		pf->name = 0;
 		pf->entry_end = l->frames == CPYTHON_FRAME_OBJECTS ||
 				(l->frame_entry >= 0 && b[l->frame_entry] != 0);
 		f = cpython__u64_at(b, l->frame_back);
 	}
 	if (out->n)
 		out->f[out->n - 1].entry_end = true;
-	return 0;
+	return name_frames(c, out, instr);
 }
 
 void cpython__remember(struct cpython *c, int tid, const struct cpython_placed *pl, size_t nev)

@@ -71,6 +71,11 @@ struct cpython_range {
 /* A thread no thread state matches is looked for again after this long. */
 #define CPYTHON_RESCAN_NS 200000000ull
 
+/* The most a code object's head read may be, and the distinct codes of
+ * one walk read at once. */
+#define CPYTHON_CODE_HEAD_MAX 256
+#define CPYTHON_WALK_CODES 32
+
 /* Pages of the target read during one stack walk: frames of 3.11+ lie
  * next to each other in their thread's data stack, and 2.7-3.10 frame
  * objects of one size share allocator pools, so one page read serves
@@ -103,12 +108,12 @@ struct cpython {
 	bool ranges_dirty;
 	struct u64map *last_by_tid;    /* tid -> struct cpython_last * */
 	struct cpython_pages pages;    /* of the walk under way */
+	uint8_t heads[CPYTHON_WALK_CODES][CPYTHON_CODE_HEAD_MAX]; /* of the walk */
 	struct u64map *not_code;       /* words found to point at no code */
 	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
 	uint64_t copy_base;
 	const uint8_t *copy;
 	size_t copy_size;
-	uint64_t codes_generation;     /* codes emptied or moved (grown) */
 	uint64_t budget_second;        /* now_ns / 1e9 of the reads counted */
 	uint64_t budget_start_reads;   /* mem.reads when that second began */
 	uint64_t failures;
@@ -124,6 +129,9 @@ struct cpython_last {
  * address freed and reused gives the new object's name) and named. Returns
  * its entry, or NULL when addr holds no code object. */
 struct cpython_code *cpython__code(struct cpython *c, uint64_t addr);
+/* The same with the code object's head (l.code_size bytes at addr)
+ * already read. */
+struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const uint8_t *head);
 /* The frame name of code e running the instruction at instr (as the
  * layout's frames say it): with its line when lines are asked for and
  * known, else e->name. */

@@ -12,7 +12,6 @@
 #include "runtimes/cpython_impl.h"
 #include "runtimes/cpython_lines.h"
 
-#define CODE_HEAD_MAX 256
 /* Bytecode longer than this is no code object's (a function of a million
  * instructions does not compile). */
 #define BYTECODE_MAX (64u << 20)
@@ -181,7 +180,8 @@ static void drop_lines(struct cpython *c, struct cpython_code *e)
 	e->lines_read = false;
 }
 
-/* Doubles the room for codes (entries move: pointers to them are stale). */
+/* Doubles the room for codes (entries move: pointers to them go stale;
+ * none is kept across a call that may add a code). */
 static int grow_codes(struct cpython *c)
 {
 	size_t cap = c->codes_cap ? 2 * c->codes_cap : 64;
@@ -199,7 +199,6 @@ static int grow_codes(struct cpython *c)
 		return -ENOMEM;
 	c->ranges = ranges;
 	c->codes_cap = cap;
-	c->codes_generation++;
 	return 0;
 }
 
@@ -211,7 +210,6 @@ void cpython__clear_codes(struct cpython *c)
 		drop_lines(c, &c->codes[i]);
 	u64map__clear(c->code_index);
 	u64map__clear(c->name_by_line);
-	c->codes_generation++;
 	c->ncodes = 0;
 	c->nranges = 0;
 	c->ranges_dirty = false;
@@ -219,14 +217,21 @@ void cpython__clear_codes(struct cpython *c)
 
 struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
 {
+	uint8_t head[CPYTHON_CODE_HEAD_MAX];
+
+	if (!cpython__plausible(addr) || c->l.code_size > sizeof(head) || c->l.code_size < 24 ||
+	    memsource__read(&c->mem, addr, head, c->l.code_size) != 0)
+		return NULL;
+	return cpython__code_head(c, addr, head);
+}
+
+struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const uint8_t *head)
+{
 	const struct cpython_layout *l = &c->l;
-	uint8_t head[CODE_HEAD_MAX];
 	struct cpython_code e, *old = NULL;
 	uint64_t idx;
 
-	if (!cpython__plausible(addr) || l->code_size > sizeof(head) || l->code_size < 24 ||
-	    memsource__read(&c->mem, addr, head, l->code_size) != 0 ||
-	    cpython__u64_at(head, 8) != c->sym.code_type)
+	if (cpython__u64_at(head, 8) != c->sym.code_type)
 		return NULL;
 	memset(&e, 0, sizeof(e));
 	e.addr = addr;

@@ -159,12 +159,34 @@ static bool probe(struct cpython *c, uint64_t w)
 	return true;
 }
 
+/* Whether a word of the native frame points at or into a known code. */
+static bool anchored(const struct cpython *c, const struct cpython_native *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nregs; i++)
+		if (pointer_like(ev->regs[i]) && cpython__code_at(c, ev->regs[i]))
+			return true;
+	for (i = 0; i + 8 <= ev->nbytes; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, ev->words + i, 8);
+		if (pointer_like(w) && cpython__code_at(c, w))
+			return true;
+	}
+	return false;
+}
+
 void cpython__learn(struct cpython *c, const struct cpython_native *ev, size_t nev)
 {
 	unsigned probes = 0;
 	size_t k, i;
 
+	/* only native frames that point at no code known: the others are
+	 * placed, and probing every new pointer would cost reads each sample */
 	for (k = 0; k < nev && probes < CPYTHON_PROBES_PER_SAMPLE; k++) {
+		if (anchored(c, &ev[k]))
+			continue;
 		for (i = 0; i < ev[k].nregs && probes < CPYTHON_PROBES_PER_SAMPLE; i++)
 			probes += probe(c, ev[k].regs[i]);
 		/* 2.7-3.10 may keep the code object in a stack slot */
@@ -175,8 +197,9 @@ void cpython__learn(struct cpython *c, const struct cpython_native *ev, size_t n
 			memcpy(&w, ev[k].words + i, 8);
 			probes += probe(c, w);
 		}
+		if (probes)
+			cpython__sort_ranges(c);
 	}
-	cpython__sort_ranges(c);
 }
 
 static uint32_t name_of(const struct cpython *c, uint64_t code)
@@ -184,6 +207,18 @@ static uint32_t name_of(const struct cpython *c, uint64_t code)
 	const struct cpython_code *e = entry_of(c, code);
 
 	return e ? e->name : 0;
+}
+
+/* The name the stack read gives code (with its line, when lines are on),
+ * else the code's own. */
+static uint32_t name_in(const struct cpython *c, const struct cpython_stack *stack, uint64_t code)
+{
+	size_t j;
+
+	for (j = 0; j < stack->n; j++)
+		if (stack->f[j].code == code)
+			return stack->f[j].name;
+	return name_of(c, code);
 }
 
 static void put(struct cpython_placed *out, uint64_t code, uint32_t name)
@@ -240,7 +275,7 @@ static void place_one(const struct cpython *c, const struct cpython_stack *stack
 		 * are more likely its callers at the sample than now's */
 		if (from_previous(prev, code, out))
 			return;
-		put(out, code, name_of(c, code));
+		put(out, code, name_in(c, stack, code));
 		for (j = 1; j < glen; j++)
 			put(out, stack->f[g0 + j].code, stack->f[g0 + j].name);
 		return;

@@ -14,9 +14,16 @@ static int process_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return procmem__read((pid_t)(intptr_t)ctx, addr, buf, len);
 }
 
+static int process_readv(void *ctx, const uint64_t *addrs, const size_t *lens, void *const *bufs,
+			 bool *ok, size_t n)
+{
+	return procmem__readv((pid_t)(intptr_t)ctx, addrs, lens, bufs, ok, n);
+}
+
 void memsource__process(struct memsource *m, pid_t pid)
 {
 	m->read = process_read;
+	m->readv = process_readv;
 	m->ctx = (void *)(intptr_t)pid;
 	m->reads = 0;
 }
@@ -41,6 +48,7 @@ static int image_read(void *ctx, uint64_t addr, void *buf, size_t len)
 void memsource__image(struct memsource *m, const struct memimage *img)
 {
 	m->read = image_read;
+	m->readv = NULL;
 	m->ctx = (void *)img;
 	m->reads = 0;
 }
@@ -51,6 +59,28 @@ int memsource__read(struct memsource *m, uint64_t addr, void *buf, size_t len)
 		return -EINVAL;
 	m->reads++;
 	return m->read(m->ctx, addr, buf, len);
+}
+
+int memsource__readv(struct memsource *m, const uint64_t *addrs, const size_t *lens,
+		     void *const *bufs, bool *ok, size_t n)
+{
+	size_t i;
+	int got = 0, rc;
+
+	if (n > MEMSOURCE_SPANS_MAX)
+		return -EINVAL;
+	if (m->readv && n > 1) {
+		m->reads++;
+		return m->readv(m->ctx, addrs, lens, bufs, ok, n);
+	}
+	for (i = 0; i < n; i++) {
+		rc = memsource__read(m, addrs[i], bufs[i], lens[i]);
+		ok[i] = rc == 0;
+		got += ok[i];
+		if (rc == -ESRCH)
+			return rc;
+	}
+	return got;
 }
 
 int memsource__u64(struct memsource *m, uint64_t addr, uint64_t *v)

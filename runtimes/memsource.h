@@ -5,6 +5,7 @@
  * Bytes read are hostile: callers bound and validate everything. */
 #ifndef SMOLDER_RUNTIMES_MEMSOURCE_H
 #define SMOLDER_RUNTIMES_MEMSOURCE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -13,6 +14,10 @@ struct memsource {
 	/* 0 when all len bytes at addr were read, else a negative errno
 	 * (-EFAULT: not all of it is mapped; -ESRCH: the process is gone) */
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	/* n ranges at once, ok[i] for each (NULL: read one by one); returns
+	 * how many were read or a negative errno */
+	int (*readv)(void *ctx, const uint64_t *addrs, const size_t *lens, void *const *bufs,
+		     bool *ok, size_t n);
 	void *ctx;
 	uint64_t reads; /* calls made, for the caller's statistics */
 };
@@ -21,6 +26,12 @@ struct memsource {
 void memsource__process(struct memsource *m, pid_t pid);
 
 int memsource__read(struct memsource *m, uint64_t addr, void *buf, size_t len);
+/* Reads n ranges (at most MEMSOURCE_SPANS_MAX): in one call where the
+ * source can, ok[i] saying which were read whole. Returns how many were,
+ * or a negative errno when the source itself failed (the process gone). */
+#define MEMSOURCE_SPANS_MAX 64
+int memsource__readv(struct memsource *m, const uint64_t *addrs, const size_t *lens,
+		     void *const *bufs, bool *ok, size_t n);
 int memsource__u64(struct memsource *m, uint64_t addr, uint64_t *v);
 int memsource__u32(struct memsource *m, uint64_t addr, uint32_t *v);
 int memsource__u16(struct memsource *m, uint64_t addr, uint16_t *v);

@@ -8,6 +8,7 @@
  * ptrace_scope 0). Thread-safe (no state). */
 #ifndef SMOLDER_RUNTIMES_PROCMEM_H
 #define SMOLDER_RUNTIMES_PROCMEM_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,5 +19,14 @@
  * for a range that wraps the address space; -ENOSYS without
  * process_vm_readv (kernels before 3.2). buf is undefined on failure. */
 int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* Reads n ranges at once (one process_vm_readv for all, where each range
+ * fits in one page; up to PROCMEM_SPANS_MAX): addrs[i], lens[i] into
+ * bufs[i]. ok[i] says whether range i was read whole. Returns the number
+ * read, or -ESRCH/-EPERM/-ENOSYS as procmem__read. Ranges after one that
+ * fails are read again without it. */
+#define PROCMEM_SPANS_MAX 64
+int procmem__readv(pid_t pid, const uint64_t *addrs, const size_t *lens, void *const *bufs,
+		   bool *ok, size_t n);
 
 #endif

@@ -383,6 +383,7 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 		d.img = &im->img;
 		d.left = round % 7 == 0 ? rand() % 12 : 1 << 30;
 		m.read = dying_read;
+		m.readv = NULL;
 		m.ctx = &d;
 		m.reads = 0;
 		cr_assert_eq(cpython__open(&m, &sym, round % 2 == 0, t, &c), 0);
