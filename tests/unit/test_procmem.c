@@ -123,3 +123,41 @@ Test(procmem, a_gone_process)
 	end_target(pid);
 	cr_assert_eq(procmem__read(pid, (uint64_t)(uintptr_t)text, &c, 1), -ESRCH);
 }
+
+/* Many ranges in one read: each says whether it was read, one unmapped
+ * range in the middle failing alone, and a process memsource counting one
+ * read for all. */
+Test(procmem, many_ranges_at_once)
+{
+	static const char other[] = "another string";
+	char *gap = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	char a[sizeof(text)], b[8], c[sizeof(other)];
+	uint64_t addrs[3];
+	size_t lens[3] = { sizeof(text), sizeof(b), sizeof(other) };
+	void *bufs[3] = { a, b, c };
+	bool ok[3];
+	struct memsource m;
+
+	cr_assert(gap != MAP_FAILED);
+	cr_assert_eq(munmap(gap, 4096), 0); /* unmapped in the child too */
+	pid = spawn_target();
+	if (!can_read(pid)) {
+		end_target(pid);
+		cr_skip_test("process_vm_readv not permitted here (ptrace_scope, no CAP_SYS_PTRACE)");
+	}
+	addrs[0] = (uint64_t)(uintptr_t)text;
+	addrs[1] = (uint64_t)(uintptr_t)gap;
+	addrs[2] = (uint64_t)(uintptr_t)other;
+	cr_assert_eq(procmem__readv(pid, addrs, lens, bufs, ok, 3), 2);
+	cr_assert(ok[0] && !ok[1] && ok[2]);
+	cr_assert_str_eq(a, text);
+	cr_assert_str_eq(c, other);
+	memsource__process(&m, pid);
+	memset(a, 0, sizeof(a));
+	cr_assert_eq(memsource__readv(&m, addrs, lens, bufs, ok, 3), 2);
+	cr_assert_str_eq(a, text);
+	cr_assert_eq(m.reads, 1);
+	end_target(pid);
+	cr_assert_eq(procmem__readv(pid, addrs, lens, bufs, ok, 3), -ESRCH);
+}
