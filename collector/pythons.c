@@ -222,8 +222,10 @@ size_t pythons__sample(struct pythons *ps, struct proctable *pt, struct process 
 	int err;
 
 	out->neval = 0;
+	/* the unwinder's module lookup found them (user_stack.c asks
+	 * pythons__is_eval once per frame) and kept their registers */
 	for (i = 0; i < n && out->neval < CPYTHON_MAX_FRAMES; i++)
-		if (frames[i].owner && pythons__is_eval(frames[i].owner, frames[i].pc)) {
+		if (frames[i].keeps && frames[i].owner) {
 			interp = frames[i].owner;
 			out->eval_frame[out->neval++] = i;
 		}

@@ -46,7 +46,8 @@ struct python_sample {
 };
 
 /* Finds the sample's native eval frames among frames[0..n) (unwound from
- * regs and stack), reads thread tid's Python stack and places it on them.
+ * regs and stack; those whose registers the unwinder kept, having been
+ * told by pythons__is_eval), reads thread tid's Python stack and places it on them.
  * sample_ns: when the sample was taken (CLOCK_MONOTONIC; 0 unknown), for
  * the lag of the read in st.
  * Returns the number of native eval frames that have Python frames (0:

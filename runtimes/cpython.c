@@ -88,7 +88,6 @@ void cpython__delete(struct cpython *c)
 	free(c);
 }
 
-const struct cpython_layout *cpython__layout(const struct cpython *c) { return &c->l; }
 
 /* Bytes of a thread state read at once: up to its last field used. */
 static uint32_t tstate_bytes(const struct cpython_layout *l)
@@ -118,11 +117,10 @@ static int first_interp(struct cpython *c, uint64_t *interp)
 	if (c->sym.interp_head)
 		return memsource__u64(&c->mem, c->sym.interp_head, interp);
 	/* 2.7 and 3.6 stripped of .symtab: the thread holding the GIL, if any,
-	 * says which interpreter it runs (PyThreadState.interp is the field
-	 * after next in 3.6, the second in 2.7) */
+	 * says which interpreter it runs */
 	if (memsource__u64(&c->mem, c->sym.tstate_current, &ts) != 0 || !cpython__plausible(ts))
 		return -ENOENT;
-	return memsource__u64(&c->mem, ts + (l->tstate_next ? 16 : 8), interp);
+	return memsource__u64(&c->mem, ts + l->tstate_interp, interp);
 }
 
 /* The TID of a thread state: recorded by 3.11+, else found through the
@@ -442,7 +440,6 @@ void cpython__stats(const struct cpython *c, struct cpython_stats *out)
 {
 	out->reads = c->mem.reads;
 	out->failures = c->failures;
-	out->codes = c->ncodes;
 }
 
 int cpython__remap_names(struct cpython *c, struct strtab_remap *r)

@@ -41,7 +41,6 @@ struct cpython_symbols {
 int cpython__open(const struct memsource *m, const struct cpython_symbols *sym, bool lines,
 		  struct strtab *names, struct cpython **out);
 void cpython__delete(struct cpython *c);
-const struct cpython_layout *cpython__layout(const struct cpython *c);
 
 #define CPYTHON_MAX_FRAMES 256
 
@@ -124,7 +123,6 @@ void cpython__place(const struct cpython *c, int tid, const struct cpython_stack
 struct cpython_stats {
 	uint64_t reads;      /* reads of the process's memory */
 	uint64_t failures;   /* stacks that could not be read */
-	uint64_t codes;      /* code objects named now */
 };
 void cpython__stats(const struct cpython *c, struct cpython_stats *out);
 int cpython__remap_names(struct cpython *c, struct strtab_remap *r);

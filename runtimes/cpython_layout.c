@@ -34,8 +34,8 @@ static const struct cpython_layout table[] = {
 		 * Include/stringobject.h PyStringObject { ob_size 16, ob_shash 24,
 		 * ob_sstate 32, ob_sval 36 }. */
 		.major = 2, .minor = 7, .frames = CPYTHON_FRAME_OBJECTS,
-		.interp_next = 0, .interp_tstate_head = 8,
-		.tstate_next = 0, .tstate_frame = 16, .cframe_current = -1,
+		.interp_tstate_head = 8,
+		.tstate_next = 0, .tstate_interp = 8, .tstate_frame = 16, .cframe_current = -1,
 		.tstate_thread_id = 144, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
 		.frame_instr = 120, .instr = CPYTHON_LASTI_BYTES, .frame_size = 128,
@@ -50,8 +50,8 @@ static const struct cpython_layout table[] = {
 		 * f_code 32); Include/code.h PyCodeObject { ..., co_firstlineno 36,
 		 * co_code 40, ..., co_filename 96, co_name 104, co_lnotab 112 }. */
 		.major = 3, .minor = 6, .frames = CPYTHON_FRAME_OBJECTS,
-		.interp_next = 0, .interp_tstate_head = 8,
-		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
+		.interp_tstate_head = 8,
+		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 152, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
 		.frame_instr = 120, .instr = CPYTHON_LASTI_BYTES, .frame_size = 128,
@@ -64,8 +64,8 @@ static const struct cpython_layout table[] = {
 		 * interpreters.head 24 }; Include/pystate.h PyThreadState { ...,
 		 * frame 24, ..., thread_id 176 }; frame and code as 3.6. */
 		.major = 3, .minor = 7, .frames = CPYTHON_FRAME_OBJECTS,
-		.runtime_interp_head = 24, .interp_next = 0, .interp_tstate_head = 8,
-		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
+		.runtime_interp_head = 24, .interp_tstate_head = 8,
+		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
 		.frame_instr = 104, .instr = CPYTHON_LASTI_BYTES, .frame_size = 112,
@@ -80,8 +80,8 @@ static const struct cpython_layout table[] = {
 		 * gained co_posonlyargcount: { co_firstlineno 40, co_code 48,
 		 * co_filename 104, co_name 112, co_lnotab 120 }. */
 		.major = 3, .minor = 8, .frames = CPYTHON_FRAME_OBJECTS,
-		.runtime_interp_head = 32, .interp_next = 0, .interp_tstate_head = 8,
-		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
+		.runtime_interp_head = 32, .interp_tstate_head = 8,
+		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
 		.frame_instr = 104, .instr = CPYTHON_LASTI_BYTES, .frame_size = 112,
@@ -93,8 +93,8 @@ static const struct cpython_layout table[] = {
 		/* 3.9: as 3.8 (Include/internal/pycore_runtime.h for
 		 * _PyRuntimeState, interpreters.head 32). */
 		.major = 3, .minor = 9, .frames = CPYTHON_FRAME_OBJECTS,
-		.runtime_interp_head = 32, .interp_next = 0, .interp_tstate_head = 8,
-		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
+		.runtime_interp_head = 32, .interp_tstate_head = 8,
+		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
 		.frame_instr = 104, .instr = CPYTHON_LASTI_BYTES, .frame_size = 112,
@@ -106,8 +106,8 @@ static const struct cpython_layout table[] = {
 		/* 3.10: as 3.9; PyThreadState gained cframe (48) but still keeps
 		 * frame 24; co_linetable replaces co_lnotab at 120. */
 		.major = 3, .minor = 10, .frames = CPYTHON_FRAME_OBJECTS,
-		.runtime_interp_head = 32, .interp_next = 0, .interp_tstate_head = 8,
-		.tstate_next = 8, .tstate_frame = 24, .cframe_current = -1,
+		.runtime_interp_head = 32, .interp_tstate_head = 8,
+		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 24, .cframe_current = -1,
 		.tstate_thread_id = 176, .tstate_native_id = -1,
 		.frame_back = 24, .frame_code = 32, .frame_entry = -1, .frame_owner = -1,
 		.frame_instr = 96, .instr = CPYTHON_LASTI_UNITS, .frame_size = 104,
@@ -127,8 +127,8 @@ static const struct cpython_layout table[] = {
 		 * co_firstlineno 72, co_filename 112, co_name 120, co_qualname 128,
 		 * co_linetable 136, co_code_adaptive 184 }. */
 		.major = 3, .minor = 11, .frames = CPYTHON_FRAME_ENTRY,
-		.runtime_interp_head = 40, .interp_next = 0, .interp_tstate_head = 16,
-		.tstate_next = 8, .tstate_frame = 56, .cframe_current = 8,
+		.runtime_interp_head = 40, .interp_tstate_head = 16,
+		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 56, .cframe_current = 8,
 		.tstate_thread_id = 152, .tstate_native_id = 160,
 		.frame_back = 48, .frame_code = 32, .frame_entry = 68, .frame_owner = -1,
 		.frame_instr = 56, .instr = CPYTHON_PREV_INSTR, .frame_size = 72,
@@ -145,8 +145,8 @@ static const struct cpython_layout table[] = {
 		 * co_filename 112, co_name 120, co_qualname 128, co_linetable 136,
 		 * co_code_adaptive 192 }. */
 		.major = 3, .minor = 12, .frames = CPYTHON_FRAME_OWNER,
-		.runtime_interp_head = 40, .interp_next = 0, .interp_tstate_head = 72,
-		.tstate_next = 8, .tstate_frame = 56, .cframe_current = 0,
+		.runtime_interp_head = 40, .interp_tstate_head = 72,
+		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 56, .cframe_current = 0,
 		.tstate_thread_id = 136, .tstate_native_id = 144,
 		.frame_back = 8, .frame_code = 0, .frame_entry = -1, .frame_owner = 70,
 		.frame_instr = 56, .instr = CPYTHON_PREV_INSTR, .frame_size = 72,
@@ -228,9 +228,9 @@ int cpython_layout__from_debug_offsets(const uint8_t *b, size_t len, struct cpyt
 	l.cframe_current = -1;
 	l.frame_entry = -1;
 	err |= field(b, DO_RUNTIME, 16, 8, &l.runtime_interp_head);
-	err |= field(b, DO_INTERP, 16, 8, &l.interp_next);
 	err |= field(b, DO_INTERP, 24, 8, &l.interp_tstate_head);
 	err |= field(b, DO_TSTATE, 16, 8, &l.tstate_next);
+	err |= field(b, DO_TSTATE, 24, 8, &l.tstate_interp);
 	err |= field(b, DO_TSTATE, 32, 8, &l.tstate_frame);
 	err |= field(b, DO_TSTATE, 40, 8, &l.tstate_thread_id);
 	err |= field(b, DO_TSTATE, 48, 8, &v);

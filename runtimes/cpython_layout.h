@@ -36,9 +36,9 @@ struct cpython_layout {
 	/* _PyRuntimeState.interpreters.head (3.7+) */
 	uint32_t runtime_interp_head;
 	/* PyInterpreterState */
-	uint32_t interp_next, interp_tstate_head;
+	uint32_t interp_tstate_head;
 	/* PyThreadState */
-	uint32_t tstate_next;
+	uint32_t tstate_next, tstate_interp;
 	uint32_t tstate_frame;     /* frame (<= 3.10), cframe (3.11, 3.12),
 	                              current_frame (3.13) */
 	int32_t cframe_current;    /* _PyCFrame.current_frame; -1: no cframe */

@@ -330,12 +330,14 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	f->exact = exact;
 	f->code = UNWIND_CODE_NATIVE;
 	f->method = 0;
+	f->keeps = false;
 	f->kept = 0;
 	memset(mod, 0, sizeof(*mod));
 	if (find(ctx, pc, mod) != 0)
 		return -ENOENT;
 	f->owner = mod->owner;
 	f->code = (uint8_t)mod->code;
+	f->keeps = mod->keep_regs;
 	f->vaddr = (exact ? pc : pc - 1) - mod->bias;
 	return 0;
 }
@@ -387,7 +389,7 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 			why = UNWIND_NO_MAP;
 			break;
 		}
-		if (mod.keep_regs)
+		if (f->keeps)
 			keep_regs(f, cur);
 		if (mod.code != UNWIND_CODE_NATIVE) {
 			if (!runtime_step(&mod, f, cur, stack, find, ctx, &usp, next, &why))

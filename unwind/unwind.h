@@ -98,7 +98,8 @@ struct unwind_frame {
 	uint64_t method;     /* UNWIND_CODE_INTERPRETED: the word at slot_method */
 	uint64_t sp;         /* the frame's sp; its own words are [sp, the
 	                        next frame's sp) */
-	uint8_t kept;        /* bit k: kept_regs[k] is known (keep_regs) */
+	bool keeps;          /* its module asked for its registers (keep_regs) */
+	uint8_t kept;        /* bit k: kept_regs[k] is known */
 	uint64_t kept_regs[UNWIND_NKEPT]; /* unwind_kept_regnos' values in
 	                        this frame, when its module asked */
 };
