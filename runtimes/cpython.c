@@ -451,7 +451,8 @@ int cpython__remap_names(struct cpython *c, struct strtab_remap *r)
 	if (r->commit)
 		c->names = r->to;
 	for (i = 0; i < c->ncodes; i++)
-		if (c->codes[i].name && strtab_remap__id(r, &c->codes[i].name))
+		if ((c->codes[i].name && strtab_remap__id(r, &c->codes[i].name)) ||
+		    (c->codes[i].recent && strtab_remap__id(r, &c->codes[i].recent)))
 			return -ENOMEM;
 	pos = 0;
 	while (u64map__next(c->name_by_line, &pos, &tid, &v)) {

@@ -35,6 +35,8 @@ struct cpython_code {
 	int32_t firstlineno;
 	uint64_t bc_start, bc_end; /* its bytecode: [bc_start, bc_end) */
 	uint32_t name;             /* "qualname (file)_[py]" */
+	uint32_t recent;           /* with lines: the name with the line last
+	                              read for it (0: none yet) */
 	uint8_t *lines;            /* its line table, read on first use */
 	uint32_t nlines;
 	bool lines_read;

@@ -332,7 +332,7 @@ uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t 
 		return e->name;
 	key = e->addr | ((uint64_t)line << 47);
 	if (u64map__get(c->name_by_line, key, &v))
-		return (uint32_t)v;
+		return e->recent = (uint32_t)v;
 	/* "qualname (file)_[py]" -> "qualname (file:LINE)_[py]" */
 	base = strtab__str(c->names, e->name);
 	n = base ? strlen(base) : 0;
@@ -345,7 +345,7 @@ uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t 
 	if (u64map__count(c->name_by_line) >= CPYTHON_LINE_NAMES_MAX)
 		u64map__clear(c->name_by_line);
 	(void)u64map__put(c->name_by_line, key, id);
-	return id;
+	return e->recent = id;
 }
 
 static int cmp_range(const void *a, const void *b)

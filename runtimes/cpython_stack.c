@@ -206,7 +206,8 @@ static uint32_t name_of(const struct cpython *c, uint64_t code)
 {
 	const struct cpython_code *e = entry_of(c, code);
 
-	return e ? e->name : 0;
+	/* the sample holds no line for it: the one last read */
+	return e ? (e->recent ? e->recent : e->name) : 0;
 }
 
 /* The name the stack read gives code (with its line, when lines are on),

@@ -527,6 +527,22 @@ Test(cpython, frames_carry_their_line)
 	cr_assert_str_eq(name(t, &st->f[0]), want);
 	/* no table: the name without a line */
 	cr_assert_str_eq(name(t, &st->f[1]), "outer (app.py)_[py]");
+	/* a sample holding inner's code with nothing read for it (the
+	 * process exited): the line last read for inner */
+	{
+		struct cpython_placed *pl = malloc(sizeof(*pl));
+		struct cpython_native ev;
+		uint64_t reg = at(code2);
+
+		memset(&ev, 0, sizeof(ev));
+		ev.regs = &reg;
+		ev.nregs = 1;
+		st->n = 0;
+		cpython__place(c, TID + 7, st, &ev, 1, true, pl);
+		cr_assert_eq(pl->corrected, 1);
+		cr_assert_str_eq(strtab__str(t, pl->frames[0].name), want);
+		free(pl);
+	}
 	cpython__delete(c);
 	strtab__delete(t);
 	free(st);
