@@ -100,6 +100,8 @@ static uint32_t tstate_bytes(const struct cpython_layout *l)
 		n = l->tstate_thread_id + 8;
 	if (l->tstate_native_id >= 0 && (uint32_t)l->tstate_native_id + 8 > n)
 		n = (uint32_t)l->tstate_native_id + 8;
+	if (l->tstate_datastack && l->tstate_datastack + 24 > n)
+		n = l->tstate_datastack + 24;
 	return n;
 }
 
@@ -180,7 +182,7 @@ static int scan_threads(struct cpython *c)
 /* Thread tid's state, read into b (tstate_bytes of it): looked up in the
  * map, checked to still be that thread's, else looked for again (at most
  * once per CPYTHON_RESCAN_NS). */
-static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b)
+static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b, uint64_t *at)
 {
 	uint32_t tsz = tstate_bytes(&c->l);
 	int pass;
@@ -195,6 +197,7 @@ static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b)
 		    memsource__read(&c->mem, ts, b, tsz) == 0) {
 			/* the same thread still: 3.11+ by its TID, before by its
 			 * pthread_t (one read less than following it to the TID) */
+			*at = ts;
 			if (c->l.tstate_native_id >= 0) {
 				if (tstate_tid(c, b, &got, &got_thread) == 0 && got == tid)
 					return 0;
@@ -218,7 +221,23 @@ void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *
 	c->copy_size = data ? size : 0;
 }
 
-/* The innermost frame of a thread state read into b. */
+/* Whether frame f is not on its thread's data stack (3.11, 3.12): it lies
+ * in the current chunk at or above the top, per ds, the thread state's
+ * datastack_chunk, _top and _limit. A returned frame's bytes stay as they
+ * were when it returned (an exiting program's frames each at its last
+ * line): read as a stack they pass for a live one. A frame in an older
+ * chunk is taken as live: telling would need the chunks walked. */
+static bool popped(const uint8_t *ds, uint64_t f)
+{
+	uint64_t chunk = cpython__u64_at(ds, 0), top = cpython__u64_at(ds, 8);
+	uint64_t limit = cpython__u64_at(ds, 16);
+
+	return chunk < top && top <= f && f < limit;
+}
+
+/* The innermost frame of a thread state read into b: for 3.11 and 3.12
+ * the one the sample ran unless it has returned since, else the one
+ * running now. */
 static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
 {
 	uint64_t f = cpython__u64_at(b, c->l.tstate_frame), at;
@@ -231,9 +250,13 @@ static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
 		at = f + (uint64_t)c->l.cframe_current;
 		if (at >= c->copy_base && at - c->copy_base + 8 <= c->copy_size) {
 			memcpy(&f, c->copy + (at - c->copy_base), sizeof(f));
-		} else if (memsource__u64(&c->mem, at, &f) != 0) {
-			return -EFAULT;
+			if (!c->l.tstate_datastack || !popped(b + c->l.tstate_datastack, f)) {
+				*frame = f;
+				return 0;
+			}
 		}
+		if (memsource__u64(&c->mem, at, &f) != 0)
+			return -EFAULT;
 	}
 	*frame = f;
 	return 0;
@@ -305,16 +328,52 @@ static int name_frames(struct cpython *c, struct cpython_stack *out, const uint6
 	return 0;
 }
 
-/* Walks the frames from f outwards into out. */
-static int walk_frames(struct cpython *c, uint64_t f, struct cpython_stack *out)
+/* 3.11, 3.12: reads the page of innermost frame f for the walk and, in the
+ * same call and after it, the data stack bounds of thread state ts. Returns
+ * -EAGAIN when they say f had returned by then: the frames were read (or
+ * some of them) after the thread had left them, a stack of the lines they
+ * returned from. Between reads of the thread state and of its frames the
+ * thread runs on; as a program ends, that read is the last one its samples
+ * can be given. */
+static int read_live_page(struct cpython *c, uint64_t f, uint64_t ts)
+{
+	struct cpython_pages *pg = &c->pages;
+	uint64_t addrs[2];
+	size_t lens[2];
+	void *bufs[2];
+	bool ok[2];
+	uint8_t ds[24];
+
+	if (!c->l.tstate_datastack || (f & (CPYTHON_PAGE - 1)) + c->l.frame_size > CPYTHON_PAGE)
+		return 0;
+	addrs[0] = f & ~(uint64_t)(CPYTHON_PAGE - 1);
+	lens[0] = CPYTHON_PAGE;
+	bufs[0] = pg->data[0];
+	addrs[1] = ts + c->l.tstate_datastack;
+	lens[1] = sizeof(ds);
+	bufs[1] = ds;
+	if (memsource__readv(&c->mem, addrs, lens, bufs, ok, 2) < 0 || !ok[0] || !ok[1])
+		return 0; /* the walk reads what it can */
+	if (popped(ds, f))
+		return -EAGAIN;
+	pg->addr[0] = addrs[0];
+	pg->n = 1;
+	return 0;
+}
+
+/* Walks the frames from f (of thread state ts) outwards into out. */
+static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpython_stack *out)
 {
 	const struct cpython_layout *l = &c->l;
 	uint64_t instr[CPYTHON_MAX_FRAMES];
 	uint8_t b[128];
 	size_t steps = 0;
+	int err;
 
 	out->n = 0;
 	c->pages.n = 0;
+	if (f && cpython__plausible(f) && (err = read_live_page(c, f, ts)) != 0)
+		return err;
 	while (f && steps++ < 2 * CPYTHON_MAX_FRAMES) {
 		struct cpython_frame *pf;
 
@@ -406,7 +465,7 @@ static bool recall(struct cpython *c, int tid, struct cpython_stack *out)
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out)
 {
 	uint8_t b[TSTATE_MAX_BYTES];
-	uint64_t frame;
+	uint64_t frame, ts = 0;
 	int err;
 
 	out->n = 0;
@@ -421,11 +480,11 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 		c->failures++;
 		return recall(c, tid, out) ? 0 : -EBUSY;
 	}
-	err = thread_state(c, tid, now_ns, b);
+	err = thread_state(c, tid, now_ns, b, &ts);
 	if (!err)
 		err = current_frame(c, b, &frame);
 	if (!err)
-		err = walk_frames(c, frame, out);
+		err = walk_frames(c, frame, ts, out);
 	cpython__sort_ranges(c);
 	if (!err && out->n)
 		return 0;

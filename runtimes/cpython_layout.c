@@ -120,7 +120,8 @@ static const struct cpython_layout table[] = {
 		 * interpreters.head 40 }; Include/internal/pycore_interp.h
 		 * PyInterpreterState { next 0, threads.head 16 };
 		 * Include/cpython/pystate.h PyThreadState { next 8, cframe 56,
-		 * thread_id 152, native_thread_id 160 }, _PyCFrame {
+		 * thread_id 152, native_thread_id 160, datastack_chunk 296,
+		 * datastack_top 304, datastack_limit 312 }, _PyCFrame {
 		 * current_frame 8 }; Include/internal/pycore_frame.h
 		 * _PyInterpreterFrame { f_code 32, previous 48, prev_instr 56,
 		 * is_entry 68 }; Include/cpython/code.h PyCodeObject {
@@ -129,6 +130,7 @@ static const struct cpython_layout table[] = {
 		.major = 3, .minor = 11, .frames = CPYTHON_FRAME_ENTRY,
 		.runtime_interp_head = 40, .interp_tstate_head = 16,
 		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 56, .cframe_current = 8,
+		.tstate_datastack = 296,
 		.tstate_thread_id = 152, .tstate_native_id = 160,
 		.frame_back = 48, .frame_code = 32, .frame_entry = 68, .frame_owner = -1,
 		.frame_instr = 56, .instr = CPYTHON_PREV_INSTR, .frame_size = 72,
@@ -139,7 +141,8 @@ static const struct cpython_layout table[] = {
 	{
 		/* 3.12: _PyRuntimeState { interpreters.head 40 };
 		 * PyInterpreterState { threads.head 72 }; PyThreadState { next 8,
-		 * cframe 56, thread_id 136, native_thread_id 144 }, _PyCFrame {
+		 * cframe 56, thread_id 136, native_thread_id 144, datastack_chunk
+		 * 232, datastack_top 240, datastack_limit 248 }, _PyCFrame {
 		 * current_frame 0 }; _PyInterpreterFrame { f_code 0, previous 8,
 		 * prev_instr 56, owner 70 }; PyCodeObject { co_firstlineno 68,
 		 * co_filename 112, co_name 120, co_qualname 128, co_linetable 136,
@@ -147,6 +150,7 @@ static const struct cpython_layout table[] = {
 		.major = 3, .minor = 12, .frames = CPYTHON_FRAME_OWNER,
 		.runtime_interp_head = 40, .interp_tstate_head = 72,
 		.tstate_next = 8, .tstate_interp = 16, .tstate_frame = 56, .cframe_current = 0,
+		.tstate_datastack = 232,
 		.tstate_thread_id = 136, .tstate_native_id = 144,
 		.frame_back = 8, .frame_code = 0, .frame_entry = -1, .frame_owner = 70,
 		.frame_instr = 56, .instr = CPYTHON_PREV_INSTR, .frame_size = 72,
@@ -235,6 +239,9 @@ int cpython_layout__from_debug_offsets(const uint8_t *b, size_t len, struct cpyt
 	err |= field(b, DO_TSTATE, 40, 8, &l.tstate_thread_id);
 	err |= field(b, DO_TSTATE, 48, 8, &v);
 	l.tstate_native_id = (int32_t)v;
+	/* datastack_top and _limit are not published: they follow
+	 * datastack_chunk in PyThreadState as in 3.11 and 3.12 */
+	err |= field(b, DO_TSTATE, 56, 24, &l.tstate_datastack);
 	err |= field(b, DO_FRAME, 8, 8, &l.frame_back);
 	err |= field(b, DO_FRAME, 16, 8, &l.frame_code);
 	err |= field(b, DO_FRAME, 40, 1, &v);

@@ -42,6 +42,9 @@ struct cpython_layout {
 	uint32_t tstate_frame;     /* frame (<= 3.10), cframe (3.11, 3.12),
 	                              current_frame (3.13) */
 	int32_t cframe_current;    /* _PyCFrame.current_frame; -1: no cframe */
+	uint32_t tstate_datastack; /* 3.11+: datastack_chunk, followed by
+	                              datastack_top and datastack_limit; 0 (a
+	                              PyThreadState's prev): not read */
 	uint32_t tstate_thread_id; /* pthread_self() of the thread */
 	int32_t tstate_native_id;  /* its TID (3.11+); -1: not recorded */
 	/* the frame */

@@ -195,6 +195,155 @@ Test(cpython, reads_and_names_a_threads_stack_310) { check_stack(3, 10); }
 /* The sample held a pointer into another code's bytecode than the one the
  * stack read later shows: that code is what ran; with the pointer into the
  * innermost's, it is confirmed. */
+/* 3.11, 3.12: the innermost frame is the one the sample's copy of the eval
+ * loop's _PyCFrame names, unless the data stack has since popped it; then
+ * the frame running now (a popped frame still holds its code and would
+ * pass for the sample's, at the line it returned from). */
+static void check_sample_frame(unsigned major, unsigned minor)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	const uint64_t f1 = at(O_FRAMES + 0x80), f2 = at(O_FRAMES + 0x100);
+	uint8_t copy[8];
+	uint32_t ds;
+	struct cpython *c;
+
+	build(im, major, minor);
+	ds = im->l->tstate_datastack;
+	cr_assert_gt(ds, 0);
+	/* now: outer runs (inner returned); at the sample: inner */
+	put64(im, O_CFRAME + (uint32_t)im->l->cframe_current, f1);
+	memcpy(copy, &f2, 8);
+	put64(im, O_TSTATE + ds, at(O_FRAMES - 0x20));
+	put64(im, O_TSTATE + ds + 16, at(O_FRAMES + 0x400));
+	c = open_image(im, t, major, minor);
+	cpython__set_sample_stack(c, at(O_CFRAME + (uint32_t)im->l->cframe_current), copy, 8);
+	/* inner's frame still below the top: the sample's */
+	put64(im, O_TSTATE + ds + 8, f2 + 0x80);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	cr_assert_eq(st->n, 3);
+	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	/* the top at inner's frame: popped, outer's stack is read */
+	put64(im, O_TSTATE + ds + 8, f2);
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
+	cr_assert_eq(st->n, 2);
+	cr_assert_str_eq(name(t, &st->f[0]), "outer (app.py)_[py]");
+	cr_assert_str_eq(name(t, &st->f[1]), "main (app.py)_[py]");
+	/* a frame outside the current chunk (an older one) is taken */
+	put64(im, O_TSTATE + ds, at(O_FRAMES + 0x180));
+	put64(im, O_TSTATE + ds + 8, at(O_FRAMES + 0x200));
+	cr_assert_eq(cpython__read_stack(c, TID, 3, st), 0);
+	cr_assert_eq(st->n, 3);
+	cpython__set_sample_stack(c, 0, NULL, 0);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+Test(cpython, a_frame_popped_since_the_sample_is_not_read_311) { check_sample_frame(3, 11); }
+Test(cpython, a_frame_popped_since_the_sample_is_not_read_312) { check_sample_frame(3, 12); }
+
+/* A source whose thread returns while a call reads it: after the first
+ * range of a readv, the data stack's top drops to `top`. */
+struct returning {
+	struct image *im;
+	uint32_t top_at;
+	uint64_t top;
+};
+
+static int returning_readv(void *ctx, const uint64_t *addrs, const size_t *lens, void *const *bufs,
+			   bool *ok, size_t n)
+{
+	struct returning *r = ctx;
+	struct memsource m;
+	size_t i;
+	int got = 0;
+
+	memsource__image(&m, &r->im->img);
+	for (i = 0; i < n; i++) {
+		ok[i] = m.read(m.ctx, addrs[i], bufs[i], lens[i]) == 0;
+		got += ok[i];
+		if (i == 0 && n > 1)
+			put64(r->im, r->top_at, r->top);
+	}
+	return got;
+}
+
+static int returning_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct returning *r = ctx;
+	struct memsource m;
+
+	memsource__image(&m, &r->im->img);
+	return m.read(m.ctx, addr, buf, len);
+}
+
+/* Frames read after the thread left them (the program ending between the
+ * read of its thread state and that of its frames) are not a stack: the
+ * read fails, counted, and the thread's last stack stands. */
+static void check_returned_mid_read(unsigned major, unsigned minor)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_placed *pl = malloc(sizeof(*pl));
+	const uint64_t f2 = at(O_FRAMES + 0x100);
+	struct cpython_symbols sym;
+	struct cpython_stats stats;
+	struct returning r;
+	struct memsource m;
+	struct cpython_native ev;
+	struct cpython *c = NULL;
+	uint64_t reg = at(O_CODES + 0x400); /* inner's code */
+	uint32_t ds;
+
+	build(im, major, minor);
+	ds = im->l->tstate_datastack;
+	put64(im, O_TSTATE + ds, at(O_FRAMES - 0x20));
+	put64(im, O_TSTATE + ds + 8, f2 + 0x80);
+	put64(im, O_TSTATE + ds + 16, at(O_FRAMES + 0x400));
+	memset(&sym, 0, sizeof(sym));
+	sym.runtime = at(O_RUNTIME);
+	sym.code_type = CODE_TYPE;
+	sym.major = major;
+	sym.minor = minor;
+	r.im = im;
+	r.top_at = O_TSTATE + ds + 8;
+	r.top = f2 + 0x80; /* nothing returns */
+	m.read = returning_read;
+	m.readv = returning_readv;
+	m.ctx = &r;
+	m.reads = 0;
+	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	cr_assert_eq(st->n, 3);
+	cr_assert_not(st->last_known);
+	memset(&ev, 0, sizeof(ev));
+	ev.regs = &reg;
+	ev.nregs = 1;
+	cpython__place(c, TID, st, &ev, 1, false, pl);
+	cr_assert_eq(pl->confirmed, 1);
+	cpython__remember(c, TID, pl, 1);
+	/* inner, outer and main return while their page is read */
+	r.top = at(O_FRAMES);
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
+	cr_assert(st->last_known);
+	cr_assert_eq(st->n, pl->n);
+	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	cpython__stats(c, &stats);
+	cr_assert_eq(stats.failures, 1);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(pl);
+	free(st);
+	free(im);
+}
+
+Test(cpython, frames_left_while_read_are_no_stack_311) { check_returned_mid_read(3, 11); }
+Test(cpython, frames_left_while_read_are_no_stack_312) { check_returned_mid_read(3, 12); }
+
 Test(cpython, the_samples_own_words_place_the_late_stack)
 {
 	struct image *im = malloc(sizeof(*im));
@@ -277,7 +426,7 @@ Test(cpython, debug_offsets_of_313)
 {
 	static const uint64_t fields[][2] = {
 		{ 8, 0x030d00f0 }, { 24, 283320 }, { 40, 632 }, { 48, 200000 }, { 64, 7264 },
-		{ 72, 7344 }, { 152, 304 }, { 168, 8 }, { 184, 72 }, { 192, 152 }, { 200, 160 },
+		{ 72, 7344 }, { 152, 304 }, { 168, 8 }, { 184, 72 }, { 192, 152 }, { 200, 160 }, { 208, 232 },
 		{ 224, 80 }, { 232, 8 }, { 240, 0 }, { 248, 56 }, { 264, 70 }, { 272, 208 },
 		{ 280, 112 }, { 288, 120 }, { 296, 128 }, { 312, 68 }, { 344, 200 },
 		{ 512, 40 }, { 528, 32 }, { 536, 64 }, { 544, 32 }, { 552, 16 }, { 560, 40 },
@@ -295,6 +444,7 @@ Test(cpython, debug_offsets_of_313)
 	cr_assert_eq(l.interp_tstate_head, 7344);
 	cr_assert_eq(l.tstate_frame, 72);
 	cr_assert_eq(l.tstate_native_id, 160);
+	cr_assert_eq(l.tstate_datastack, 232);
 	cr_assert_eq(l.frame_owner, 70);
 	cr_assert_eq(l.code_qualname, 128);
 	cr_assert_eq(l.code_bytecode, 200);
