@@ -194,9 +194,6 @@ Test(cpython, reads_and_names_a_threads_stack_311) { check_stack(3, 11); }
 Test(cpython, reads_and_names_a_threads_stack_27) { check_stack(2, 7); }
 Test(cpython, reads_and_names_a_threads_stack_310) { check_stack(3, 10); }
 
-/* The sample held a pointer into another code's bytecode than the one the
- * stack read later shows: that code is what ran; with the pointer into the
- * innermost's, it is confirmed. */
 /* 3.11, 3.12: the innermost frame is the one the sample's copy of the eval
  * loop's _PyCFrame names, unless the data stack has since popped it; then
  * the frame running now (a popped frame still holds its code and would
@@ -346,6 +343,9 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 Test(cpython, frames_left_while_read_are_no_stack_311) { check_returned_mid_read(3, 11); }
 Test(cpython, frames_left_while_read_are_no_stack_312) { check_returned_mid_read(3, 12); }
 
+/* The sample held a pointer into another code's bytecode than the one the
+ * stack read later shows: that code is what ran; with the pointer into the
+ * innermost's, it is confirmed. */
 Test(cpython, the_samples_own_words_place_the_late_stack)
 {
 	struct image *im = malloc(sizeof(*im));
