@@ -27,7 +27,14 @@ expect_ok
 expect_dump "$TMP/out.json"
 # Accounting: cpu-clock fires on every CPU, busy or idle (idle samples are
 # counted as dropped), so unless the kernel throttled, samples + lost must
-# come to about HZ x CPUs x 4 s: what was not read was counted as lost.
+# come near HZ x CPUs x 4 s: what was not read was counted as lost. Not all
+# of it: the kernel copies each 64 KiB stack inside its timer interrupt, and
+# periods the timer overran meanwhile are skipped without a word (hrtimer
+# forwarding). How many depends on the host and its load: 80-100 % arrive
+# on a fast one, 58-69 % on a VM whose system calls take over a microsecond
+# (perf there, losing most samples to its full ring and so copying few,
+# sees 91 %). The floor is under both, so it catches half the samples gone
+# unaccounted, not a few percent; over 120 % would mean lost counted twice.
 NCPU=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
 $PYTHON3 - "$TMP/out.json" "$HZ" "$NCPU" <<'PYEOF' || fail "samples missing without being counted as lost (above)"
 import json, sys
@@ -38,8 +45,8 @@ got = st["samples"] + st["lost"]
 print("ring overflow at %d Hz x %d CPUs x 4 s: samples=%s lost=%s dropped=%s throttled=%s: "
       "samples+lost = %.1f%% of %d" % (hz, ncpu, st.get("samples"), st.get("lost"), st.get("dropped"),
                                         st.get("throttled"), 100.0 * got / exp, exp))
-if not st.get("throttled") and got < 0.8 * exp:
-    print("FAIL: samples + lost under 80% of the expected count, and no throttling recorded")
+if not st.get("throttled") and got < 0.4 * exp:
+    print("FAIL: samples + lost under 40% of the expected count, and no throttling recorded")
     sys.exit(1)
 if got > 1.2 * exp + 100:
     print("FAIL: samples + lost over 120% of the expected count (lost double-counted?)")

@@ -21,7 +21,9 @@ expect_ok
 keep_artifact "$TMP/o/cmd.json" main_exits-cmd.out.json
 workers "$TMP/o/cmd.json" "command"
 
-"$WORKLOADS/main_exits" 6 &
+# Long enough to outlive both records on a loaded host (each one's
+# start-up can take seconds while the suite runs in parallel); killed after.
+"$WORKLOADS/main_exits" 60 &
 pid=$!
 BG_PIDS="$BG_PIDS $pid"
 sleep 1 # the leader has exited: only the workers run
@@ -35,5 +37,8 @@ need_perf system
 run_smolder 60 record -F 499 -a -d 2 -o "$TMP/o/all.json"
 expect_ok
 keep_artifact "$TMP/o/all.json" main_exits-all.out.json
+kill -0 "$pid" 2>/dev/null || fail "the workload ended before the system-wide record did"
 workers "$TMP/o/all.json" "system-wide, process older than smolder"
-wait "$pid"
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+exit 0

@@ -22,14 +22,18 @@ start_daemon "$TMP/smolder.conf" 60
 JIT_PID=$!
 BG_PIDS="$BG_PIDS $JIT_PID"
 start_load 11
-mkdir "$TMP/churn"
+# Paths of ~650 bytes: a slow host (about 80 execs a second on a VM whose
+# system calls take over a microsecond) still fills the 64 KiB table twice
+# within the run.
+LONG=$(printf '%0180d' 0)
+mkdir -p "$TMP/churn/dir_$LONG/dir_$LONG"
 for t in /bin/true /usr/bin/true; do [ -x "$t" ] && cp "$t" "$TMP/churn/true" && break; done
 [ -x "$TMP/churn/true" ] || skip "no /bin/true or /usr/bin/true to copy"
 (
 	i=0
 	while [ $i -lt 3000 ]; do
 		i=$((i + 1))
-		p="$TMP/churn/a_program_with_a_rather_long_name_that_fills_the_names_table_$i"
+		p="$TMP/churn/dir_$LONG/dir_$LONG/a_program_with_a_rather_long_name_that_fills_the_names_table_${LONG}_$i"
 		ln "$TMP/churn/true" "$p" && "$p"
 		rm -f "$p"
 	done
