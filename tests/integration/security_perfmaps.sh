@@ -26,9 +26,14 @@ expect_ok
 keep_artifact "$TMP/out.json" security_perfmaps.out.json
 # A sanitizer build's RSS is its allocator's (ASan keeps freed memory in a
 # 256 MiB quarantine, plus shadow memory): the memory bound is the product's.
+# Its CPU too: a load is not cut short when the time bucket runs dry, so
+# loads may exceed the 2.2 s budget by one, and a sanitizer build loads 3-5x
+# slower (3.0 s measured on a slow VM); its bounds are doubled, still under
+# the 4.9 s a plain build spent before the fix.
 rss_max=256
-ldd "$SMOLDER" 2>/dev/null | grep -q -e libasan -e libtsan -e libmsan && rss_max=0
-"$PYTHON3" - "$TMP/out.json" "$rss_max" <<'PY' || fail "busy perf maps cost more than the budgets allow"
+slow=1
+ldd "$SMOLDER" 2>/dev/null | grep -q -e libasan -e libtsan -e libmsan && rss_max=0 && slow=2
+"$PYTHON3" - "$TMP/out.json" "$rss_max" "$slow" <<'PY' || fail "busy perf maps cost more than the budgets allow"
 import json, sys
 d = json.load(open(sys.argv[1]))
 st, w = d["stats"], d["window"]
@@ -43,11 +48,12 @@ for p in d["profiles"]:
     pid = p["labels"].get("pid")
     n = sum(s["count"] for s in p["stacks"] if "churn_hot_function_[j]" in s["stack"])
     named[pid] = n
-rss_max = int(sys.argv[2])
-print("perf maps: agent CPU %.2f s (loads %.2f s; budget 2.2 s), peak RSS %.0f MiB (<= %s), "
+rss_max, slow = int(sys.argv[2]), int(sys.argv[3])
+print("perf maps: agent CPU %.2f s (<= %.1f; loads %.2f s, budget 2.2 s, <= %.1f), peak RSS %.0f MiB (<= %s), "
       "window %.2f s, %d budget refusals, hot JIT samples per process %s"
-      % (cpu, load, rss, rss_max or "no bound in a sanitizer build", took, st.get("debug_refused", 0), sorted(named.values())))
-ok = (load <= 2.2 and cpu <= 2.5 and (not rss_max or rss <= rss_max) and took <= 11.5 and len(named) == 4
+      % (cpu, 2.5 * slow, load, 2.2 * slow, rss, rss_max or "no bound in a sanitizer build", took,
+         st.get("debug_refused", 0), sorted(named.values())))
+ok = (load <= 2.2 * slow and cpu <= 2.5 * slow and (not rss_max or rss <= rss_max) and took <= 11.5 and len(named) == 4
       and sum(1 for v in named.values() if v > 0) >= 2 and st.get("debug_refused", 0) > 0)
 sys.exit(0 if ok else 1)
 PY
