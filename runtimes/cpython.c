@@ -83,7 +83,6 @@ void cpython__delete(struct cpython *c)
 	u64map__delete(c->tstate_by_tid);
 	u64map__delete(c->thread_by_tid);
 	u64map__delete(c->code_index);
-	cpython__snapshot_free(c);
 	free(c->codes);
 	free(c->ranges);
 	free(c);
@@ -105,6 +104,8 @@ static uint32_t tstate_bytes(const struct cpython_layout *l)
 		n = l->tstate_datastack + 24;
 	return n;
 }
+
+#define TSTATE_MAX_BYTES 512
 
 /* The first interpreter's address (the main one: where Python threads of a
  * program run, subinterpreters aside). */
@@ -151,7 +152,7 @@ static int scan_threads(struct cpython *c)
 	const struct cpython_layout *l = &c->l;
 	uint32_t tsz = tstate_bytes(l);
 	uint64_t interp, ts, seen = 0;
-	uint8_t b[CPYTHON_TSTATE_MAX];
+	uint8_t b[TSTATE_MAX_BYTES];
 	int err;
 
 	u64map__clear(c->tstate_by_tid);
@@ -178,16 +179,14 @@ static int scan_threads(struct cpython *c)
 	return 0;
 }
 
-/* Thread tid's state, read into b (tstate_bytes of it): from the
- * snapshot, else looked up in the map and checked to still be that
- * thread's, else looked for again (at most once per CPYTHON_RESCAN_NS). */
+/* Thread tid's state, read into b (tstate_bytes of it): looked up in the
+ * map, checked to still be that thread's, else looked for again (at most
+ * once per CPYTHON_RESCAN_NS). */
 static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b, uint64_t *at)
 {
 	uint32_t tsz = tstate_bytes(&c->l);
 	int pass;
 
-	if (cpython__snapshot_tstate(c, tid, b, tsz, at))
-		return 0;
 	for (pass = 0; pass < 2; pass++) {
 		uint64_t ts, thread;
 		int32_t got;
@@ -198,15 +197,11 @@ static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b,
 		    memsource__read(&c->mem, ts, b, tsz) == 0) {
 			/* the same thread still: 3.11+ by its TID, before by its
 			 * pthread_t (one read less than following it to the TID) */
-			bool same;
-
-			if (c->l.tstate_native_id >= 0)
-				same = tstate_tid(c, b, &got, &got_thread) == 0 && got == tid;
-			else
-				same = cpython__u64_at(b, c->l.tstate_thread_id) == thread;
-			if (same) {
-				*at = ts;
-				cpython__snapshot_keep_tstate(c, tid, ts, b, tsz);
+			*at = ts;
+			if (c->l.tstate_native_id >= 0) {
+				if (tstate_tid(c, b, &got, &got_thread) == 0 && got == tid)
+					return 0;
+			} else if (cpython__u64_at(b, c->l.tstate_thread_id) == thread) {
 				return 0;
 			}
 		}
@@ -226,6 +221,20 @@ void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *
 	c->copy_size = data ? size : 0;
 }
 
+/* Whether frame f is not on its thread's data stack (3.11, 3.12): it lies
+ * in the current chunk at or above the top, per ds, the thread state's
+ * datastack_chunk, _top and _limit. A returned frame's bytes stay as they
+ * were when it returned (an exiting program's frames each at its last
+ * line): read as a stack they pass for a live one. A frame in an older
+ * chunk is taken as live: telling would need the chunks walked. */
+static bool popped(const uint8_t *ds, uint64_t f)
+{
+	uint64_t chunk = cpython__u64_at(ds, 0), top = cpython__u64_at(ds, 8);
+	uint64_t limit = cpython__u64_at(ds, 16);
+
+	return chunk < top && top <= f && f < limit;
+}
+
 /* The innermost frame of a thread state read into b: for 3.11 and 3.12
  * the one the sample ran unless it has returned since, else the one
  * running now. */
@@ -241,22 +250,46 @@ static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
 		at = f + (uint64_t)c->l.cframe_current;
 		if (at >= c->copy_base && at - c->copy_base + 8 <= c->copy_size) {
 			memcpy(&f, c->copy + (at - c->copy_base), sizeof(f));
-			if (!c->l.tstate_datastack || !cpython__popped(b + c->l.tstate_datastack, f)) {
+			if (!c->l.tstate_datastack || !popped(b + c->l.tstate_datastack, f)) {
 				*frame = f;
 				return 0;
 			}
 		}
-		if (cpython__snapshot_u64(c, at, &f) != 0)
+		if (memsource__u64(&c->mem, at, &f) != 0)
 			return -EFAULT;
 	}
 	*frame = f;
 	return 0;
 }
 
+/* len bytes at addr, from a page read earlier in this walk when one holds
+ * them, else by reading that page (a frame across pages is read alone). */
+static int read_frame(struct cpython *c, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct cpython_pages *pg = &c->pages;
+	uint64_t page = addr & ~(uint64_t)(CPYTHON_PAGE - 1);
+	unsigned k;
+
+	if (addr + len > page + CPYTHON_PAGE)
+		return memsource__read(&c->mem, addr, buf, len);
+	for (k = 0; k < pg->n; k++)
+		if (pg->addr[k] == page)
+			break;
+	if (k == pg->n) {
+		k = pg->n < CPYTHON_WALK_PAGES ? pg->n++ : pg->next++ % CPYTHON_WALK_PAGES;
+		pg->addr[k] = 0;
+		if (memsource__read(&c->mem, page, pg->data[k], CPYTHON_PAGE) != 0)
+			return memsource__read(&c->mem, addr, buf, len);
+		pg->addr[k] = page;
+	}
+	memcpy(buf, pg->data[k] + (addr - page), len);
+	return 0;
+}
+
 /* Validates and names the codes of the frames walked (their f[].code, from
  * the frames): each distinct code's head read once, all of them in one
  * read where the source allows (a recursion runs one code in many frames,
- * a stack a handful of codes), none read again in one snapshot. */
+ * a stack a handful of codes). */
 static int name_frames(struct cpython *c, struct cpython_stack *out, const uint64_t *instr)
 {
 	uint64_t addrs[CPYTHON_WALK_CODES];
@@ -270,31 +303,61 @@ static int name_frames(struct cpython *c, struct cpython_stack *out, const uint6
 	for (i = 0; i < out->n && nd < CPYTHON_WALK_CODES; i++) {
 		for (k = 0; k < nd && addrs[k] != out->f[i].code; k++)
 			;
-		if (k == nd && cpython__plausible(out->f[i].code) &&
-		    !cpython__code_checked(c, out->f[i].code)) {
+		if (k == nd && cpython__plausible(out->f[i].code)) {
 			addrs[nd] = out->f[i].code;
 			lens[nd] = c->l.code_size;
 			bufs[nd] = heads[nd];
 			nd++;
 		}
 	}
-	if (nd && memsource__readv(&c->mem, addrs, lens, bufs, ok, nd) < 0)
+	if (memsource__readv(&c->mem, addrs, lens, bufs, ok, nd) < 0)
 		return -ESRCH;
 	for (i = 0; i < out->n; i++) {
-		struct cpython_code *e = cpython__code_checked(c, out->f[i].code);
+		struct cpython_code *e = NULL;
 
-		if (!e) {
-			for (k = 0; k < nd && addrs[k] != out->f[i].code; k++)
-				;
-			if (k < nd && ok[k])
-				e = cpython__code_head(c, addrs[k], heads[k]);
-			else if (k == nd) /* past CPYTHON_WALK_CODES */
-				e = cpython__code(c, out->f[i].code);
-		}
+		for (k = 0; k < nd && addrs[k] != out->f[i].code; k++)
+			;
+		if (k < nd && ok[k])
+			e = cpython__code_head(c, addrs[k], heads[k]);
+		else if (k == nd)
+			e = cpython__code(c, out->f[i].code); /* past CPYTHON_WALK_CODES */
 		if (!e)
 			return -EPROTO;
 		out->f[i].name = c->lines ? cpython__line_name(c, e, instr[i]) : e->name;
 	}
+	return 0;
+}
+
+/* 3.11, 3.12: reads the page of innermost frame f for the walk and, in the
+ * same call and after it, the data stack bounds of thread state ts. Returns
+ * -EAGAIN when they say f had returned by then: the frames were read (or
+ * some of them) after the thread had left them, a stack of the lines they
+ * returned from. Between reads of the thread state and of its frames the
+ * thread runs on; as a program ends, that read is the last one its samples
+ * can be given. */
+static int read_live_page(struct cpython *c, uint64_t f, uint64_t ts)
+{
+	struct cpython_pages *pg = &c->pages;
+	uint64_t addrs[2];
+	size_t lens[2];
+	void *bufs[2];
+	bool ok[2];
+	uint8_t ds[24];
+
+	if (!c->l.tstate_datastack || (f & (CPYTHON_PAGE - 1)) + c->l.frame_size > CPYTHON_PAGE)
+		return 0;
+	addrs[0] = f & ~(uint64_t)(CPYTHON_PAGE - 1);
+	lens[0] = CPYTHON_PAGE;
+	bufs[0] = pg->data[0];
+	addrs[1] = ts + c->l.tstate_datastack;
+	lens[1] = sizeof(ds);
+	bufs[1] = ds;
+	if (memsource__readv(&c->mem, addrs, lens, bufs, ok, 2) < 0 || !ok[0] || !ok[1])
+		return 0; /* the walk reads what it can */
+	if (popped(ds, f))
+		return -EAGAIN;
+	pg->addr[0] = addrs[0];
+	pg->n = 1;
 	return 0;
 }
 
@@ -308,12 +371,13 @@ static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpytho
 	int err;
 
 	out->n = 0;
-	if (f && cpython__plausible(f) && (err = cpython__innermost_page(c, f, ts)) != 0)
+	c->pages.n = 0;
+	if (f && cpython__plausible(f) && (err = read_live_page(c, f, ts)) != 0)
 		return err;
 	while (f && steps++ < 2 * CPYTHON_MAX_FRAMES) {
 		struct cpython_frame *pf;
 
-		if (!cpython__plausible(f) || l->frame_size > sizeof(b) || cpython__frame_bytes(c, f, b, l->frame_size) != 0)
+		if (!cpython__plausible(f) || l->frame_size > sizeof(b) || read_frame(c, f, b, l->frame_size) != 0)
 			return -EFAULT;
 		if (l->frame_owner >= 0 && b[l->frame_owner] == CPYTHON_OWNED_BY_CSTACK) {
 			/* the shim of a native eval call: the frame before it was
@@ -400,7 +464,7 @@ static bool recall(struct cpython *c, int tid, struct cpython_stack *out)
 
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out)
 {
-	uint8_t b[CPYTHON_TSTATE_MAX];
+	uint8_t b[TSTATE_MAX_BYTES];
 	uint64_t frame, ts = 0;
 	int err;
 
@@ -416,7 +480,6 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 		c->failures++;
 		return recall(c, tid, out) ? 0 : -EBUSY;
 	}
-	cpython__snapshot_age(c, now_ns);
 	err = thread_state(c, tid, now_ns, b, &ts);
 	if (!err)
 		err = current_frame(c, b, &frame);

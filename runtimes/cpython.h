@@ -68,15 +68,11 @@ void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *
  * Samples are handled up to a poll interval after they were taken, and a
  * process may have exited since: when the thread cannot be read any more
  * its last stack (cpython__remember) is given (last_known; the sample's
- * own words then correct its innermost frames, cpython__place). Reads
- * within CPYTHON_SNAPSHOT_NS of the first of a snapshot (now_ns: the
- * agent's monotonic clock) share what it read: thread states, pages of
- * frames and code heads (runtimes/cpython_impl.h says why). Returns 0;
+ * own words then correct its innermost frames, cpython__place). Returns 0;
  * -ENOENT when tid runs no Python (no thread state is its, and none was);
  * -EFAULT/-ESRCH/-EPROTO when the memory could not be read or makes no
  * sense (exiting, changing), -EBUSY past the interpreter's read budget for
  * this second (CPYTHON_READS_PER_SEC): the caller keeps the native stack. */
-#define CPYTHON_SNAPSHOT_NS 1000000ull
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out);
 
 /* Keeps what was placed on a sample of thread tid (its nev native eval

@@ -40,8 +40,6 @@ struct cpython_code {
 	uint8_t *lines;            /* its line table, read on first use */
 	uint32_t nlines;
 	bool lines_read;
-	uint64_t checked_in;       /* the snapshot (its since_ns) in which
-	                              its head was last read */
 };
 
 /* An address range that means a code object: the object itself, and its
@@ -80,35 +78,16 @@ struct cpython_range {
 #define CPYTHON_CODE_HEAD_MAX 256
 #define CPYTHON_WALK_CODES 32
 
-/* What walks read of the target is kept for CPYTHON_SNAPSHOT_NS of the
- * agent's time and walks within it read none of it again: thread states,
- * the words they point to, pages of frames (3.11+ frames lie next to each
- * other in their thread's data stack; 2.7-3.10 frame objects of one size
- * share allocator pools), and code object heads (their checked_in). Every read is made
- * after the sample, by up to a poll interval (~250 ms on average): one
- * made a millisecond earlier is as good for it, and the samples of a
- * batch, handled within that millisecond, share one set of reads instead
- * of three reads each. What is exact about a sample (its registers, its
- * stack copy) is still its own. CPYTHON_SNAPSHOT_NS: runtimes/cpython.h. */
+/* Pages of the target read during one stack walk: frames of 3.11+ lie
+ * next to each other in their thread's data stack, and 2.7-3.10 frame
+ * objects of one size share allocator pools, so one page read serves
+ * several frames. */
 #define CPYTHON_PAGE 4096u
-#define CPYTHON_SNAPSHOT_PAGES 8 /* allocated as used: a 3.11+ stack needs 1-2,
-                                    2.7-3.10 frame objects several */
-#define CPYTHON_SNAPSHOT_TSTATES 4
-#define CPYTHON_TSTATE_MAX 512
-#define CPYTHON_SNAPSHOT_WORDS 8 /* a _PyCFrame's current_frame, read alone */
-struct cpython_snapshot {
-	uint64_t since_ns;        /* its first read; 0: nothing in it */
-	uint64_t page_addr[CPYTHON_SNAPSHOT_PAGES];
-	bool page_bounded[CPYTHON_SNAPSHOT_PAGES]; /* read with ds[] */
-	uint8_t ds[CPYTHON_SNAPSHOT_PAGES][24];    /* data stack bounds then */
-	unsigned npages, next_page;
-	uint8_t *page[CPYTHON_SNAPSHOT_PAGES];     /* CPYTHON_PAGE each */
-	int tid[CPYTHON_SNAPSHOT_TSTATES];
-	uint64_t tstate_addr[CPYTHON_SNAPSHOT_TSTATES];
-	unsigned ntstates, next_tstate;
-	uint8_t tstate[CPYTHON_SNAPSHOT_TSTATES][CPYTHON_TSTATE_MAX];
-	uint64_t word_addr[CPYTHON_SNAPSHOT_WORDS], word[CPYTHON_SNAPSHOT_WORDS];
-	unsigned nwords, next_word;
+#define CPYTHON_WALK_PAGES 4
+struct cpython_pages {
+	uint64_t addr[CPYTHON_WALK_PAGES];
+	unsigned n, next;
+	uint8_t data[CPYTHON_WALK_PAGES][CPYTHON_PAGE];
 };
 
 struct cpython {
@@ -130,7 +109,7 @@ struct cpython {
 	size_t nranges;
 	bool ranges_dirty;
 	struct u64map *last_by_tid;    /* tid -> struct cpython_last * */
-	struct cpython_snapshot snap;  /* reads of the last millisecond */
+	struct cpython_pages pages;    /* of the walk under way */
 	uint8_t heads[CPYTHON_WALK_CODES][CPYTHON_CODE_HEAD_MAX]; /* of the walk */
 	struct u64map *not_code;       /* words found to point at no code */
 	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
@@ -155,32 +134,6 @@ struct cpython_code *cpython__code(struct cpython *c, uint64_t addr);
 /* The same with the code object's head (l.code_size bytes at addr)
  * already read. */
 struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const uint8_t *head);
-/* The entry of code addr if its head was read in this snapshot, else
- * NULL. */
-struct cpython_code *cpython__code_checked(struct cpython *c, uint64_t addr);
-/* cpython_snapshot.c: the snapshot emptied once older than its window. */
-void cpython__snapshot_age(struct cpython *c, uint64_t now_ns);
-/* Whether the snapshot holds thread tid's state: its bytes (len) to b and
- * its address to *at. */
-bool cpython__snapshot_tstate(struct cpython *c, int tid, uint8_t *b, size_t len, uint64_t *at);
-/* Keeps thread tid's state (at *at, len bytes of b) in the snapshot. */
-void cpython__snapshot_keep_tstate(struct cpython *c, int tid, uint64_t at, const uint8_t *b,
-				   size_t len);
-/* Frees the snapshot's pages. */
-void cpython__snapshot_free(struct cpython *c);
-/* The word at addr, from the snapshot or read into it. */
-int cpython__snapshot_u64(struct cpython *c, uint64_t addr, uint64_t *v);
-/* len bytes at addr of a frame, from the snapshot's pages or by reading
- * its page into it (a frame across pages is read alone). */
-int cpython__frame_bytes(struct cpython *c, uint64_t addr, void *buf, size_t len);
-/* 3.11+: the page of a walk's innermost frame f with, read in the same
- * call after it, the data stack bounds of its thread state (at ts).
- * -EAGAIN when f had returned by then. */
-int cpython__innermost_page(struct cpython *c, uint64_t f, uint64_t ts);
-/* Whether frame f lies above the top of its thread's current data stack
- * chunk per ds (datastack_chunk, _top, _limit as read). */
-bool cpython__popped(const uint8_t *ds, uint64_t f);
-
 /* The frame name of code e running the instruction at instr (as the
  * layout's frames say it): with its line when lines are asked for and
  * known, else e->name. */

@@ -243,10 +243,8 @@ struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const 
 		old = &c->codes[idx - 1];
 		/* the same object still: what names it is unchanged */
 		if (old->name_ptr == e.name_ptr && old->file_ptr == e.file_ptr &&
-		    old->qual_ptr == e.qual_ptr && old->firstlineno == e.firstlineno) {
-			old->checked_in = c->snap.since_ns;
+		    old->qual_ptr == e.qual_ptr && old->firstlineno == e.firstlineno)
 			return old;
-		}
 	}
 	if (bytecode_range(c, addr, head, &e.bc_start, &e.bc_end) != 0 || name_code(c, &e) != 0)
 		return NULL;
@@ -255,7 +253,6 @@ struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const 
 		 * its lines read again (and named again: the map is by address) */
 		drop_lines(c, old);
 		u64map__clear(c->name_by_line);
-		e.checked_in = c->snap.since_ns;
 		*old = e;
 		c->ranges_dirty = true;
 		return old;
@@ -266,21 +263,9 @@ struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const 
 		return NULL;
 	if (u64map__put(c->code_index, addr, c->ncodes + 1) != 0)
 		return NULL;
-	e.checked_in = c->snap.since_ns;
 	c->codes[c->ncodes] = e;
 	c->ranges_dirty = true;
 	return &c->codes[c->ncodes++];
-}
-
-struct cpython_code *cpython__code_checked(struct cpython *c, uint64_t addr)
-{
-	uint64_t idx;
-	struct cpython_code *e;
-
-	if (!c->snap.since_ns || !u64map__get(c->code_index, addr, &idx) || idx - 1 >= c->ncodes)
-		return NULL;
-	e = &c->codes[idx - 1];
-	return e->checked_in == c->snap.since_ns ? e : NULL;
 }
 
 /* Reads e's line table (once). */

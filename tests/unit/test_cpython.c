@@ -22,8 +22,6 @@
 #define SIZE 0x4000u
 #define CODE_TYPE 0x7000100ull
 #define TID 4242
-/* The time of the k-th read of a test, each in a snapshot of its own */
-#define LATER(k) ((uint64_t)(k) * 2 * CPYTHON_SNAPSHOT_NS)
 
 /* The image: one region, objects at fixed offsets. */
 #define O_RUNTIME 0x000
@@ -170,7 +168,7 @@ static void check_stack(unsigned major, unsigned minor)
 
 	build(im, major, minor);
 	c = open_image(im, t, major, minor);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(1), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	cr_assert_eq(st->n, 3);
 	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
 	cr_assert_str_eq(name(t, &st->f[1]), "outer (app.py)_[py]");
@@ -183,7 +181,7 @@ static void check_stack(unsigned major, unsigned minor)
 	} else {
 		cr_assert(st->f[0].entry_end && st->f[1].entry_end);
 	}
-	cr_assert_eq(cpython__read_stack(c, TID + 1, LATER(1), st), -ENOENT);
+	cr_assert_eq(cpython__read_stack(c, TID + 1, 1, st), -ENOENT);
 	cpython__delete(c);
 	strtab__delete(t);
 	free(st);
@@ -220,19 +218,19 @@ static void check_sample_frame(unsigned major, unsigned minor)
 	cpython__set_sample_stack(c, at(O_CFRAME + (uint32_t)im->l->cframe_current), copy, 8);
 	/* inner's frame still below the top: the sample's */
 	put64(im, O_TSTATE + ds + 8, f2 + 0x80);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(1), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	cr_assert_eq(st->n, 3);
 	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
 	/* the top at inner's frame: popped, outer's stack is read */
 	put64(im, O_TSTATE + ds + 8, f2);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(2), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
 	cr_assert_eq(st->n, 2);
 	cr_assert_str_eq(name(t, &st->f[0]), "outer (app.py)_[py]");
 	cr_assert_str_eq(name(t, &st->f[1]), "main (app.py)_[py]");
 	/* a frame outside the current chunk (an older one) is taken */
 	put64(im, O_TSTATE + ds, at(O_FRAMES + 0x180));
 	put64(im, O_TSTATE + ds + 8, at(O_FRAMES + 0x200));
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(3), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 3, st), 0);
 	cr_assert_eq(st->n, 3);
 	cpython__set_sample_stack(c, 0, NULL, 0);
 	cpython__delete(c);
@@ -316,7 +314,7 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 	m.ctx = &r;
 	m.reads = 0;
 	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(1), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	cr_assert_eq(st->n, 3);
 	cr_assert_not(st->last_known);
 	memset(&ev, 0, sizeof(ev));
@@ -327,7 +325,7 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 	cpython__remember(c, TID, pl, 1);
 	/* inner, outer and main return while their page is read */
 	r.top = at(O_FRAMES);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(2), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
 	cr_assert(st->last_known);
 	cr_assert_eq(st->n, pl->n);
 	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
@@ -361,7 +359,7 @@ Test(cpython, the_samples_own_words_place_the_late_stack)
 
 	build(im, 3, 11);
 	c = open_image(im, t, 3, 11);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(1), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	memset(words, 0, sizeof(words));
 	memset(ev, 0, sizeof(ev));
 	/* innermost eval call: outer -> inner; outermost: main */
@@ -380,9 +378,9 @@ Test(cpython, the_samples_own_words_place_the_late_stack)
 	/* "other" becomes known, then the sample shows it running */
 	im->b[O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code] = 0;
 	put64(im, O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code, at(O_CODES + 0x200 * 3));
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(2), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
 	put64(im, O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code, at(O_CODES + 0x200 * 2));
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(3), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 3, st), 0);
 	regs[0] = 0;
 	memcpy(words + 16, &other_bc, 8);
 	ev[0].words = words;
@@ -409,13 +407,13 @@ Test(cpython, a_reused_code_address_gets_its_new_name)
 
 	build(im, 3, 12);
 	c = open_image(im, t, 3, 12);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(1), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
 	/* a new object: its own name string, its own first line */
 	put64(im, O_CODES + 0x200 * 2 + im->l->code_name, str(im, 9, "reborn"));
 	put64(im, O_CODES + 0x200 * 2 + (uint32_t)im->l->code_qualname, str(im, 9, "reborn"));
 	put32(im, O_CODES + 0x200 * 2 + im->l->code_firstlineno, 99);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(2), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
 	cr_assert_str_eq(name(t, &st->f[0]), "reborn (app.py)_[py]");
 	cpython__delete(c);
 	strtab__delete(t);
@@ -571,92 +569,34 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 	free(im);
 }
 
-/* Reads within a snapshot's millisecond share what the first read: the
- * thread state, the frames' page and the code heads; the next millisecond
- * reads them again (and sees what changed). */
-Test(cpython, a_snapshot_is_read_once)
-{
-	struct image *im = malloc(sizeof(*im));
-	struct strtab *t = strtab__new();
-	struct cpython_stack *st = malloc(sizeof(*st));
-	struct cpython_stats s0, s1;
-	struct cpython *c;
-	const uint64_t t0 = LATER(1);
-
-	build(im, 3, 11);
-	c = open_image(im, t, 3, 11);
-	cr_assert_eq(cpython__read_stack(c, TID, t0, st), 0);
-	cpython__stats(c, &s0);
-	cr_assert_gt(s0.reads, 0);
-	/* inner returns: not seen within the millisecond */
-	put64(im, O_CFRAME + (uint32_t)im->l->cframe_current, at(O_FRAMES + 0x80));
-	cr_assert_eq(cpython__read_stack(c, TID, t0 + CPYTHON_SNAPSHOT_NS - 1, st), 0);
-	cpython__stats(c, &s1);
-	cr_assert_eq(s1.reads, s0.reads);
-	cr_assert_eq(st->n, 3);
-	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
-	cr_assert_eq(cpython__read_stack(c, TID, t0 + CPYTHON_SNAPSHOT_NS, st), 0);
-	cpython__stats(c, &s1);
-	cr_assert_gt(s1.reads, s0.reads);
-	cr_assert_eq(st->n, 2);
-	cr_assert_str_eq(name(t, &st->f[0]), "outer (app.py)_[py]");
-	cpython__delete(c);
-	strtab__delete(t);
-	free(st);
-	free(im);
-}
-
 /* A stack built to be walked costs a bounded number of reads a second;
- * the thread's last stack stands in beyond, and the next second reads.
- * Its frames lie on pages of their own, more than a snapshot keeps, so
- * every walk reads each of them again. */
+ * the thread's last stack stands in beyond, and the next second reads. */
 Test(cpython, reads_per_second_are_bounded)
 {
-	enum { NPAGES = 200 };
-	const uint64_t far = 0x20000000ull;
 	struct image *im = malloc(sizeof(*im));
-	uint8_t *pages = calloc(NPAGES, 4096);
-	struct memimage_region regions[2];
 	struct strtab *t = strtab__new();
 	struct cpython_stack *st = malloc(sizeof(*st));
-	const struct cpython_layout *l;
 	struct cpython_stats s0, s1;
 	struct cpython *c;
 	int i, busy = 0, rc;
 
 	build(im, 3, 10);
-	l = im->l;
-	for (i = 0; i < NPAGES; i++) {
-		uint64_t back = i + 1 < NPAGES ? far + (uint64_t)(i + 1) * 4096 : 0;
-
-		memcpy(pages + (size_t)i * 4096 + l->frame_code, &(uint64_t){ at(O_CODES) }, 8);
-		memcpy(pages + (size_t)i * 4096 + l->frame_back, &back, 8);
-	}
-	put64(im, O_TSTATE + l->tstate_frame, far);
-	regions[0] = im->r;
-	regions[1].addr = far;
-	regions[1].bytes = pages;
-	regions[1].len = (size_t)NPAGES * 4096;
-	im->img.regions = regions;
-	im->img.n = 2;
 	c = open_image(im, t, 3, 10);
 
 	for (i = 0; i < 40000; i++) {
-		rc = cpython__read_stack(c, TID, 5000000000ull + (uint64_t)i * 20000, st);
+		rc = cpython__read_stack(c, TID, 5000000000ull + (uint64_t)i, st);
 		cr_assert(rc == 0 || rc == -EBUSY);
 		busy += rc == -EBUSY; /* no last stack remembered: none stands in */
 	}
 	cpython__stats(c, &s0);
-	cr_assert_leq(s0.reads, 60000 + 2 * CPYTHON_MAX_FRAMES + 64, "%llu reads in one second",
-		      (unsigned long long)s0.reads);
-	cr_assert_gt(busy, 30000);
+	cr_assert_leq(s0.reads, 60000 + 64, "%llu reads in one second", (unsigned long long)s0.reads);
+	cr_assert_gt(busy, 20000);
 	cr_assert_eq(cpython__read_stack(c, TID, 6000000000ull, st), 0);
 	cpython__stats(c, &s1);
 	cr_assert_gt(s1.reads, s0.reads);
 	cpython__delete(c);
 	strtab__delete(t);
 	free(st);
-	free(pages);
 	free(im);
 }
 
@@ -732,7 +672,7 @@ Test(cpython, frames_carry_their_line)
 	sym.minor = 11;
 	memsource__image(&m, &im->img);
 	cr_assert_eq(cpython__open(&m, &sym, true, t, &c), 0);
-	cr_assert_eq(cpython__read_stack(c, TID, LATER(1), st), 0);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	snprintf(want, sizeof(want), "inner (app.py:%d)_[py]", lc->expect[k][1]);
 	cr_assert_str_eq(name(t, &st->f[0]), want);
 	/* no table: the name without a line */
@@ -798,7 +738,7 @@ Test(cpython, the_code_cache_grows)
 	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
 	for (i = 0; i < NCODES; i++) {
 		put64(im, fc, base2 + 0x200u * (uint64_t)i);
-		cr_assert_eq(cpython__read_stack(c, TID, LATER(i + 1), st), 0);
+		cr_assert_eq(cpython__read_stack(c, TID, (uint64_t)i + 1, st), 0);
 		cr_assert_eq(st->f[0].code, base2 + 0x200u * (uint64_t)i);
 		cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
 		cr_assert_str_eq(name(t, &st->f[1]), "outer (app.py)_[py]");
