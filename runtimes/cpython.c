@@ -221,7 +221,7 @@ void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *
 	c->copy_size = data ? size : 0;
 }
 
-/* Whether frame f is not on its thread's data stack (3.11, 3.12): it lies
+/* Whether frame f is not on its thread's data stack (3.11+): it lies
  * in the current chunk at or above the top, per ds, the thread state's
  * datastack_chunk, _top and _limit. A returned frame's bytes stay as they
  * were when it returned (an exiting program's frames each at its last
@@ -328,7 +328,7 @@ static int name_frames(struct cpython *c, struct cpython_stack *out, const uint6
 	return 0;
 }
 
-/* 3.11, 3.12: reads the page of innermost frame f for the walk and, in the
+/* 3.11+: reads the page of innermost frame f for the walk and, in the
  * same call and after it, the data stack bounds of thread state ts. Returns
  * -EAGAIN when they say f had returned by then: the frames were read (or
  * some of them) after the thread had left them, a stack of the lines they
