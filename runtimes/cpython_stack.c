@@ -159,7 +159,12 @@ static bool probe(struct cpython *c, uint64_t w)
 	return true;
 }
 
-/* Whether a word of the native frame points at or into a known code. */
+/* Whether a word of the native frame that says what it runs points at or
+ * into a known code: a register, or for 2.7-3.10 a stack slot too (the
+ * eval loop may keep its code object there). 3.11+ keep the instruction
+ * pointer in a register; their slots hold stale pointers, often to the
+ * code the eval call started with, and one of those must not keep the
+ * register's code from being learnt (placing would take neither). */
 static bool anchored(const struct cpython *c, const struct cpython_native *ev)
 {
 	size_t i;
@@ -167,7 +172,7 @@ static bool anchored(const struct cpython *c, const struct cpython_native *ev)
 	for (i = 0; i < ev->nregs; i++)
 		if (pointer_like(ev->regs[i]) && cpython__code_at(c, ev->regs[i]))
 			return true;
-	for (i = 0; i + 8 <= ev->nbytes; i += 8) {
+	for (i = 0; c->l.frames == CPYTHON_FRAME_OBJECTS && i + 8 <= ev->nbytes; i += 8) {
 		uint64_t w;
 
 		memcpy(&w, ev->words + i, 8);

@@ -397,6 +397,48 @@ Test(cpython, the_samples_own_words_place_the_late_stack)
 	free(im);
 }
 
+/* 3.11+: a register points into a code never read, while a stack slot
+ * keeps a stale pointer to one of the read group's outer codes (the code
+ * the eval call started with). The register's code is learnt and placed;
+ * the slot must not pass for an anchor (CPython 3.13 under load: samples
+ * in one phase placed in the other for whole runs). */
+Test(cpython, a_stale_slot_does_not_keep_a_register_code_unlearnt)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_placed *pl = malloc(sizeof(*pl));
+	const struct cpython_layout *l = cpython_layout__table(3, 11);
+	struct cpython_native ev[2];
+	uint64_t regs[1];
+	uint8_t words[64];
+	struct cpython *c;
+	uint64_t outer_bc = at(O_CODES + 0x200u * 1 + (uint32_t)l->code_bytecode + 2);
+	uint64_t other_bc = at(O_CODES + 0x200u * 3 + (uint32_t)l->code_bytecode + 6);
+
+	build(im, 3, 11);
+	c = open_image(im, t, 3, 11);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	memset(words, 0, sizeof(words));
+	memset(ev, 0, sizeof(ev));
+	memcpy(words + 8, &outer_bc, 8);
+	regs[0] = other_bc;
+	ev[0].regs = regs;
+	ev[0].nregs = 1;
+	ev[0].words = words;
+	ev[0].nbytes = sizeof(words);
+	cpython__learn(c, ev, 2);
+	cpython__place(c, TID, st, ev, 2, true, pl);
+	cr_assert_eq(pl->corrected, 1, "the register's code was not learnt: %u corrected, %u unanchored",
+		     pl->corrected, pl->unanchored);
+	cr_assert_str_eq(strtab__str(t, pl->frames[pl->first[0]].name), "other (app.py)_[py]");
+	cpython__delete(c);
+	strtab__delete(t);
+	free(pl);
+	free(st);
+	free(im);
+}
+
 /* A code object freed and another allocated at its address: the new name. */
 Test(cpython, a_reused_code_address_gets_its_new_name)
 {
