@@ -179,9 +179,10 @@ static int scan_threads(struct cpython *c)
 	return 0;
 }
 
-/* Thread tid's state, read into b (tstate_bytes of it): looked up in the
- * map, checked to still be that thread's, else looked for again (at most
- * once per CPYTHON_RESCAN_NS). */
+/* Thread tid's state, read into b (tstate_bytes of it) with what its last
+ * walk read (cpython_ahead.c): looked up in the map, checked to still be
+ * that thread's, else looked for again (at most once per
+ * CPYTHON_RESCAN_NS). */
 static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b, uint64_t *at)
 {
 	uint32_t tsz = tstate_bytes(&c->l);
@@ -194,7 +195,8 @@ static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b,
 
 		if (u64map__get(c->tstate_by_tid, (uint64_t)tid, &ts) &&
 		    u64map__get(c->thread_by_tid, (uint64_t)tid, &thread) &&
-		    memsource__read(&c->mem, ts, b, tsz) == 0) {
+		    (pass == 0 ? cpython__read_ahead(c, tid, ts, b, tsz)
+			       : memsource__read(&c->mem, ts, b, tsz)) == 0) {
 			/* the same thread still: 3.11+ by its TID, before by its
 			 * pthread_t (one read less than following it to the TID) */
 			*at = ts;
@@ -204,6 +206,7 @@ static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b,
 			} else if (cpython__u64_at(b, c->l.tstate_thread_id) == thread) {
 				return 0;
 			}
+			cpython__drop_ahead(c);
 		}
 		if (pass == 1 || (c->last_scan_ns && now_ns - c->last_scan_ns < CPYTHON_RESCAN_NS))
 			return -ENOENT;
@@ -276,12 +279,13 @@ static int read_frame(struct cpython *c, uint64_t addr, uint8_t *buf, size_t len
 		if (pg->addr[k] == page)
 			break;
 	if (k == pg->n) {
-		k = pg->n < CPYTHON_WALK_PAGES ? pg->n++ : pg->next++ % CPYTHON_WALK_PAGES;
-		pg->addr[k] = 0;
+		k = cpython__page_slot(pg);
+		cpython__page_set(pg, k, 0);
 		if (memsource__read(&c->mem, page, pg->data[k], CPYTHON_PAGE) != 0)
 			return memsource__read(&c->mem, addr, buf, len);
 		pg->addr[k] = page;
 	}
+	pg->used[k] = true;
 	memcpy(buf, pg->data[k] + (addr - page), len);
 	return 0;
 }
@@ -293,15 +297,20 @@ static int read_frame(struct cpython *c, uint64_t addr, uint8_t *buf, size_t len
 static int name_frames(struct cpython *c, struct cpython_stack *out, const uint64_t *instr)
 {
 	uint64_t addrs[CPYTHON_WALK_CODES];
-	size_t lens[CPYTHON_WALK_CODES], nd = 0, i, k;
+	size_t lens[CPYTHON_WALK_CODES], nd, na = c->nahead, i, k;
 	void *bufs[CPYTHON_WALK_CODES];
 	bool ok[CPYTHON_WALK_CODES];
 	uint8_t (*heads)[CPYTHON_CODE_HEAD_MAX] = c->heads;
 
 	if (c->l.code_size > CPYTHON_CODE_HEAD_MAX)
 		return -EPROTO;
+	/* the heads read ahead come first, the others are read after them */
+	for (nd = 0; nd < na; nd++) {
+		addrs[nd] = c->ahead_code[nd];
+		ok[nd] = c->ahead_ok[nd];
+	}
 	for (i = 0; i < out->n && nd < CPYTHON_WALK_CODES; i++) {
-		for (k = 0; k < nd && addrs[k] != out->f[i].code; k++)
+		for (k = 0; k < nd && (addrs[k] != out->f[i].code || !ok[k]); k++)
 			;
 		if (k == nd && cpython__plausible(out->f[i].code)) {
 			addrs[nd] = out->f[i].code;
@@ -310,17 +319,22 @@ static int name_frames(struct cpython *c, struct cpython_stack *out, const uint6
 			nd++;
 		}
 	}
-	if (memsource__readv(&c->mem, addrs, lens, bufs, ok, nd) < 0)
+	if (nd > na && memsource__readv(&c->mem, addrs + na, lens + na, bufs + na, ok + na, nd - na) < 0)
 		return -ESRCH;
 	for (i = 0; i < out->n; i++) {
 		struct cpython_code *e = NULL;
 
-		for (k = 0; k < nd && addrs[k] != out->f[i].code; k++)
+		for (k = 0; k < nd && (addrs[k] != out->f[i].code || !ok[k]); k++)
 			;
-		if (k < nd && ok[k])
+		if (k < nd) {
 			e = cpython__code_head(c, addrs[k], heads[k]);
-		else if (k == nd)
-			e = cpython__code(c, out->f[i].code); /* past CPYTHON_WALK_CODES */
+		} else {
+			/* not read whole, or past CPYTHON_WALK_CODES */
+			for (k = na; k < nd && addrs[k] != out->f[i].code; k++)
+				;
+			if (k == nd)
+				e = cpython__code(c, out->f[i].code);
+		}
 		if (!e)
 			return -EPROTO;
 		out->f[i].name = c->lines ? cpython__line_name(c, e, instr[i]) : e->name;
@@ -344,11 +358,22 @@ static int read_live_page(struct cpython *c, uint64_t f, uint64_t ts)
 	bool ok[2];
 	uint8_t ds[24];
 
+	uint64_t page = f & ~(uint64_t)(CPYTHON_PAGE - 1);
+	unsigned k;
+
 	if (!c->l.tstate_datastack || (f & (CPYTHON_PAGE - 1)) + c->l.frame_size > CPYTHON_PAGE)
 		return 0;
-	addrs[0] = f & ~(uint64_t)(CPYTHON_PAGE - 1);
+	/* read ahead of the bounds, with them (cpython_ahead.c) */
+	for (k = 0; k < pg->n && pg->addr[k] != page; k++)
+		;
+	if (k < pg->n && c->ahead_ds_ok)
+		return popped(c->ahead_ds, f) ? -EAGAIN : 0;
+	if (k == pg->n)
+		k = cpython__page_slot(pg);
+	cpython__page_set(pg, k, 0);
+	addrs[0] = page;
 	lens[0] = CPYTHON_PAGE;
-	bufs[0] = pg->data[0];
+	bufs[0] = pg->data[k];
 	addrs[1] = ts + c->l.tstate_datastack;
 	lens[1] = sizeof(ds);
 	bufs[1] = ds;
@@ -356,8 +381,7 @@ static int read_live_page(struct cpython *c, uint64_t f, uint64_t ts)
 		return 0; /* the walk reads what it can */
 	if (popped(ds, f))
 		return -EAGAIN;
-	pg->addr[0] = addrs[0];
-	pg->n = 1;
+	pg->addr[k] = page;
 	return 0;
 }
 
@@ -371,7 +395,6 @@ static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpytho
 	int err;
 
 	out->n = 0;
-	c->pages.n = 0;
 	if (f && cpython__plausible(f) && (err = read_live_page(c, f, ts)) != 0)
 		return err;
 	while (f && steps++ < 2 * CPYTHON_MAX_FRAMES) {
@@ -480,14 +503,17 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 		c->failures++;
 		return recall(c, tid, out) ? 0 : -EBUSY;
 	}
+	cpython__drop_ahead(c);
 	err = thread_state(c, tid, now_ns, b, &ts);
 	if (!err)
 		err = current_frame(c, b, &frame);
 	if (!err)
 		err = walk_frames(c, frame, ts, out);
 	cpython__sort_ranges(c);
-	if (!err && out->n)
+	if (!err && out->n) {
+		cpython__keep_hint(c, tid, out);
 		return 0;
+	}
 	if (err && err != -ENOENT)
 		c->failures++;
 	if (recall(c, tid, out))

@@ -85,9 +85,23 @@ struct cpython_range {
 #define CPYTHON_PAGE 4096u
 #define CPYTHON_WALK_PAGES 4
 struct cpython_pages {
-	uint64_t addr[CPYTHON_WALK_PAGES];
+	uint64_t addr[CPYTHON_WALK_PAGES]; /* 0: the slot holds nothing */
+	bool used[CPYTHON_WALK_PAGES];     /* a frame of the walk was on it */
 	unsigned n, next;
 	uint8_t data[CPYTHON_WALK_PAGES][CPYTHON_PAGE];
+};
+
+/* What a thread's last walk read: the pages its frames were on and its
+ * codes. A loop runs the same frames at the same addresses, so the next
+ * read of the thread takes them in the same call as its thread state
+ * (cpython_ahead.c). Kept for CPYTHON_HINTS threads, by TID modulo. */
+#define CPYTHON_HINTS 64
+#define CPYTHON_HINT_CODES 16
+struct cpython_hint {
+	int32_t tid; /* 0: none */
+	uint8_t npages, ncodes;
+	uint64_t pages[CPYTHON_WALK_PAGES];
+	uint64_t codes[CPYTHON_HINT_CODES];
 };
 
 struct cpython {
@@ -111,6 +125,14 @@ struct cpython {
 	struct u64map *last_by_tid;    /* tid -> struct cpython_last * */
 	struct cpython_pages pages;    /* of the walk under way */
 	uint8_t heads[CPYTHON_WALK_CODES][CPYTHON_CODE_HEAD_MAX]; /* of the walk */
+	struct cpython_hint hints[CPYTHON_HINTS];
+	/* read ahead for the walk under way: code heads in heads[0, nahead),
+	 * and the data stack's bounds as read after the pages (3.11+) */
+	uint64_t ahead_code[CPYTHON_HINT_CODES];
+	bool ahead_ok[CPYTHON_HINT_CODES];
+	size_t nahead;
+	uint8_t ahead_ds[24];
+	bool ahead_ds_ok;
 	struct u64map *not_code;       /* words found to point at no code */
 	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
 	uint64_t copy_base;
@@ -126,6 +148,19 @@ struct cpython_last {
 	size_t n;
 	struct cpython_frame f[];
 };
+
+/* cpython_ahead.c: reads tid's thread state at ts (tsz bytes into b)
+ * and, in the same call and after it, what the thread's last walk read
+ * (c->pages, heads, and for 3.11+ the data stack's bounds after the
+ * pages). Returns 0 when the thread state was read whole. */
+int cpython__read_ahead(struct cpython *c, int tid, uint64_t ts, uint8_t *b, uint32_t tsz);
+/* Forgets what was read ahead (the thread state was not the thread's). */
+void cpython__drop_ahead(struct cpython *c);
+/* Keeps what the walk of tid into stack read, for its next read. */
+void cpython__keep_hint(struct cpython *c, int tid, const struct cpython_stack *stack);
+/* The page slot of c->pages to fill next, and filling it. */
+unsigned cpython__page_slot(struct cpython_pages *pg);
+void cpython__page_set(struct cpython_pages *pg, unsigned k, uint64_t page);
 
 /* cpython_names.c: the code object at addr validated (read again: an
  * address freed and reused gives the new object's name) and named. Returns

@@ -134,21 +134,27 @@ static void build(struct image *im, unsigned major, unsigned minor)
 	im->img.n = 1;
 }
 
+/* What the image's binary would say. */
+static void symbols_of(const struct image *im, unsigned major, unsigned minor, struct cpython_symbols *sym)
+{
+	memset(sym, 0, sizeof(*sym));
+	if (im->l->runtime_interp_head)
+		sym->runtime = at(O_RUNTIME);
+	else
+		sym->interp_head = at(O_RUNTIME);
+	sym->code_type = CODE_TYPE;
+	sym->major = major;
+	sym->minor = minor;
+	sym->pthread_tid = 0x2d0;
+}
+
 static struct cpython *open_image(struct image *im, struct strtab *t, unsigned major, unsigned minor)
 {
 	struct cpython_symbols sym;
 	struct memsource m;
 	struct cpython *c = NULL;
 
-	memset(&sym, 0, sizeof(sym));
-	if (im->l->runtime_interp_head)
-		sym.runtime = at(O_RUNTIME);
-	else
-		sym.interp_head = at(O_RUNTIME);
-	sym.code_type = CODE_TYPE;
-	sym.major = major;
-	sym.minor = minor;
-	sym.pthread_tid = 0x2d0;
+	symbols_of(im, major, minor, &sym);
 	memsource__image(&m, &im->img);
 	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
 	return c;
@@ -438,6 +444,79 @@ Test(cpython, a_stale_slot_does_not_keep_a_register_code_unlearnt)
 	free(st);
 	free(im);
 }
+
+/* A thread read again while it runs the same frames costs one call of
+ * the source: its thread state, the pages its frames were on and its codes'
+ * heads are read together (runtimes/cpython_ahead.c). When it has moved
+ * on, what was not read ahead is read after, and the stack is the new one. */
+static void check_read_ahead(unsigned major, unsigned minor)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_symbols sym;
+	struct cpython_stats s0, s1;
+	struct returning r;
+	struct memsource m;
+	struct cpython *c = NULL;
+	uint8_t copy[64];
+	uint32_t frame_code;
+	int i;
+
+	build(im, major, minor);
+	frame_code = O_FRAMES + 0x80u * 2 + im->l->frame_code;
+	symbols_of(im, major, minor, &sym);
+	r.im = im;
+	r.top_at = O_STRS + 0x7f8; /* unused bytes: nothing returns */
+	r.top = 0;
+	m.read = returning_read;
+	m.readv = returning_readv;
+	m.ctx = &r;
+	m.reads = 0;
+	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
+	if (im->l->cframe_current >= 0) {
+		/* the sample's copy of its stack holds the eval loop's _PyCFrame */
+		memcpy(copy, im->b + O_CFRAME, sizeof(copy));
+		cpython__set_sample_stack(c, at(O_CFRAME), copy, sizeof(copy));
+	}
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	for (i = 0; i < 3; i++) {
+		cpython__stats(c, &s0);
+		cr_assert_eq(cpython__read_stack(c, TID, 2 + (uint64_t)i, st), 0);
+		cpython__stats(c, &s1);
+		cr_assert_eq(s1.reads - s0.reads, 1, "%s.%u: %llu reads for a stack read again", major == 2 ? "2" : "3",
+			     minor, (unsigned long long)(s1.reads - s0.reads));
+		cr_assert_eq(st->n, 3);
+		cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	}
+	/* inner calls "other" (named on first sight: its strings are read),
+	 * then returns: inner's head, not among those read ahead, is read
+	 * after them */
+	put64(im, frame_code, at(O_CODES + 0x200 * 3));
+	cr_assert_eq(cpython__read_stack(c, TID, 10, st), 0);
+	cr_assert_eq(st->n, 3);
+	cr_assert_str_eq(name(t, &st->f[0]), "other (app.py)_[py]");
+	cr_assert_str_eq(name(t, &st->f[2]), "main (app.py)_[py]");
+	put64(im, frame_code, at(O_CODES + 0x200 * 2));
+	cpython__stats(c, &s0);
+	cr_assert_eq(cpython__read_stack(c, TID, 11, st), 0);
+	cpython__stats(c, &s1);
+	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	cr_assert_eq(s1.reads - s0.reads, 2, "%llu reads", (unsigned long long)(s1.reads - s0.reads));
+	cr_assert_eq(cpython__read_stack(c, TID, 12, st), 0);
+	cpython__stats(c, &s0);
+	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	cr_assert_eq(s0.reads - s1.reads, 1);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+Test(cpython, a_thread_read_again_costs_one_call_27) { check_read_ahead(2, 7); }
+Test(cpython, a_thread_read_again_costs_one_call_310) { check_read_ahead(3, 10); }
+Test(cpython, a_thread_read_again_costs_one_call_311) { check_read_ahead(3, 11); }
+Test(cpython, a_thread_read_again_costs_one_call_312) { check_read_ahead(3, 12); }
 
 /* A code object freed and another allocated at its address: the new name. */
 Test(cpython, a_reused_code_address_gets_its_new_name)
