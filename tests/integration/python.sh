@@ -136,14 +136,15 @@ record() {
 	check "${5:-$3}" "$TMP/$1.json" "$1"
 }
 EXTRA=
-# A sanitizer build takes a CPU's worth of its own while the suite runs in
-# parallel: the interpreter then gets half its wall time, and its start-up
-# (a tenth of a second of CPU) became a tenth of a 3 s run's samples. Such
-# a build records the chain for 6 s. (The workload keeps time by the wall
-# clock: a CPU-time clock is a system call in `outer`, where a busy host
-# then parks the thread whenever the agent runs, and reads see it there.)
-CHAIN_S=3
-ldd "$SMOLDER" 2>/dev/null | grep -q -e libasan -e libtsan -e libmsan && CHAIN_S=6
+# The chain runs for 6 s: its start-up (imports, a tenth of a second of
+# CPU) is work the chain does not hold, and when the suite runs in parallel
+# the interpreter may get half a CPU and slower imports (a sanitizer
+# build takes a CPU's worth of its own): in 3 s, 3.11's start-up was 12 %
+# of its 1,532 samples in one fresh-clone .ci/run. (The workload keeps
+# time by the wall clock: a CPU-time clock is a system call in `outer`,
+# where a busy host then parks the thread whenever the agent runs, and
+# reads see it there.)
+CHAIN_S=6
 
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed"
 record system-chain /usr/bin/python3 chain "$CHAIN_S" || fail "Debian's python3: the chain is not named well enough"
