@@ -310,7 +310,9 @@ static int name_frames(struct cpython *c, struct cpython_stack *out, const uint6
 		ok[nd] = c->ahead_ok[nd];
 	}
 	for (i = 0; i < out->n && nd < CPYTHON_WALK_CODES; i++) {
-		for (k = 0; k < nd && (addrs[k] != out->f[i].code || !ok[k]); k++)
+		/* a head read ahead counts when it was read whole; those to
+		 * read are not read yet */
+		for (k = 0; k < nd && (addrs[k] != out->f[i].code || (k < na && !ok[k])); k++)
 			;
 		if (k == nd && cpython__plausible(out->f[i].code)) {
 			addrs[nd] = out->f[i].code;
