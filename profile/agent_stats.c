@@ -14,6 +14,7 @@ const struct agent_stat_field agent_stats__fields[] = {
 	SUM("kernel_only", kernel_only),
 	SUM("idle", idle),
 	SUM("corrupt", corrupt),
+	SUM("handled_late", handled_late),
 	SUM("unwind.complete", unwind_complete),
 	SUM("unwind.truncated", unwind_truncated),
 	SUM("unwind.no_cfi", unwind_no_cfi),

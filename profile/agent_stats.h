@@ -15,6 +15,9 @@ struct agent_stats {
 	uint64_t kernel_only;      /* samples with no user stack (kernel threads) */
 	uint64_t idle;             /* samples of the idle task (pid 0), dropped */
 	uint64_t corrupt;          /* ring corruption events (data skipped) */
+	uint64_t handled_late;     /* records of a record -d run whose handling
+	                            * ended past its processing deadline: at
+	                            * most the one in hand when it passed */
 	/* why each user stack ended */
 	uint64_t unwind_complete;  /* reached the outermost frame */
 	uint64_t unwind_truncated; /* ran off the copied stack */

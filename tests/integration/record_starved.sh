@@ -3,8 +3,12 @@
 # CPU quota, every ring pass holds a long backlog of deep stacks, and a
 # deadline checked only between passes let a 3 s recording run 1.4-2.1 s
 # over.
-# The deadline is checked inside the pass now: the recording (the dump's
-# window) may exceed -d by the processing grace (300 ms here) and little more.
+# The deadline is checked before every record now, which the agent's own
+# count shows whatever the host's pace: at most one record (the one in hand
+# when the deadline passed) may end its handling after it. A wall-clock
+# bound cannot say this: at 1% of a CPU the agent waits for its quota in
+# 100 ms steps, 0.6 s on one VM and 2.5 s on another while the suite ran
+# in parallel, for the same work.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_workload recurse
 need_perf system
@@ -39,26 +43,13 @@ rc=$?
 tail -n 5 "$TMP/smolder.err"
 [ "$rc" -eq 0 ] || fail "smolder exited with $rc"
 keep_artifact "$TMP/out.json" record_starved.out.json
-# Throttling: the work between two deadline checks, at 1% of a CPU, can
-# hold the process for a second or two, in 100 ms steps of the quota's
-# period: 0.6 s on one VM; on a slower one 0.5-0.9 s alone and up to 1.8 s
-# (5.10 s in all) while the suite runs in parallel, when a refilled quota
-# waits for a busy CPU. A sanitizer build does that work 3-5x slower (4.6 s
-# measured on a slow VM). Both get 2.2 s: this bounds the side-band
-# records handled past the deadline under a fork storm (11.9 s before) and
-# a deadline not checked at all; the old between-passes check (4.7-5.4 s
-# on the faster VM) is within it, and the wall clock of a starved process
-# on a shared host cannot tell it apart more closely.
-throttle=2.2
-"$PYTHON3" - "$TMP/out.json" "$throttle" <<'PY' || fail "the starved recording overran its deadline"
+"$PYTHON3" - "$TMP/out.json" <<'PY' || fail "the starved recording handled records past its deadline"
 import json, sys
 d = json.load(open(sys.argv[1]))
-throttle = float(sys.argv[2])
 w, st = d["window"], d["stats"]
 took = (w["end_ns"] - w["start_ns"]) / 1e9
-limit = 3 + 0.3 + throttle
-print("starved: -d 3 recorded for %.2f s (<= %.1f: 3 s + 0.3 s grace + %.1f s for throttling), "
-      "%d samples, %d dropped past the grace, %d lost by the kernel"
-      % (took, limit, throttle, st["samples"], st.get("dropped", 0), st["lost"]))
-sys.exit(0 if took <= limit and st["samples"] > 0 else 1)
+print("starved: -d 3 recorded for %.2f s (3 s + 0.3 s grace, then throttling), %d samples, "
+      "%d dropped past the grace, %d lost by the kernel, %s records handled past the deadline (<= 1)"
+      % (took, st["samples"], st.get("dropped", 0), st["lost"], st.get("handled_late")))
+sys.exit(0 if st["samples"] > 0 and st.get("handled_late", 2) <= 1 else 1)
 PY
