@@ -273,11 +273,11 @@ static int read_frame(struct cpython *c, uint64_t addr, uint8_t *buf, size_t len
 	uint64_t page = addr & ~(uint64_t)(CPYTHON_PAGE - 1);
 	unsigned k;
 
+	if (cpython__ahead_frame(c, addr, buf, len))
+		return 0;
 	if (addr + len > page + CPYTHON_PAGE)
 		return memsource__read(&c->mem, addr, buf, len);
-	for (k = 0; k < pg->n; k++)
-		if (pg->addr[k] == page)
-			break;
+	k = cpython__page_find(pg, page);
 	if (k == pg->n) {
 		k = cpython__page_slot(pg);
 		cpython__page_set(pg, k, 0);
@@ -366,8 +366,7 @@ static int read_live_page(struct cpython *c, uint64_t f, uint64_t ts)
 	if (!c->l.tstate_datastack || (f & (CPYTHON_PAGE - 1)) + c->l.frame_size > CPYTHON_PAGE)
 		return 0;
 	/* read ahead of the bounds, with them (cpython_ahead.c) */
-	for (k = 0; k < pg->n && pg->addr[k] != page; k++)
-		;
+	k = cpython__page_find(pg, page);
 	if (k < pg->n && c->ahead_ds_ok)
 		return popped(c->ahead_ds, f) ? -EAGAIN : 0;
 	if (k == pg->n)
@@ -397,6 +396,7 @@ static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpytho
 	int err;
 
 	out->n = 0;
+	c->nwalked = 0;
 	if (f && cpython__plausible(f) && (err = read_live_page(c, f, ts)) != 0)
 		return err;
 	while (f && steps++ < 2 * CPYTHON_MAX_FRAMES) {
@@ -404,6 +404,8 @@ static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpytho
 
 		if (!cpython__plausible(f) || l->frame_size > sizeof(b) || read_frame(c, f, b, l->frame_size) != 0)
 			return -EFAULT;
+		if (l->frames == CPYTHON_FRAME_OBJECTS && c->nwalked < CPYTHON_HINT_FRAMES)
+			c->walked[c->nwalked++] = f;
 		if (l->frame_owner >= 0 && b[l->frame_owner] == CPYTHON_OWNED_BY_CSTACK) {
 			/* the shim of a native eval call: the frame before it was
 			 * that call's first */

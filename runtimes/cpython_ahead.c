@@ -8,8 +8,9 @@
  * the same frames at the same addresses: a loop calls the same functions
  * from the same place, 3.11+ frames sit at the same depth of their data
  * stack, and 2.7-3.10 frame objects are reused from the same pools. So
- * the pages the thread's last walk read its frames from, and the heads of
- * its codes, are read in the same call as its thread state and after it;
+ * the pages the thread's last walk read its frames from (2.7-3.10: its
+ * frame objects themselves, one page each in a deep stack), and the heads
+ * of its codes, are read in the same call as its thread state and after it;
  * the walk takes from them what it finds there and reads the rest as
  * before. The order within the call is the order of the reads it stands
  * for (thread state, frames, then for 3.11+ the data stack's bounds that
@@ -23,7 +24,17 @@
 
 #include "runtimes/cpython_impl.h"
 
-#define AHEAD_SPANS (1 + CPYTHON_WALK_PAGES + 1 + CPYTHON_HINT_CODES)
+#define AHEAD_SPANS (1 + CPYTHON_WALK_PAGES + CPYTHON_HINT_FRAMES + 1 + CPYTHON_HINT_CODES)
+_Static_assert(AHEAD_SPANS <= MEMSOURCE_SPANS_MAX, "a read ahead is one call");
+
+unsigned cpython__page_find(const struct cpython_pages *pg, uint64_t page)
+{
+	unsigned k;
+
+	for (k = 0; k < pg->n && pg->addr[k] != page; k++)
+		;
+	return k;
+}
 
 unsigned cpython__page_slot(struct cpython_pages *pg)
 {
@@ -43,6 +54,23 @@ void cpython__drop_ahead(struct cpython *c)
 	c->pages.n = c->pages.next = 0;
 	c->nahead = 0;
 	c->ahead_ds_ok = false;
+	c->nahead_frames = c->ahead_cursor = 0;
+}
+
+bool cpython__ahead_frame(struct cpython *c, uint64_t f, uint8_t *buf, size_t len)
+{
+	size_t i = c->ahead_cursor;
+
+	if (len > c->l.frame_size)
+		return false;
+	if (i >= c->nahead_frames || c->ahead_frame[i] != f)
+		for (i = 0; i < c->nahead_frames && c->ahead_frame[i] != f; i++)
+			;
+	if (i == c->nahead_frames || !c->ahead_frame_ok[i])
+		return false;
+	c->ahead_cursor = i + 1;
+	memcpy(buf, c->ahead_frames[i], len);
+	return true;
 }
 
 int cpython__read_ahead(struct cpython *c, int tid, uint64_t ts, uint8_t *b, uint32_t tsz)
@@ -50,12 +78,12 @@ int cpython__read_ahead(struct cpython *c, int tid, uint64_t ts, uint8_t *b, uin
 	const struct cpython_hint *h = &c->hints[(uint32_t)tid % CPYTHON_HINTS];
 	struct cpython_pages *pg = &c->pages;
 	uint64_t addrs[AHEAD_SPANS];
-	size_t lens[AHEAD_SPANS], n = 0, i, ds, heads;
+	size_t lens[AHEAD_SPANS], n = 0, i, frames, ds, heads;
 	void *bufs[AHEAD_SPANS];
 	bool ok[AHEAD_SPANS];
 
 	cpython__drop_ahead(c);
-	if (h->tid != tid || (!h->npages && !h->ncodes))
+	if (h->tid != tid || (!h->npages && !h->nframes && !h->ncodes))
 		return memsource__read(&c->mem, ts, b, tsz);
 	addrs[n] = ts;
 	lens[n] = tsz;
@@ -64,6 +92,12 @@ int cpython__read_ahead(struct cpython *c, int tid, uint64_t ts, uint8_t *b, uin
 		addrs[n] = h->pages[i];
 		lens[n] = CPYTHON_PAGE;
 		bufs[n++] = pg->data[i];
+	}
+	frames = n;
+	for (i = 0; i < h->nframes && c->l.frame_size <= CPYTHON_FRAME_HEAD_MAX; i++) {
+		addrs[n] = h->frames[i];
+		lens[n] = c->l.frame_size;
+		bufs[n++] = c->ahead_frames[i];
 	}
 	ds = n;
 	if (c->l.tstate_datastack) {
@@ -79,8 +113,13 @@ int cpython__read_ahead(struct cpython *c, int tid, uint64_t ts, uint8_t *b, uin
 	}
 	if (memsource__readv(&c->mem, addrs, lens, bufs, ok, n) < 0 || !ok[0])
 		return -EFAULT;
-	for (i = 1; i < ds; i++)
+	for (i = 1; i < frames; i++)
 		cpython__page_set(pg, (unsigned)(i - 1), ok[i] ? addrs[i] : 0);
+	for (i = frames; i < ds; i++) {
+		c->ahead_frame[i - frames] = addrs[i];
+		c->ahead_frame_ok[i - frames] = ok[i];
+	}
+	c->nahead_frames = ds - frames;
 	c->ahead_ds_ok = ds < heads && ok[ds];
 	for (i = heads; i < n; i++) {
 		c->ahead_code[i - heads] = addrs[i];
@@ -97,7 +136,11 @@ void cpython__keep_hint(struct cpython *c, int tid, const struct cpython_stack *
 	size_t i, k;
 
 	h->tid = tid;
-	h->npages = h->ncodes = 0;
+	h->npages = h->ncodes = h->nframes = 0;
+	for (i = 0; i < c->nwalked; i++)
+		h->frames[h->nframes++] = c->walked[i];
+	/* the pages of frames that were not read ahead (a frame object read
+	 * ahead leaves its page unused) */
 	for (i = 0; i < pg->n; i++)
 		if (pg->addr[i] && pg->used[i])
 			h->pages[h->npages++] = pg->addr[i];

@@ -97,11 +97,19 @@ struct cpython_pages {
  * (cpython_ahead.c). Kept for CPYTHON_HINTS threads, by TID modulo. */
 #define CPYTHON_HINTS 64
 #define CPYTHON_HINT_CODES 16
+/* 2.7-3.10 frame objects are allocated one by one, wherever a pool of
+ * their size has room, so a deep stack's frames lie on about as many
+ * pages as there are frames: the last walk's frame objects themselves are
+ * read ahead (their first frame_size bytes, at most CPYTHON_FRAME_HEAD_MAX),
+ * up to this many. */
+#define CPYTHON_HINT_FRAMES 64
+#define CPYTHON_FRAME_HEAD_MAX 128
 struct cpython_hint {
 	int32_t tid; /* 0: none */
-	uint8_t npages, ncodes;
+	uint8_t npages, ncodes, nframes;
 	uint64_t pages[CPYTHON_WALK_PAGES];
 	uint64_t codes[CPYTHON_HINT_CODES];
+	uint64_t frames[CPYTHON_HINT_FRAMES];
 };
 
 struct cpython {
@@ -133,6 +141,15 @@ struct cpython {
 	size_t nahead;
 	uint8_t ahead_ds[24];
 	bool ahead_ds_ok;
+	/* 2.7-3.10: the frame objects the walk under way read, and those read
+	 * ahead for it, ahead_frames[0, nahead_frames) (cursor: where the
+	 * next one is most likely, the walk following the last one's order) */
+	uint64_t walked[CPYTHON_HINT_FRAMES];
+	size_t nwalked;
+	uint64_t ahead_frame[CPYTHON_HINT_FRAMES];
+	bool ahead_frame_ok[CPYTHON_HINT_FRAMES];
+	size_t nahead_frames, ahead_cursor;
+	uint8_t ahead_frames[CPYTHON_HINT_FRAMES][CPYTHON_FRAME_HEAD_MAX];
 	struct u64map *not_code;       /* words found to point at no code */
 	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
 	uint64_t copy_base;
@@ -151,14 +168,19 @@ struct cpython_last {
 
 /* cpython_ahead.c: reads tid's thread state at ts (tsz bytes into b)
  * and, in the same call and after it, what the thread's last walk read
- * (c->pages, heads, and for 3.11+ the data stack's bounds after the
- * pages). Returns 0 when the thread state was read whole. */
+ * (c->pages, 2.7-3.10 frame objects, heads, and for 3.11+ the data
+ * stack's bounds after the pages). Returns 0 when the thread state was
+ * read whole. */
 int cpython__read_ahead(struct cpython *c, int tid, uint64_t ts, uint8_t *b, uint32_t tsz);
 /* Forgets what was read ahead (the thread state was not the thread's). */
 void cpython__drop_ahead(struct cpython *c);
 /* Keeps what the walk of tid into stack read, for its next read. */
 void cpython__keep_hint(struct cpython *c, int tid, const struct cpython_stack *stack);
-/* The page slot of c->pages to fill next, and filling it. */
+/* Frame object f's first len bytes, when they were read ahead. */
+bool cpython__ahead_frame(struct cpython *c, uint64_t f, uint8_t *buf, size_t len);
+/* The slot of c->pages holding page, pg->n when none; the slot to fill
+ * next, and filling it. */
+unsigned cpython__page_find(const struct cpython_pages *pg, uint64_t page);
 unsigned cpython__page_slot(struct cpython_pages *pg);
 void cpython__page_set(struct cpython_pages *pg, unsigned k, uint64_t page);
 

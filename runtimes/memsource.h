@@ -29,7 +29,7 @@ int memsource__read(struct memsource *m, uint64_t addr, void *buf, size_t len);
 /* Reads n ranges (at most MEMSOURCE_SPANS_MAX): in one call where the
  * source can, ok[i] saying which were read whole. Returns how many were,
  * or a negative errno when the source itself failed (the process gone). */
-#define MEMSOURCE_SPANS_MAX 64
+#define MEMSOURCE_SPANS_MAX 128
 int memsource__readv(struct memsource *m, const uint64_t *addrs, const size_t *lens,
 		     void *const *bufs, bool *ok, size_t n);
 int memsource__u64(struct memsource *m, uint64_t addr, uint64_t *v);

@@ -25,7 +25,7 @@ int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len);
  * bufs[i]. ok[i] says whether range i was read whole. Returns the number
  * read, or -ESRCH/-EPERM/-ENOSYS as procmem__read. Ranges after one that
  * fails are read again without it. */
-#define PROCMEM_SPANS_MAX 64
+#define PROCMEM_SPANS_MAX 128
 int procmem__readv(pid_t pid, const uint64_t *addrs, const size_t *lens, void *const *bufs,
 		   bool *ok, size_t n);
 

@@ -283,6 +283,26 @@ static int returning_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return m.read(m.ctx, addr, buf, len);
 }
 
+/* im opened through a source that reads many ranges in one call (as
+ * process_vm_readv does) and in which nothing returns. */
+static struct cpython *open_batched(struct image *im, struct returning *r, struct memsource *m,
+				    struct strtab *t, unsigned major, unsigned minor)
+{
+	struct cpython_symbols sym;
+	struct cpython *c = NULL;
+
+	symbols_of(im, major, minor, &sym);
+	r->im = im;
+	r->top_at = O_STRS + 0x7f8; /* unused bytes */
+	r->top = 0;
+	m->read = returning_read;
+	m->readv = returning_readv;
+	m->ctx = r;
+	m->reads = 0;
+	cr_assert_eq(cpython__open(m, &sym, false, t, &c), 0);
+	return c;
+}
+
 /* Frames read after the thread left them (the program ending between the
  * read of its thread state and that of its frames) are not a stack: the
  * read fails, counted, and the thread's last stack stands. */
@@ -454,7 +474,6 @@ static void check_read_ahead(unsigned major, unsigned minor)
 	struct image *im = malloc(sizeof(*im));
 	struct strtab *t = strtab__new();
 	struct cpython_stack *st = malloc(sizeof(*st));
-	struct cpython_symbols sym;
 	struct cpython_stats s0, s1;
 	struct returning r;
 	struct memsource m;
@@ -465,15 +484,7 @@ static void check_read_ahead(unsigned major, unsigned minor)
 
 	build(im, major, minor);
 	frame_code = O_FRAMES + 0x80u * 2 + im->l->frame_code;
-	symbols_of(im, major, minor, &sym);
-	r.im = im;
-	r.top_at = O_STRS + 0x7f8; /* unused bytes: nothing returns */
-	r.top = 0;
-	m.read = returning_read;
-	m.readv = returning_readv;
-	m.ctx = &r;
-	m.reads = 0;
-	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
+	c = open_batched(im, &r, &m, t, major, minor);
 	if (im->l->cframe_current >= 0) {
 		/* the sample's copy of its stack holds the eval loop's _PyCFrame */
 		memcpy(copy, im->b + O_CFRAME, sizeof(copy));
@@ -517,6 +528,76 @@ Test(cpython, a_thread_read_again_costs_one_call_27) { check_read_ahead(2, 7); }
 Test(cpython, a_thread_read_again_costs_one_call_310) { check_read_ahead(3, 10); }
 Test(cpython, a_thread_read_again_costs_one_call_311) { check_read_ahead(3, 11); }
 Test(cpython, a_thread_read_again_costs_one_call_312) { check_read_ahead(3, 12); }
+
+/* 2.7-3.10 frame objects of a deep stack lie one to a page: the frames
+ * themselves are read ahead, not their pages, so a thread read again
+ * still costs one call however deep it is (pages alone cost one more
+ * call for each frame past the few pages kept). */
+#define DEEP 40
+#define DEEP_BASE (BASE + 0x100000u)
+#define DEEP_PAGE 4096u
+static void check_deep_read_ahead(unsigned major, unsigned minor)
+{
+	struct image *im = malloc(sizeof(*im));
+	uint8_t *deep = calloc(DEEP, DEEP_PAGE);
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct memimage_region regions[2];
+	struct cpython_stats s0, s1;
+	struct returning r;
+	struct memsource m;
+	struct cpython *c = NULL;
+	uint64_t back = at(O_FRAMES + 0x80u); /* outer's frame */
+	int i, j;
+
+	build(im, major, minor);
+	cr_assert_eq(im->l->frames, CPYTHON_FRAME_OBJECTS);
+	for (j = DEEP - 1; j >= 0; j--) {
+		uint8_t *f = deep + (size_t)j * DEEP_PAGE + 0x100;
+		uint64_t code_inner = at(O_CODES + 0x200u * 2);
+
+		memcpy(f + im->l->frame_code, &code_inner, 8);
+		memcpy(f + im->l->frame_back, &back, 8);
+		back = DEEP_BASE + (uint64_t)j * DEEP_PAGE + 0x100;
+	}
+	put64(im, O_TSTATE + im->l->tstate_frame, back);
+	regions[0] = im->r;
+	regions[1].addr = DEEP_BASE;
+	regions[1].bytes = deep;
+	regions[1].len = (size_t)DEEP * DEEP_PAGE;
+	im->img.regions = regions;
+	im->img.n = 2;
+	c = open_batched(im, &r, &m, t, major, minor);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	cr_assert_eq(st->n, DEEP + 2);
+	for (i = 0; i < 3; i++) {
+		cpython__stats(c, &s0);
+		cr_assert_eq(cpython__read_stack(c, TID, 2 + (uint64_t)i, st), 0);
+		cpython__stats(c, &s1);
+		cr_assert_eq(s1.reads - s0.reads, 1, "%u.%u: %llu reads for a stack of %d frames read again",
+			     major, minor, (unsigned long long)(s1.reads - s0.reads), DEEP + 2);
+		cr_assert_eq(st->n, DEEP + 2);
+		cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+		cr_assert_str_eq(name(t, &st->f[DEEP]), "outer (app.py)_[py]");
+		cr_assert_str_eq(name(t, &st->f[DEEP + 1]), "main (app.py)_[py]");
+	}
+	/* the thread returns from five frames: the stack read is the new one,
+	 * still in one call */
+	put64(im, O_TSTATE + im->l->tstate_frame, DEEP_BASE + 5u * DEEP_PAGE + 0x100);
+	cpython__stats(c, &s0);
+	cr_assert_eq(cpython__read_stack(c, TID, 10, st), 0);
+	cpython__stats(c, &s1);
+	cr_assert_eq(st->n, DEEP + 2 - 5);
+	cr_assert_eq(s1.reads - s0.reads, 1);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(deep);
+	free(im);
+}
+
+Test(cpython, a_deep_stack_read_again_costs_one_call_27) { check_deep_read_ahead(2, 7); }
+Test(cpython, a_deep_stack_read_again_costs_one_call_310) { check_deep_read_ahead(3, 10); }
 
 /* A code object freed and another allocated at its address: the new name. */
 Test(cpython, a_reused_code_address_gets_its_new_name)
