@@ -648,6 +648,10 @@ class Bench:
         py313 = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.13*/bin/python3.13")))
         if py313:
             ws.append(("python313", [py313[-1], src + "/bench/workloads/fib.py"], {"python3.13"}, None, "full"))
+        # and 2.7 (RHEL 7's): frame objects, one allocation each
+        py27 = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7*/bin/python2.7")))
+        if py27:
+            ws.append(("python27", [py27[-1], src + "/bench/workloads/fib.py"], {"python2.7"}, None, "full"))
         java = self.java_workload(src)
         if java:
             ws.append(java)
