@@ -391,7 +391,7 @@ static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpytho
 {
 	const struct cpython_layout *l = &c->l;
 	uint64_t instr[CPYTHON_MAX_FRAMES];
-	uint8_t b[128];
+	uint8_t b[CPYTHON_FRAME_HEAD_MAX];
 	size_t steps = 0;
 	int err;
 

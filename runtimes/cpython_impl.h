@@ -97,13 +97,13 @@ struct cpython_pages {
  * (cpython_ahead.c). Kept for CPYTHON_HINTS threads, by TID modulo. */
 #define CPYTHON_HINTS 64
 #define CPYTHON_HINT_CODES 16
+/* The most of a frame a walk reads (its first frame_size bytes). */
+#define CPYTHON_FRAME_HEAD_MAX 128
 /* 2.7-3.10 frame objects are allocated one by one, wherever a pool of
  * their size has room, so a deep stack's frames lie on about as many
  * pages as there are frames: the last walk's frame objects themselves are
- * read ahead (their first frame_size bytes, at most CPYTHON_FRAME_HEAD_MAX),
- * up to this many. */
+ * read ahead, up to this many. */
 #define CPYTHON_HINT_FRAMES 64
-#define CPYTHON_FRAME_HEAD_MAX 128
 struct cpython_hint {
 	int32_t tid; /* 0: none */
 	uint8_t npages, ncodes, nframes;
