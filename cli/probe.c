@@ -236,6 +236,7 @@ int probe_cmd__main(int argc, char **argv)
 	}
 
 	perf_features__probe(&f);
+	perf_events__probe_attr(&f);
 	print_host(&f);
 	printf("%-24s%s\n", "demangler:", demangle__engine());
 	if (!f.open.ok) {

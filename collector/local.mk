@@ -10,7 +10,8 @@ collector_libcollector_a_SOURCES = \
 	collector/perf_attr.c collector/perf_attr.h \
 	collector/ring.c collector/ring.h \
 	collector/batch.c collector/batch.h \
-	collector/record.c collector/record.h \
+	collector/perf_record.c collector/perf_record.h \
+	collector/cpus.c collector/cpus.h \
 	collector/procmaps.c collector/procmaps.h \
 	collector/binary.c collector/binary.h \
 	collector/binary_symbols.c collector/binary_impl.h \

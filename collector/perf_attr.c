@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "collector/perf_attr.h"
-#include "collector/perf_events.h"
 
 void perf_attr__set_bit(struct perf_event_attr *a, unsigned bit)
 {
@@ -33,7 +32,7 @@ void perf_attr__set_clockid(struct perf_event_attr *a, int32_t clk)
 	       sizeof(clk));
 }
 
-int perf_events__sys_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+int perf_attr__sys_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
 			  unsigned long flags)
 {
 	long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
@@ -44,15 +43,15 @@ int perf_events__sys_open(struct perf_event_attr *attr, int pid, int cpu, int gr
 }
 
 /* Opens with O_CLOEXEC semantics whichever way this kernel allows. */
-int perf_attr__open_cloexec(const struct perf_features *f, struct perf_event_attr *a, int pid, int cpu)
+int perf_attr__open_cloexec(bool flag_cloexec, struct perf_event_attr *a, int pid, int cpu)
 {
 	int fd;
 
-	if (f->cloexec.ok)
-		return perf_events__sys_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (flag_cloexec)
+		return perf_attr__sys_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	/* Before 3.14: a fork+exec in another thread between these two calls
 	 * can leak the fd; nothing better exists there. */
-	fd = perf_events__sys_open(a, pid, cpu, -1, 0);
+	fd = perf_attr__sys_open(a, pid, cpu, -1, 0);
 	if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 		int err = -errno;
 

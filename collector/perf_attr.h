@@ -5,6 +5,7 @@
  * sampler's own attr. */
 #ifndef SMOLDER_COLLECTOR_PERF_ATTR_H
 #define SMOLDER_COLLECTOR_PERF_ATTR_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <linux/perf_event.h>
@@ -24,15 +25,16 @@
 #define ATTR_BIT_COMM_EXEC 24
 #define ATTR_BIT_USE_CLOCKID 25
 
-struct perf_features;
-
 /* Sets flag bit `bit` (ATTR_BIT_*) of a's flag word. */
 void perf_attr__set_bit(struct perf_event_attr *a, unsigned bit);
 /* attr.clockid (4.1), where older headers have __reserved_2. */
 void perf_attr__set_clockid(struct perf_event_attr *a, int32_t clk);
-/* Opens with close-on-exec semantics whichever way this kernel allows
- * (f->cloexec). Returns the fd or -errno. */
-int perf_attr__open_cloexec(const struct perf_features *f, struct perf_event_attr *a, int pid,
-			    int cpu);
+/* Raw perf_event_open(2), flags as the syscall's. Returns the fd or -errno. */
+int perf_attr__sys_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+			unsigned long flags);
+/* Opens close-on-exec whichever way this kernel allows: with
+ * PERF_FLAG_FD_CLOEXEC when flag_cloexec (3.14+), else by fcntl after the
+ * open. Returns the fd or -errno. */
+int perf_attr__open_cloexec(bool flag_cloexec, struct perf_event_attr *a, int pid, int cpu);
 
 #endif

@@ -13,14 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/cpus.h"
 #include "collector/perf_attr.h"
 #include "collector/perf_events.h"
 #include "common/fileio.h"
 #include "common/parse.h"
 #include "unwind/regs.h"
 
-#define CPULIST_MAX_CPU (1 << 20)
-#define ONLINE_MAX_CPUS 65536
 
 void perf_sampling_opts__init(struct perf_sampling_opts *o)
 {
@@ -203,85 +202,23 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 	return 0;
 }
 
-int perf_events__parse_cpulist(const char *s, size_t len, int *cpus, size_t max, size_t *n)
+void perf_events__probe_attr(struct perf_features *f)
 {
-	size_t i = 0, count = 0, pass;
-	long prev = -1;
+	struct perf_sampling_opts o;
+	struct perf_event_attr a;
+	int rc, fd;
 
-	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == ' '))
-		len--;
-	if (len == 0)
-		return -EINVAL;
-	/* Pass 0 validates and counts, pass 1 writes: cpus[] stays untouched
-	 * on failure. */
-	for (pass = 0; pass < 2; pass++) {
-		i = 0;
-		count = 0;
-		prev = -1;
-		while (i < len) {
-			uint64_t lo, hi;
-			size_t start = i;
-			uint64_t c;
-
-			while (i < len && s[i] >= '0' && s[i] <= '9')
-				i++;
-			if (parse__u64n(s + start, i - start, 10, &lo) || lo >= CPULIST_MAX_CPU)
-				return -EINVAL;
-			hi = lo;
-			if (i < len && s[i] == '-') {
-				start = ++i;
-				while (i < len && s[i] >= '0' && s[i] <= '9')
-					i++;
-				if (parse__u64n(s + start, i - start, 10, &hi) ||
-				    hi >= CPULIST_MAX_CPU || hi < lo)
-					return -EINVAL;
-			}
-			if ((long)lo <= prev)
-				return -EINVAL;
-			if (hi - lo + 1 > max - count)
-				return -E2BIG;
-			for (c = lo; c <= hi; c++) {
-				if (pass == 1 && cpus)
-					cpus[count] = (int)c;
-				count++;
-			}
-			prev = (long)hi;
-			if (i < len) {
-				if (s[i] != ',' || i + 1 == len)
-					return -EINVAL;
-				i++;
-			}
-		}
+	perf_sampling_opts__init(&o);
+	rc = perf_events__build_attr(f, &o, PERF_MIN_RING_PAGES, &a);
+	if (rc == 0) {
+		fd = perf_attr__open_cloexec(f->cloexec.ok, &a, 0, -1);
+		rc = fd < 0 ? fd : 0;
+		if (fd >= 0)
+			close(fd);
 	}
-	*n = count;
-	return 0;
-}
-
-int perf_events__online_cpus(int **cpus, size_t *n)
-{
-	char buf[4096];
-	size_t count;
-	ssize_t len;
-	int *v;
-	int rc;
-
-	len = fileio__read_small("/sys/devices/system/cpu/online", buf, sizeof(buf));
-	if (len < 0)
-		return (int)len;
-	rc = perf_events__parse_cpulist(buf, (size_t)len, NULL, ONLINE_MAX_CPUS, &count);
-	if (rc)
-		return rc;
-	v = malloc(count * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	rc = perf_events__parse_cpulist(buf, (size_t)len, v, count, &count);
-	if (rc) {
-		free(v);
-		return rc;
-	}
-	*cpus = v;
-	*n = count;
-	return 0;
+	f->sampling_attr.probed = 1;
+	f->sampling_attr.ok = rc == 0;
+	f->sampling_attr.err = rc < 0 ? -rc : 0;
 }
 
 struct perf_event_fd {
@@ -318,7 +255,7 @@ int perf_events__open(const struct perf_features *f, const struct perf_event_att
 	int *cpus = NULL;
 	int rc;
 
-	rc = perf_events__online_cpus(&cpus, &ncpus);
+	rc = cpus__online(&cpus, &ncpus);
 	if (rc) {
 		set_error(err, -rc, -1, -1, "read /sys/devices/system/cpu/online");
 		return rc;
@@ -355,7 +292,7 @@ int perf_events__open(const struct perf_features *f, const struct perf_event_att
 		int pid = npids ? pids[p] : -1;
 
 		for (c = 0; c < ncpus; c++) {
-			int fd = perf_attr__open_cloexec(f, &a, pid, cpus[c]);
+			int fd = perf_attr__open_cloexec(f->cloexec.ok, &a, pid, cpus[c]);
 
 			/* A CPU that went offline since we read the list. */
 			if (fd == -ENODEV && npids == 0)

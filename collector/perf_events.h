@@ -64,12 +64,10 @@ size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_
 int perf_events__build_attr(const struct perf_features *f, const struct perf_sampling_opts *o,
 			    size_t data_pages, struct perf_event_attr *out);
 
-/* The CPUs listed in a sysfs cpulist ("0-3,5\n"): ascending ranges, at most
- * `max` CPUs, numbers < 1<<20. Returns 0, -EINVAL (syntax), -E2BIG (more than
- * max). *n and cpus[] untouched on failure. */
-int perf_events__parse_cpulist(const char *s, size_t len, int *cpus, size_t max, size_t *n);
-/* Reads /sys/devices/system/cpu/online into a malloc'd array (free()). */
-int perf_events__online_cpus(int **cpus, size_t *n);
+/* Opens and closes the attr the sampler would build with default options
+ * on the calling thread, recording in f->sampling_attr whether this host
+ * takes it (smolder probe says so). */
+void perf_events__probe_attr(struct perf_features *f);
 
 /* Opened events: one per online CPU (system-wide), or one per (pid, CPU)
  * with inherit = 1 so children and new threads are followed. Opaque; owns
@@ -109,10 +107,5 @@ int perf_events__disable(struct perf_events *ev);
 /* Changes the sampling frequency of every event (frequency mode), e.g. to
  * keep the agent within its CPU budget. Returns 0 or the first -errno. */
 int perf_events__set_frequency(struct perf_events *ev, unsigned hz);
-
-/* Raw perf_event_open(2), for callers with their own attr (tests). Returns
- * the fd or -errno. flags as the syscall's. */
-int perf_events__sys_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
-			  unsigned long flags);
 
 #endif

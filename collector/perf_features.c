@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/cpus.h"
 #include "collector/perf_attr.h"
-#include "collector/perf_events.h"
 #include "collector/perf_features.h"
 #include "common/fileio.h"
 #include "common/parse.h"
@@ -31,7 +31,7 @@ static void set_feature(struct perf_feature *ft, int rc)
 /* Opens and immediately closes; returns 0 or -errno. */
 static int try_open(const struct perf_features *f, struct perf_event_attr *a, int pid, int cpu)
 {
-	int fd = perf_attr__open_cloexec(f, a, pid, cpu);
+	int fd = perf_attr__open_cloexec(f->cloexec.ok, a, pid, cpu);
 
 	if (fd < 0)
 		return fd;
@@ -132,7 +132,7 @@ static void probe_host(struct perf_features *f)
 	}
 	if (read_cap_eff(&f->cap_eff) == 0)
 		f->caps_known = 1;
-	if (perf_events__online_cpus(&cpus, &ncpus) == 0 && ncpus > 0) {
+	if (cpus__online(&cpus, &ncpus) == 0 && ncpus > 0) {
 		f->ncpus = (int)ncpus;
 		f->first_cpu = cpus[0];
 	}
@@ -182,10 +182,8 @@ static void probe_kernel_attr_size(struct perf_features *f)
 
 void perf_features__probe(struct perf_features *out)
 {
-	struct perf_sampling_opts o;
 	struct perf_event_attr a;
 	struct perf_features f;
-	int rc;
 
 	memset(&f, 0, sizeof(f));
 	f.attr_size_ours = (uint32_t)sizeof(struct perf_event_attr);
@@ -253,12 +251,6 @@ void perf_features__probe(struct perf_features *out)
 		a.exclude_kernel = f.kernel.ok ? 0 : 1;
 		set_feature(&f.system_wide, try_open(&f, &a, -1, f.first_cpu));
 	}
-
-	perf_sampling_opts__init(&o);
-	rc = perf_events__build_attr(&f, &o, PERF_MIN_RING_PAGES, &a);
-	if (rc == 0)
-		rc = try_open(&f, &a, 0, -1);
-	set_feature(&f.sampling_attr, rc);
 	*out = f;
 }
 

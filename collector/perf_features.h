@@ -57,7 +57,9 @@ struct perf_features {
 	struct perf_feature clockid;        /* use_clockid + CLOCK_MONOTONIC, 4.1 */
 	struct perf_feature kernel;         /* exclude_kernel = 0 with kernel callchain */
 	struct perf_feature system_wide;    /* pid = -1 on one CPU */
-	/* The final sampling attr (default options) opened on this thread. */
+	/* The final sampling attr (default options) opened on this thread:
+	 * probed apart, by perf_events__probe_attr (it is built from these
+	 * features). */
 	struct perf_feature sampling_attr;
 
 	/* Derived. */

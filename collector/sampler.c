@@ -17,7 +17,7 @@
 #include "collector/jvms.h"
 #include "collector/pythons.h"
 #include "collector/proctable.h"
-#include "collector/record.h"
+#include "collector/perf_record.h"
 #include "collector/ring.h"
 #include "collector/sampler.h"
 #include "collector/sampler_state.h"
@@ -57,7 +57,7 @@ static void count_stop(struct agent_stats *st, enum unwind_stop why)
 
 /* MMAP2 says PROT_EXEC; plain MMAP records are only sent for executable
  * mappings unless mmap_data was asked for. */
-static int mmap_is_exec(const struct record_mmap *m)
+static int mmap_is_exec(const struct perf_record_mmap *m)
 {
 	return m->is_mmap2 ? (m->prot & 0x4) != 0 : !(m->misc & PERF_RECORD_MISC_MMAP_DATA);
 }
@@ -77,14 +77,14 @@ static uint32_t pending_exe(struct sampler *s, const struct process *p)
 		end = s->batch_pos + EXE_LOOKAHEAD_MAX;
 	for (i = s->batch_pos + 1; i < end; i++) {
 		const struct perf_event_header *h = s->batch.recs[i].h;
-		struct record_mmap m;
-		struct record_task t;
-		struct record_comm c;
+		struct perf_record_mmap m;
+		struct perf_record_task t;
+		struct perf_record_comm c;
 
 		switch (h->type) {
 		case PERF_RECORD_MMAP:
 		case RECORD_TYPE_MMAP2:
-			if (record__parse_mmap(&s->layout, h, &m) < 0 || (int)m.pid != process__pid(p) ||
+			if (perf_record__parse_mmap(&s->layout, h, &m) < 0 || (int)m.pid != process__pid(p) ||
 			    !mmap_is_exec(&m) || m.len == 0 || m.filename_len == 0 || m.filename[0] != '/')
 				break;
 			if (strtab__intern(s->names, m.filename, m.filename_len, &id) < 0)
@@ -92,12 +92,12 @@ static uint32_t pending_exe(struct sampler *s, const struct process *p)
 			return id;
 		case PERF_RECORD_COMM:
 			/* another exec: what follows is not this image */
-			if (record__parse_comm(&s->layout, h, &c) == 0 && (int)c.pid == process__pid(p) &&
+			if (perf_record__parse_comm(&s->layout, h, &c) == 0 && (int)c.pid == process__pid(p) &&
 			    (int)c.tid == process__pid(p))
 				return 0;
 			break;
 		case PERF_RECORD_EXIT:
-			if (record__parse_task(&s->layout, h, &t) == 0 && (int)t.pid == process__pid(p))
+			if (perf_record__parse_task(&s->layout, h, &t) == 0 && (int)t.pid == process__pid(p))
 				return 0;
 			break;
 		default:
@@ -118,7 +118,7 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	size_t nuf = 0, n = 0, i;
 	int have_user;
 
-	if (record__parse_sample(&s->layout, h, &smp) < 0) {
+	if (perf_record__parse_sample(&s->layout, h, &smp) < 0) {
 		profile__drop(s->profile, 1);
 		return;
 	}
@@ -136,7 +136,7 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	}
 	memset(&cc, 0, sizeof(cc));
 	if (smp.callchain)
-		record__callchain_split(smp.callchain, smp.callchain_nr, &cc);
+		perf_record__callchain_split(smp.callchain, smp.callchain_nr, &cc);
 
 	have_user = (s->mode_dwarf) ? (smp.regs_abi != 0 && smp.regs_nr > 0) : cc.user_nr > 0;
 	/* In the kernel with not one byte of user stack copied at the user sp:
@@ -192,11 +192,11 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_MMAP:
 	case RECORD_TYPE_MMAP2: {
-		struct record_mmap m;
+		struct perf_record_mmap m;
 		uint64_t dev = 0, ino = 0;
 		int exec;
 
-		if (record__parse_mmap(&s->layout, h, &m) < 0)
+		if (perf_record__parse_mmap(&s->layout, h, &m) < 0)
 			break;
 		if (m.has_inode) {
 			dev = (uint64_t)makedev(m.maj, m.min);
@@ -207,20 +207,20 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_COMM: {
-		struct record_comm c;
+		struct perf_record_comm c;
 
 		/* Before comm_exec (3.16) misc bit 13 of a COMM means nothing, and
 		 * exec must be inferred: the process table guesses (-1). */
-		if (record__parse_comm(&s->layout, h, &c) == 0)
+		if (perf_record__parse_comm(&s->layout, h, &c) == 0)
 			proctable__comm(s->procs, (int)c.pid, (int)c.tid, c.comm,
 					s->features.comm_exec.ok ? c.exec : -1);
 		break;
 	}
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: {
-		struct record_task t;
+		struct perf_record_task t;
 
-		if (record__parse_task(&s->layout, h, &t) < 0)
+		if (perf_record__parse_task(&s->layout, h, &t) < 0)
 			break;
 		if (t.is_exit) {
 			proctable__exit(s->procs, (int)t.pid, (int)t.tid, t.time ? t.time : s->last_time);
@@ -241,16 +241,16 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_LOST: {
-		struct record_lost l;
+		struct perf_record_lost l;
 
-		if (record__parse_lost(&s->layout, h, &l) == 0)
+		if (perf_record__parse_lost(&s->layout, h, &l) == 0)
 			st->lost += l.lost;
 		break;
 	}
 	case PERF_RECORD_THROTTLE: {
-		struct record_throttle t;
+		struct perf_record_throttle t;
 
-		if (record__parse_throttle(&s->layout, h, &t) == 0 && !t.unthrottle)
+		if (perf_record__parse_throttle(&s->layout, h, &t) == 0 && !t.unthrottle)
 			st->throttled++;
 		break;
 	}
@@ -320,7 +320,7 @@ static void process_available(struct sampler *s)
 				st->corrupt++; /* the ring skipped to its head */
 				continue;
 			}
-			if (record__time(&s->layout, h, &rt) == 0)
+			if (perf_record__time(&s->layout, h, &rt) == 0)
 				t = rt;
 			if (batch__push(&s->batch, t, h) < 0) {
 				if (h->type == PERF_RECORD_SAMPLE)

@@ -19,7 +19,7 @@
 #include "collector/pythons.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
-#include "collector/record.h"
+#include "collector/perf_record.h"
 #include "collector/ring.h"
 #include "collector/sampler.h"
 #include "collector/sampler_state.h"
@@ -132,7 +132,7 @@ static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *
 		set_error(e, rc, -1, -1, "building the perf event attributes");
 		return rc;
 	}
-	rc = record__layout_from_attr(&s->layout, attr);
+	rc = perf_record__layout_from_attr(&s->layout, attr);
 	if (rc < 0)
 		set_error(e, rc, -1, -1, "decoding the sample layout");
 	return rc;

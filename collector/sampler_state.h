@@ -10,7 +10,7 @@
 
 #include "collector/batch.h"
 #include "collector/perf_events.h"
-#include "collector/record.h"
+#include "collector/perf_record.h"
 #include "collector/sampler.h"
 #include "profile/agent_stats.h"
 

@@ -9,7 +9,7 @@
 #include "collector/jvms.h"
 #include "collector/proctable.h"
 #include "collector/pythons.h"
-#include "collector/record.h"
+#include "collector/perf_record.h"
 #include "collector/user_stack.h"
 #include "common/clock.h"
 #include "runtimes/hotspot.h"

@@ -17,7 +17,7 @@ daemon_libdaemon_a_SOURCES = \
 	daemon/notify.c daemon/notify.h \
 	daemon/signals.c daemon/signals.h \
 	daemon/conf_source.c daemon/conf_source.h \
-	daemon/budget.c daemon/budget.h \
+	daemon/cpu_budget.c daemon/cpu_budget.h \
 	daemon/window.c daemon/window.h \
 	daemon/stats_line.c daemon/stats_line.h \
 	daemon/service.c daemon/service.h

@@ -13,7 +13,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/redact.h"
-#include "daemon/budget.h"
+#include "daemon/cpu_budget.h"
 #include "daemon/conf.h"
 #include "daemon/detach.h"
 #include "daemon/notify.h"
@@ -45,7 +45,7 @@ struct service {
 	struct uploader *up;
 
 	struct window window;
-	struct budget budget;
+	struct cpu_budget budget;
 	struct stats_line stats;
 };
 
@@ -79,7 +79,7 @@ static int make_sink(struct service *sv, const struct conf *c, struct sink **out
 static void apply_budget(struct service *sv, uint64_t cpu_ns, uint64_t wall_ns)
 {
 	double used_bp = 0;
-	unsigned next = budget__next_hz(&sv->budget, cpu_ns, wall_ns, &used_bp);
+	unsigned next = cpu_budget__next_hz(&sv->budget, cpu_ns, wall_ns, &used_bp);
 
 	if (next == sv->budget.hz)
 		return;
@@ -90,7 +90,7 @@ static void apply_budget(struct service *sv, uint64_t cpu_ns, uint64_t wall_ns)
 	log__notice("cpu_budget: sampling cost %.2f%% of a CPU (budget %.2f%%): sampling at %u Hz "
 		    "(configured %u Hz)", used_bp / 100.0, (double)sv->conf.cpu_budget_bp / 100.0, next,
 		    sv->conf.frequency);
-	budget__applied(&sv->budget, next);
+	cpu_budget__applied(&sv->budget, next);
 }
 
 /* Between windows the interned names are bounded (names_max_size). */
@@ -367,7 +367,7 @@ static int run_started(struct service *sv)
 	int status, sig;
 
 	sampler__enable(sv->s);
-	budget__init(&sv->budget, sv->conf.frequency, sv->conf.cpu_budget_bp);
+	cpu_budget__init(&sv->budget, sv->conf.frequency, sv->conf.cpu_budget_bp);
 	window__start(&sv->window, clock__real_ns(), sv->conf.interval_ns);
 	stats_line__init(&sv->stats, clock__mono_ns());
 	log_running(sv);

@@ -1,4 +1,4 @@
-/* Fuzz target: perf ring record decoding (collector/record.c). The first 17
+/* Fuzz target: perf ring record decoding (collector/perf_record.c). The first 17
  * bytes choose the layout (sample_type, regs mask, sample_id_all) so every
  * field combination is explored; the rest is one record. */
 #include "config.h"
@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/record.h"
+#include "collector/perf_record.h"
 #include "tests/fuzz/fuzz.h"
 
 #define LAYOUT_BYTES 17
 
-static void check_sid(const struct record_sample_id *sid)
+static void check_sid(const struct perf_record_sample_id *sid)
 {
 	(void)sid;
 }
@@ -21,12 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perf_event_header *h;
 	struct sample_layout l;
 	struct perf_sample s;
-	struct record_mmap m;
-	struct record_comm c;
-	struct record_task t;
-	struct record_lost lo;
-	struct record_throttle th;
-	struct record_sample_id sid;
+	struct perf_record_mmap m;
+	struct perf_record_comm c;
+	struct perf_record_task t;
+	struct perf_record_lost lo;
+	struct perf_record_throttle th;
+	struct perf_record_sample_id sid;
 	struct callchain_parts parts;
 	uint64_t st, mask, tm;
 	size_t len, alloc;
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flags = data[16];
 	data += LAYOUT_BYTES;
 	size -= LAYOUT_BYTES;
-	if (record__layout_init(&l, st, mask, flags & 1))
+	if (perf_record__layout_init(&l, st, mask, flags & 1))
 		return 0;
 
 	/* The parsers' contract: h->size bytes are readable. Allocate exactly
@@ -64,13 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (flags & 2)
 		h->type = PERF_RECORD_SAMPLE;
 
-	(void)record__type_known(h->type);
-	if (record__time(&l, h, &tm) == 0)
+	(void)perf_record__type_known(h->type);
+	if (perf_record__time(&l, h, &tm) == 0)
 		(void)tm;
-	if (record__parse_sample(&l, h, &s) == 0) {
+	if (perf_record__parse_sample(&l, h, &s) == 0) {
 		if (s.callchain) {
 			fuzz_touch(s.callchain, (size_t)s.callchain_nr * 8);
-			record__callchain_split(s.callchain, s.callchain_nr, &parts);
+			perf_record__callchain_split(s.callchain, s.callchain_nr, &parts);
 			FUZZ_CHECK(parts.kernel_nr <= s.callchain_nr && parts.user_nr <= s.callchain_nr);
 			if (parts.kernel)
 				fuzz_touch(parts.kernel, parts.kernel_nr * 8);
@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (s.stack)
 			fuzz_touch(s.stack, (size_t)s.stack_size);
 	}
-	if (record__parse_mmap(&l, h, &m) == 0) {
+	if (perf_record__parse_mmap(&l, h, &m) == 0) {
 		FUZZ_CHECK(strlen(m.filename) == m.filename_len);
 		if (m.build_id) {
 			FUZZ_CHECK(m.build_id_size <= RECORD_BUILD_ID_MAX);
@@ -92,20 +92,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_sid(&m.sid);
 	}
-	if (record__parse_comm(&l, h, &c) == 0)
+	if (perf_record__parse_comm(&l, h, &c) == 0)
 		FUZZ_CHECK(strlen(c.comm) == c.comm_len);
-	if (record__parse_task(&l, h, &t) == 0)
+	if (perf_record__parse_task(&l, h, &t) == 0)
 		check_sid(&t.sid);
-	if (record__parse_lost(&l, h, &lo) == 0)
+	if (perf_record__parse_lost(&l, h, &lo) == 0)
 		check_sid(&lo.sid);
-	if (record__parse_throttle(&l, h, &th) == 0)
+	if (perf_record__parse_throttle(&l, h, &th) == 0)
 		check_sid(&th.sid);
-	if (record__parse_sample_id(&l, h, &sid) == 0)
+	if (perf_record__parse_sample_id(&l, h, &sid) == 0)
 		check_sid(&sid);
 
 	/* The splitter on raw input too: markers anywhere, any count. */
 	if (len >= 8)
-		record__callchain_split((const uint64_t *)(const void *)h, len / 8, &parts);
+		perf_record__callchain_split((const uint64_t *)(const void *)h, len / 8, &parts);
 	free(h);
 	return 0;
 }

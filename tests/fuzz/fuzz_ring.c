@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/record.h"
+#include "collector/perf_record.h"
 #include "collector/ring.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct perf_event_header *rec;
 	struct sample_layout l;
 	struct perf_sample s;
-	struct record_mmap m;
+	struct perf_record_mmap m;
 	uint64_t tail, tm;
 	uint32_t delta[2];
 	uint8_t flags;
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(mem);
 		return 0;
 	}
-	record__layout_init(&l,
+	perf_record__layout_init(&l,
 			    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 				    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 				    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
@@ -71,10 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(((uintptr_t)rec & 7) == 0);
 			FUZZ_CHECK(rec->size >= sizeof(*rec) && rec->size <= RING_MAX_RECORD);
 			fuzz_touch(rec, rec->size);
-			(void)record__time(&l, rec, &tm);
-			if (record__parse_sample(&l, rec, &s) == 0 && s.stack)
+			(void)perf_record__time(&l, rec, &tm);
+			if (perf_record__parse_sample(&l, rec, &s) == 0 && s.stack)
 				fuzz_touch(s.stack, (size_t)s.stack_size);
-			if (record__parse_mmap(&l, rec, &m) == 0)
+			if (perf_record__parse_mmap(&l, rec, &m) == 0)
 				FUZZ_CHECK(strlen(m.filename) == m.filename_len);
 			if (data[17 + round] & (1u << (nrec & 7)))
 				ring__release(r);

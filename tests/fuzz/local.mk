@@ -128,7 +128,7 @@ FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c co
 	symbolize/symindex.c symbolize/inlines.c symbolize/demangle.c symbolize/demangle_shorten.c \
 	symbolize/kallsyms.c symbolize/perfmap.c symbolize/jitdump.c \
 	symbolize/kallsyms_cache.c symbolize/debugcache.c symbolize/debugdata.c symbolize/debugfind.c \
-	collector/record.c collector/ring.c collector/procmaps.c daemon/conf.c \
+	collector/perf_record.c collector/ring.c collector/procmaps.c daemon/conf.c \
 	export/gzip.c export/dump_read.c
 FUZZ_LIB_CXX_SRCS = symbolize/demangle_cxxabi.cc
 # Largest input per target: a whole record; a 2-page ring + header; lines of

@@ -36,8 +36,10 @@ UNIT_TESTS = \
 	tests/unit/test_kallsyms_cache \
 	tests/unit/test_inlines \
 	tests/unit/test_inlineindex \
-	tests/unit/test_record \
+	tests/unit/test_perf_record \
 	tests/unit/test_ring \
+	tests/unit/test_cpus \
+	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
 	tests/unit/test_json_dump \
 	tests/unit/test_collapsed \
@@ -55,7 +57,7 @@ UNIT_TESTS = \
 	tests/unit/test_dump_read \
 	tests/unit/test_uploader \
 	tests/unit/test_conf \
-	tests/unit/test_budget
+	tests/unit/test_cpu_budget
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -219,17 +221,27 @@ tests_unit_test_inlines_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
 tests_unit_test_inlines_LINK = $(CXXLINK)
 
 # --- collector/
-tests_unit_test_record_SOURCES = tests/unit/test_record.c
-tests_unit_test_record_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_record_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_record_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
-tests_unit_test_record_LINK = $(CXXLINK)
+tests_unit_test_perf_record_SOURCES = tests/unit/test_perf_record.c
+tests_unit_test_perf_record_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_perf_record_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_perf_record_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_perf_record_LINK = $(CXXLINK)
 
 tests_unit_test_ring_SOURCES = tests/unit/test_ring.c
 tests_unit_test_ring_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_ring_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_ring_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_ring_LINK = $(CXXLINK)
+tests_unit_test_cpus_SOURCES = tests/unit/test_cpus.c
+tests_unit_test_cpus_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_cpus_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_cpus_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_cpus_LINK = $(CXXLINK)
+tests_unit_test_perf_events_SOURCES = tests/unit/test_perf_events.c
+tests_unit_test_perf_events_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_perf_events_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_perf_events_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_perf_events_LINK = $(CXXLINK)
 
 tests_unit_test_procmaps_SOURCES = tests/unit/test_procmaps.c
 tests_unit_test_procmaps_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -320,11 +332,11 @@ tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
 tests_unit_test_conf_LINK = $(CXXLINK)
 
-tests_unit_test_budget_SOURCES = tests/unit/test_budget.c
-tests_unit_test_budget_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_budget_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_budget_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
-tests_unit_test_budget_LINK = $(CXXLINK)
+tests_unit_test_cpu_budget_SOURCES = tests/unit/test_cpu_budget.c
+tests_unit_test_cpu_budget_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_cpu_budget_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_cpu_budget_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
+tests_unit_test_cpu_budget_LINK = $(CXXLINK)
 
 # --- ELF fixtures with known names, read by the symbolize tests
 EXTRA_tests_unit_test_inlines_DEPENDENCIES = \

@@ -1,5 +1,5 @@
-/* Unit tests for collector/ring.c (a fake ring laid out like the mmap'd one,
- * and a real perf ring on this thread) and collector/perf_events.c helpers. */
+/* collector/ring.c: a fake ring laid out like the mmap'd one, and a real
+ * perf ring on this thread. */
 #include "config.h"
 
 #include <criterion/criterion.h>
@@ -10,8 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/perf_attr.h"
 #include "collector/perf_events.h"
-#include "collector/record.h"
+#include "collector/perf_record.h"
 #include "collector/ring.h"
 
 #define DATA_PAGES 2
@@ -263,169 +264,6 @@ Test(ring, many_rounds_of_wrapping)
 	free(f.mem);
 }
 
-Test(perf_events, parse_cpulist)
-{
-	int cpus[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
-	size_t n = 99;
-	static const char *const bad[] = { "",    "\n",   "a",   "1,,2", "0-",  "-1",   "3-1",
-					   "5,3", "1,1",  "0,",  " 0",   "0x1", "0-99999999",
-					   "1 2" };
-	size_t i;
-
-	cr_assert_eq(perf_events__parse_cpulist("0-3,5\n", 6, cpus, 8, &n), 0);
-	cr_assert_eq(n, 5);
-	cr_assert_eq(cpus[3], 3);
-	cr_assert_eq(cpus[4], 5);
-	cr_assert_eq(perf_events__parse_cpulist("7", 1, cpus, 8, &n), 0);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(cpus[0], 7);
-	cr_assert_eq(perf_events__parse_cpulist("0-8", 3, cpus, 8, &n), -E2BIG);
-	cr_assert_eq(perf_events__parse_cpulist("0-1048575", 9, NULL, 8, &n), -E2BIG);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		n = 99;
-		cpus[0] = -1;
-		cr_assert_eq(perf_events__parse_cpulist(bad[i], strlen(bad[i]), cpus, 8, &n), -EINVAL,
-			     "accepted \"%s\"", bad[i]);
-		cr_assert_eq(n, 99);
-		cr_assert_eq(cpus[0], -1);
-	}
-}
-
-static struct perf_features all_features(void)
-{
-	struct perf_features f;
-
-	memset(&f, 0, sizeof(f));
-	f.open.probed = f.open.ok = 1;
-	f.regs_stack_user = f.exclude_callchain_user = f.mmap2 = f.comm_exec = f.open;
-	f.clockid = f.sample_id_all = f.kernel = f.cloexec = f.open;
-	f.attr_size_used = sizeof(struct perf_event_attr);
-	f.mode = PERF_MODE_DWARF;
-	f.with_kernel = 1;
-	return f;
-}
-
-Test(perf_events, build_attr)
-{
-	struct perf_features f = all_features();
-	struct perf_sampling_opts o;
-	struct perf_event_attr a, keep;
-	long page = sysconf(_SC_PAGESIZE);
-
-	perf_sampling_opts__init(&o);
-	cr_assert_eq(perf_events__build_attr(&f, &o, 128, &a), 0);
-	cr_assert_eq(a.type, PERF_TYPE_SOFTWARE);
-	cr_assert_eq(a.config, PERF_COUNT_SW_CPU_CLOCK);
-	cr_assert_eq(a.freq, 1);
-	cr_assert_eq(a.sample_freq, 99);
-	cr_assert_eq(a.sample_type,
-		     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			     PERF_SAMPLE_STACK_USER);
-	cr_assert_eq(a.sample_stack_user, 16384);
-	cr_assert_neq(a.sample_regs_user, 0);
-	cr_assert_eq(a.exclude_callchain_user, 1);
-	cr_assert_eq(a.exclude_kernel, 0);
-	cr_assert_eq(a.disabled, 1);
-	cr_assert_eq(a.mmap, 1);
-	cr_assert_eq(a.comm, 1);
-	cr_assert_eq(a.task, 1);
-	cr_assert_eq(a.sample_id_all, 1);
-	cr_assert_eq(a.inherit, 0);
-	cr_assert_eq(a.watermark, 1);
-	cr_assert(a.wakeup_watermark >= (uint32_t)page && a.wakeup_watermark <= 64u * page);
-#ifdef PERF_ATTR_SIZE_VER5 /* headers that name mmap2/comm_exec/use_clockid */
-	cr_assert_eq(a.mmap2, 1);
-	cr_assert_eq(a.comm_exec, 1);
-	cr_assert_eq(a.use_clockid, 1);
-	cr_assert_eq(a.clockid, CLOCK_MONOTONIC);
-#endif
-
-	/* Frame-pointer mode: no register/stack copies, user callchain kept. */
-	f.regs_stack_user.ok = 0;
-	f.kernel.ok = 0;
-	f.mmap2.ok = f.clockid.ok = 0;
-	cr_assert_eq(perf_events__build_attr(&f, &o, 8, &a), 0);
-	cr_assert_eq(a.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER), 0);
-	cr_assert(a.sample_type & PERF_SAMPLE_CALLCHAIN);
-	cr_assert_eq(a.exclude_callchain_user, 0);
-	cr_assert_eq(a.exclude_kernel, 1);
-#ifdef PERF_ATTR_SIZE_VER5
-	cr_assert_eq(a.mmap2, 0);
-	cr_assert_eq(a.use_clockid, 0);
-#endif
-
-	keep = a;
-	o.mode = PERF_MODE_DWARF;
-	cr_assert_eq(perf_events__build_attr(&f, &o, 8, &a), -ENOTSUP);
-	o.mode = PERF_MODE_AUTO;
-	o.stack_size = 12;
-	cr_assert_eq(perf_events__build_attr(&f, &o, 8, &a), -EINVAL);
-	o.stack_size = 65536;
-	cr_assert_eq(perf_events__build_attr(&f, &o, 8, &a), -EINVAL);
-	o.stack_size = 65528;
-	o.freq_hz = 0;
-	cr_assert_eq(perf_events__build_attr(&f, &o, 8, &a), -EINVAL);
-	cr_assert_eq(memcmp(&a, &keep, sizeof(a)), 0, "attr touched on failure");
-	o.freq_hz = 99;
-	o.event = PERF_EVENT_CYCLES;
-	cr_assert_eq(perf_events__build_attr(&f, &o, 8, &a), 0);
-	cr_assert_eq(a.type, PERF_TYPE_HARDWARE);
-	cr_assert_eq(a.config, PERF_COUNT_HW_CPU_CYCLES);
-}
-
-static int is_pow2(size_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-Test(perf_events, ring_pages)
-{
-	struct perf_features f = all_features();
-	struct perf_sampling_opts o;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t p;
-
-	perf_sampling_opts__init(&o);
-	f.caps_known = 1;
-	f.cap_eff = 1ull << PERF_CAP_IPC_LOCK;
-	p = perf_events__ring_pages(&f, &o);
-	cr_assert(is_pow2(p));
-	/* the power of two nearest to a second of samples, (16384 + 600) *
-	 * 99 Hz * 1 s = ~1.68 MB: 2 MiB */
-	cr_assert_eq((long)p * page, 2L << 20);
-	/* 999 Hz: 16.96 MB a second, 16 MiB, not 32 */
-	o.freq_hz = 999;
-	cr_assert_eq((long)perf_events__ring_pages(&f, &o) * page, 16L << 20);
-	o.freq_hz = 99;
-	o.freq_hz = 1;
-	o.stack_size = 8;
-	cr_assert_eq(perf_events__ring_pages(&f, &o), PERF_MIN_RING_PAGES);
-	o.freq_hz = 100000;
-	o.stack_size = 65528;
-	f.ncpus = 1;
-	cr_assert_eq(perf_events__ring_pages(&f, &o), PERF_MAX_RING_PAGES);
-	/* many CPUs: all rings together stay within PERF_MAX_RING_TOTAL */
-	f.ncpus = 64;
-	p = perf_events__ring_pages(&f, &o);
-	cr_assert(is_pow2(p));
-	cr_assert_leq((uint64_t)p * (uint64_t)page * 64, PERF_MAX_RING_TOTAL);
-	f.ncpus = 1;
-
-	/* Unprivileged: the mlock budget per CPU (516 KiB, meta page included). */
-	f.cap_eff = 0;
-	f.paranoid_known = 1;
-	f.paranoid = 2;
-	f.mlock_kb_known = 1;
-	f.mlock_kb = 516;
-	p = perf_events__ring_pages(&f, &o);
-	cr_assert(is_pow2(p));
-	cr_assert_leq((p + 1) * (size_t)page, 516 * 1024);
-	f.mlock_kb = 0;
-	cr_assert_eq(perf_events__ring_pages(&f, &o), 1);
-}
-
-/* Keeps the compiler from folding the burn loop and gives the stack depth. */
 static __attribute__((noinline)) uint64_t burn_leaf(uint64_t x)
 {
 	int i;
@@ -468,7 +306,7 @@ static void drain(struct ring *r, const struct sample_layout *l, struct drain_st
 		uint64_t t;
 
 		st->records++;
-		if (record__time(l, h, &t) == 0) {
+		if (perf_record__time(l, h, &t) == 0) {
 			if (t > now_ns() + 1000000000ull)
 				st->time_ok = 0; /* CLOCK_MONOTONIC times cannot be in the future */
 			st->last_time = t;
@@ -477,7 +315,7 @@ static void drain(struct ring *r, const struct sample_layout *l, struct drain_st
 		case PERF_RECORD_SAMPLE: {
 			struct perf_sample s;
 
-			if (record__parse_sample(l, h, &s)) {
+			if (perf_record__parse_sample(l, h, &s)) {
 				st->bad++;
 				break;
 			}
@@ -489,36 +327,36 @@ static void drain(struct ring *r, const struct sample_layout *l, struct drain_st
 		}
 		case PERF_RECORD_MMAP:
 		case RECORD_TYPE_MMAP2: {
-			struct record_mmap m;
+			struct perf_record_mmap m;
 
-			st->bad += record__parse_mmap(l, h, &m) != 0;
+			st->bad += perf_record__parse_mmap(l, h, &m) != 0;
 			break;
 		}
 		case PERF_RECORD_COMM: {
-			struct record_comm c;
+			struct perf_record_comm c;
 
-			st->bad += record__parse_comm(l, h, &c) != 0;
+			st->bad += perf_record__parse_comm(l, h, &c) != 0;
 			break;
 		}
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT: {
-			struct record_task t2;
+			struct perf_record_task t2;
 
-			st->bad += record__parse_task(l, h, &t2) != 0;
+			st->bad += perf_record__parse_task(l, h, &t2) != 0;
 			break;
 		}
 		case PERF_RECORD_LOST: {
-			struct record_lost lo;
+			struct perf_record_lost lo;
 
-			st->bad += record__parse_lost(l, h, &lo) != 0;
+			st->bad += perf_record__parse_lost(l, h, &lo) != 0;
 			st->lost++;
 			break;
 		}
 		case PERF_RECORD_THROTTLE:
 		case PERF_RECORD_UNTHROTTLE: {
-			struct record_throttle th;
+			struct perf_record_throttle th;
 
-			st->bad += record__parse_throttle(l, h, &th) != 0;
+			st->bad += perf_record__parse_throttle(l, h, &th) != 0;
 			break;
 		}
 		default:
@@ -551,8 +389,8 @@ Test(ring, real_perf_ring_on_this_thread, .timeout = 30)
 	o.user_only = 1;
 	pages = perf_events__ring_pages(&f, &o);
 	cr_assert_eq(perf_events__build_attr(&f, &o, pages, &a), 0);
-	cr_assert_eq(record__layout_from_attr(&l, &a), 0);
-	fd = perf_events__sys_open(&a, 0, -1, -1, f.cloexec.ok ? PERF_FLAG_FD_CLOEXEC : 0);
+	cr_assert_eq(perf_record__layout_from_attr(&l, &a), 0);
+	fd = perf_attr__sys_open(&a, 0, -1, -1, f.cloexec.ok ? PERF_FLAG_FD_CLOEXEC : 0);
 	if (fd < 0)
 		cr_skip_test("sampling attr refused: %s", strerror(-fd));
 	cr_assert_eq(ring__new(fd, pages, &r), 0, "mmap of %zu pages", pages);

@@ -1,4 +1,4 @@
-/* Unit tests for collector/record.c: hand-built records of every type, and
+/* Unit tests for collector/perf_record.c: hand-built records of every type, and
  * truncated, oversized, unterminated and garbage ones (run under ASan). */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/record.h"
+#include "collector/perf_record.h"
 
 #define ST_TEST                                                                                    \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
@@ -90,7 +90,7 @@ static struct sample_layout layout(int sample_id_all)
 {
 	struct sample_layout l;
 
-	cr_assert_eq(record__layout_init(&l, ST_TEST, REGS_TEST, sample_id_all), 0);
+	cr_assert_eq(perf_record__layout_init(&l, ST_TEST, REGS_TEST, sample_id_all), 0);
 	return l;
 }
 
@@ -131,8 +131,8 @@ Test(record, layout)
 	cr_assert_eq(l.id_trailer_size, 24);
 	cr_assert_eq(layout(0).id_trailer_size, 0);
 	keep = l;
-	cr_assert_eq(record__layout_init(&l, ST_TEST | PERF_SAMPLE_READ, 0, 1), -ENOTSUP);
-	cr_assert_eq(record__layout_init(&l, ST_TEST | PERF_SAMPLE_BRANCH_STACK, 0, 1), -ENOTSUP);
+	cr_assert_eq(perf_record__layout_init(&l, ST_TEST | PERF_SAMPLE_READ, 0, 1), -ENOTSUP);
+	cr_assert_eq(perf_record__layout_init(&l, ST_TEST | PERF_SAMPLE_BRANCH_STACK, 0, 1), -ENOTSUP);
 	cr_assert_eq(memcmp(&l, &keep, sizeof(l)), 0, "layout touched on failure");
 }
 
@@ -146,7 +146,7 @@ Test(record, sample_all_fields)
 	uint64_t t = 0;
 	int i;
 
-	cr_assert_eq(record__parse_sample(&l, h, &s), 0);
+	cr_assert_eq(perf_record__parse_sample(&l, h, &s), 0);
 	cr_assert_eq(s.misc, PERF_RECORD_MISC_USER);
 	cr_assert_eq(s.ip, 0x401000);
 	cr_assert_eq(s.pid, 100);
@@ -170,10 +170,10 @@ Test(record, sample_all_fields)
 	cr_assert((const uint8_t *)s.stack > (const uint8_t *)h);
 	cr_assert((const uint8_t *)s.stack + 64 <= (const uint8_t *)h + h->size);
 
-	cr_assert_eq(record__time(&l, h, &t), 0);
+	cr_assert_eq(perf_record__time(&l, h, &t), 0);
 	cr_assert_eq(t, 123456789);
 
-	record__callchain_split(s.callchain, s.callchain_nr, &cp);
+	perf_record__callchain_split(s.callchain, s.callchain_nr, &cp);
 	cr_assert_eq(cp.kernel_nr, 2);
 	cr_assert_eq(cp.kernel[0], 0xffffffff81000010ull);
 	cr_assert_eq(cp.kernel[1], 0xffffffff81000020ull);
@@ -201,7 +201,7 @@ Test(record, sample_without_user_context)
 	put64(&b, 0);  /* regs abi NONE */
 	put64(&b, 0);  /* stack size 0 */
 	c = exact_copy(b_end(&b), b.len);
-	cr_assert_eq(record__parse_sample(&l, c, &s), 0);
+	cr_assert_eq(perf_record__parse_sample(&l, c, &s), 0);
 	cr_assert_eq(s.regs_abi, 0);
 	cr_assert_eq(s.regs_nr, 0);
 	cr_assert_null(s.regs);
@@ -223,7 +223,7 @@ Test(record, sample_truncated_is_rejected)
 		struct perf_sample s;
 
 		memset(&s, 0xa5, sizeof(s));
-		cr_assert_eq(record__parse_sample(&l, c, &s), -EBADMSG, "size %zu accepted", size);
+		cr_assert_eq(perf_record__parse_sample(&l, c, &s), -EBADMSG, "size %zu accepted", size);
 		cr_assert_eq(s.pid, 0xa5a5a5a5u, "output touched on failure");
 		free(c);
 	}
@@ -245,28 +245,28 @@ Test(record, sample_hostile_lengths)
 	c = exact_copy(h, h->size);
 	v = 1ull << 61; /* nr * 8 wraps to 0 */
 	memcpy((uint8_t *)c + callchain_nr_off, &v, 8);
-	cr_assert_eq(record__parse_sample(&l, c, &s), -EBADMSG);
+	cr_assert_eq(perf_record__parse_sample(&l, c, &s), -EBADMSG);
 	v = 6; /* one more than present */
 	memcpy((uint8_t *)c + callchain_nr_off, &v, 8);
-	cr_assert_eq(record__parse_sample(&l, c, &s), -EBADMSG);
+	cr_assert_eq(perf_record__parse_sample(&l, c, &s), -EBADMSG);
 	free(c);
 
 	c = exact_copy(h, h->size);
 	v = UINT64_MAX; /* stack size beyond the record */
 	memcpy((uint8_t *)c + stack_size_off, &v, 8);
-	cr_assert_eq(record__parse_sample(&l, c, &s), -EBADMSG);
+	cr_assert_eq(perf_record__parse_sample(&l, c, &s), -EBADMSG);
 	free(c);
 
 	c = exact_copy(h, h->size);
 	v = 65; /* dyn_size > size */
 	memcpy((uint8_t *)c + dyn_off, &v, 8);
-	cr_assert_eq(record__parse_sample(&l, c, &s), -EBADMSG);
+	cr_assert_eq(perf_record__parse_sample(&l, c, &s), -EBADMSG);
 	free(c);
 
 	/* Oversized (trailing bytes we do not decode) is fine. */
 	c = exact_copy(h, h->size + 16u);
 	memset((uint8_t *)c + h->size, 0xff, 16);
-	cr_assert_eq(record__parse_sample(&l, c, &s), 0);
+	cr_assert_eq(perf_record__parse_sample(&l, c, &s), 0);
 	cr_assert_eq(s.stack_dyn_size, 40);
 	free(c);
 
@@ -287,16 +287,16 @@ Test(record, sample_hostile_lengths)
 		put64(&b2, 0);     /* no stack */
 		h2 = b_end(&b2);
 		c = exact_copy(h2, h2->size);
-		cr_assert_eq(record__parse_sample(&l, c, &s), 0);
+		cr_assert_eq(perf_record__parse_sample(&l, c, &s), 0);
 		v = 1ull << 61;
 		memcpy((uint8_t *)c + callchain_nr_off, &v, 8);
-		cr_assert_eq(record__parse_sample(&l, c, &s), -EBADMSG);
+		cr_assert_eq(perf_record__parse_sample(&l, c, &s), -EBADMSG);
 		free(c);
 	}
 
-	cr_assert_eq(record__parse_sample(&l, h, &s), 0);
+	cr_assert_eq(perf_record__parse_sample(&l, h, &s), 0);
 	/* Wrong type for the parser. */
-	cr_assert_eq(record__parse_mmap(&l, h, &(struct record_mmap){ 0 }), -EINVAL);
+	cr_assert_eq(perf_record__parse_mmap(&l, h, &(struct perf_record_mmap){ 0 }), -EINVAL);
 }
 
 Test(record, mmap_with_trailer)
@@ -304,7 +304,7 @@ Test(record, mmap_with_trailer)
 	struct sample_layout l = layout(1);
 	struct builder b;
 	const struct perf_event_header *h;
-	struct record_mmap m;
+	struct perf_record_mmap m;
 	uint64_t t;
 
 	b_begin(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER);
@@ -315,7 +315,7 @@ Test(record, mmap_with_trailer)
 	putstr(&b, "/usr/bin/foo");
 	put_trailer(&b, 42, 43, 777, 1);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_mmap(&l, h, &m), 0);
+	cr_assert_eq(perf_record__parse_mmap(&l, h, &m), 0);
 	cr_assert_eq(m.is_mmap2, 0);
 	cr_assert_eq(m.pid, 42);
 	cr_assert_eq(m.tid, 43);
@@ -328,7 +328,7 @@ Test(record, mmap_with_trailer)
 	cr_assert_eq(m.sid.pid, 42);
 	cr_assert_eq(m.sid.time, 777);
 	cr_assert_eq(m.sid.cpu, 1);
-	cr_assert_eq(record__time(&l, h, &t), 0);
+	cr_assert_eq(perf_record__time(&l, h, &t), 0);
 	cr_assert_eq(t, 777);
 }
 
@@ -337,7 +337,7 @@ Test(record, mmap_without_sample_id_all)
 	struct sample_layout l = layout(0);
 	struct builder b;
 	const struct perf_event_header *h;
-	struct record_mmap m;
+	struct perf_record_mmap m;
 	uint64_t t = 5;
 
 	b_begin(&b, PERF_RECORD_MMAP, 0);
@@ -347,12 +347,12 @@ Test(record, mmap_without_sample_id_all)
 	put64(&b, 0x3000);
 	putstr(&b, "[vdso]");
 	h = b_end(&b);
-	cr_assert_eq(record__parse_mmap(&l, h, &m), 0);
+	cr_assert_eq(perf_record__parse_mmap(&l, h, &m), 0);
 	cr_assert_str_eq(m.filename, "[vdso]");
 	cr_assert_eq(m.pgoff, 0x3000);
-	cr_assert_eq(record__time(&l, h, &t), -ENOENT);
+	cr_assert_eq(perf_record__time(&l, h, &t), -ENOENT);
 	cr_assert_eq(t, 5);
-	cr_assert_eq(record__parse_sample_id(&l, h, &m.sid), -ENOENT);
+	cr_assert_eq(perf_record__parse_sample_id(&l, h, &m.sid), -ENOENT);
 }
 
 Test(record, mmap2_inode_and_build_id)
@@ -360,7 +360,7 @@ Test(record, mmap2_inode_and_build_id)
 	struct sample_layout l = layout(1);
 	struct builder b;
 	const struct perf_event_header *h;
-	struct record_mmap m;
+	struct perf_record_mmap m;
 	uint8_t bid[24] = { 0 };
 	int i;
 
@@ -376,7 +376,7 @@ Test(record, mmap2_inode_and_build_id)
 	putstr(&b, "/lib/x86_64-linux-gnu/libc.so.6");
 	put_trailer(&b, 7, 8, 1000, 0);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_mmap(&l, h, &m), 0);
+	cr_assert_eq(perf_record__parse_mmap(&l, h, &m), 0);
 	cr_assert_eq(m.is_mmap2, 1);
 	cr_assert_eq(m.has_inode, 1);
 	cr_assert_eq(m.has_build_id, 0);
@@ -404,7 +404,7 @@ Test(record, mmap2_inode_and_build_id)
 	putstr(&b, "/usr/lib/libfoo.so");
 	put_trailer(&b, 7, 8, 1001, 0);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_mmap(&l, h, &m), 0);
+	cr_assert_eq(perf_record__parse_mmap(&l, h, &m), 0);
 	cr_assert_eq(m.has_build_id, 1);
 	cr_assert_eq(m.has_inode, 0);
 	cr_assert_eq(m.build_id_size, 20);
@@ -415,7 +415,7 @@ Test(record, mmap2_inode_and_build_id)
 
 	/* build_id_size beyond the 20-byte array is hostile. */
 	((uint8_t *)b.buf)[8 + 8 + 24] = 21;
-	cr_assert_eq(record__parse_mmap(&l, h, &m), -EBADMSG);
+	cr_assert_eq(perf_record__parse_mmap(&l, h, &m), -EBADMSG);
 }
 
 Test(record, comm_exec_flag)
@@ -423,14 +423,14 @@ Test(record, comm_exec_flag)
 	struct sample_layout l = layout(1);
 	struct builder b;
 	const struct perf_event_header *h;
-	struct record_comm c;
+	struct perf_record_comm c;
 
 	b_begin(&b, PERF_RECORD_COMM, RECORD_MISC_COMM_EXEC);
 	put32x2(&b, 500, 500);
 	putstr(&b, "nginx");
 	put_trailer(&b, 500, 500, 31337, 2);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_comm(&l, h, &c), 0);
+	cr_assert_eq(perf_record__parse_comm(&l, h, &c), 0);
 	cr_assert_eq(c.pid, 500);
 	cr_assert_eq(c.exec, 1);
 	cr_assert_str_eq(c.comm, "nginx");
@@ -443,7 +443,7 @@ Test(record, comm_exec_flag)
 
 		memcpy((uint8_t *)b.buf + offsetof(struct perf_event_header, misc), &misc, 2);
 	}
-	cr_assert_eq(record__parse_comm(&l, h, &c), 0);
+	cr_assert_eq(perf_record__parse_comm(&l, h, &c), 0);
 	cr_assert_eq(c.exec, 0);
 }
 
@@ -452,8 +452,8 @@ Test(record, unterminated_strings_are_rejected)
 	struct sample_layout l = layout(1), l0 = layout(0);
 	struct builder b;
 	const struct perf_event_header *h;
-	struct record_comm c;
-	struct record_mmap m;
+	struct perf_record_comm c;
+	struct perf_record_mmap m;
 	struct perf_event_header *x;
 
 	/* 8 name bytes without NUL; the trailer's zero bytes must not count. */
@@ -464,7 +464,7 @@ Test(record, unterminated_strings_are_rejected)
 	h = b_end(&b);
 	x = exact_copy(h, h->size);
 	memset(&c, 0x5a, sizeof(c));
-	cr_assert_eq(record__parse_comm(&l, x, &c), -EBADMSG);
+	cr_assert_eq(perf_record__parse_comm(&l, x, &c), -EBADMSG);
 	cr_assert_eq(c.pid, 0x5a5a5a5au);
 	free(x);
 
@@ -477,7 +477,7 @@ Test(record, unterminated_strings_are_rejected)
 	put(&b, "/bin/shx", 8);
 	h = b_end(&b);
 	x = exact_copy(h, h->size);
-	cr_assert_eq(record__parse_mmap(&l0, x, &m), -EBADMSG);
+	cr_assert_eq(perf_record__parse_mmap(&l0, x, &m), -EBADMSG);
 	free(x);
 
 	/* No room for a string at all. */
@@ -485,7 +485,7 @@ Test(record, unterminated_strings_are_rejected)
 	put32x2(&b, 1, 1);
 	h = b_end(&b);
 	x = exact_copy(h, h->size);
-	cr_assert_eq(record__parse_comm(&l0, x, &c), -EBADMSG);
+	cr_assert_eq(perf_record__parse_comm(&l0, x, &c), -EBADMSG);
 	free(x);
 }
 
@@ -494,7 +494,7 @@ Test(record, fork_exit)
 	struct sample_layout l = layout(1), l0 = layout(0);
 	struct builder b;
 	const struct perf_event_header *h;
-	struct record_task t;
+	struct perf_record_task t;
 	uint64_t time;
 
 	b_begin(&b, PERF_RECORD_FORK, 0);
@@ -503,7 +503,7 @@ Test(record, fork_exit)
 	put64(&b, 5000);
 	put_trailer(&b, 100, 101, 5001, 3);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_task(&l, h, &t), 0);
+	cr_assert_eq(perf_record__parse_task(&l, h, &t), 0);
 	cr_assert_eq(t.is_exit, 0);
 	cr_assert_eq(t.pid, 200);
 	cr_assert_eq(t.ppid, 100);
@@ -511,7 +511,7 @@ Test(record, fork_exit)
 	cr_assert_eq(t.ptid, 101);
 	cr_assert_eq(t.time, 5000);
 	cr_assert_eq(t.sid.cpu, 3);
-	cr_assert_eq(record__time(&l, h, &time), 0);
+	cr_assert_eq(perf_record__time(&l, h, &time), 0);
 	cr_assert_eq(time, 5001, "the trailer's time orders records");
 
 	b_begin(&b, PERF_RECORD_EXIT, 0);
@@ -519,13 +519,13 @@ Test(record, fork_exit)
 	put32x2(&b, 200, 100);
 	put64(&b, 6000);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_task(&l0, h, &t), 0);
+	cr_assert_eq(perf_record__parse_task(&l0, h, &t), 0);
 	cr_assert_eq(t.is_exit, 1);
 	cr_assert_eq(t.time, 6000);
-	cr_assert_eq(record__time(&l0, h, &time), 0);
+	cr_assert_eq(perf_record__time(&l0, h, &time), 0);
 	cr_assert_eq(time, 6000, "without trailer the record's own time is used");
 	/* The same record read with a trailer-expecting layout is too short. */
-	cr_assert_eq(record__parse_task(&l, h, &t), -EBADMSG);
+	cr_assert_eq(perf_record__parse_task(&l, h, &t), -EBADMSG);
 }
 
 Test(record, lost_and_throttle)
@@ -533,8 +533,8 @@ Test(record, lost_and_throttle)
 	struct sample_layout l = layout(1);
 	struct builder b;
 	const struct perf_event_header *h;
-	struct record_lost lo;
-	struct record_throttle th;
+	struct perf_record_lost lo;
+	struct perf_record_throttle th;
 	uint64_t time;
 
 	b_begin(&b, PERF_RECORD_LOST, 0);
@@ -542,10 +542,10 @@ Test(record, lost_and_throttle)
 	put64(&b, 12);
 	put_trailer(&b, 0, 0, 9000, 1);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_lost(&l, h, &lo), 0);
+	cr_assert_eq(perf_record__parse_lost(&l, h, &lo), 0);
 	cr_assert_eq(lo.id, 77);
 	cr_assert_eq(lo.lost, 12);
-	cr_assert_eq(record__time(&l, h, &time), 0);
+	cr_assert_eq(perf_record__time(&l, h, &time), 0);
 	cr_assert_eq(time, 9000);
 
 	b_begin(&b, PERF_RECORD_UNTHROTTLE, 0);
@@ -554,12 +554,12 @@ Test(record, lost_and_throttle)
 	put64(&b, 78);
 	put_trailer(&b, 0, 0, 9100, 1);
 	h = b_end(&b);
-	cr_assert_eq(record__parse_throttle(&l, h, &th), 0);
+	cr_assert_eq(perf_record__parse_throttle(&l, h, &th), 0);
 	cr_assert_eq(th.unthrottle, 1);
 	cr_assert_eq(th.time, 9100);
 	cr_assert_eq(th.id, 77);
 	cr_assert_eq(th.stream_id, 78);
-	cr_assert_eq(record__parse_lost(&l, h, &lo), -EINVAL);
+	cr_assert_eq(perf_record__parse_lost(&l, h, &lo), -EINVAL);
 }
 
 Test(record, type_known_and_short_headers)
@@ -569,15 +569,15 @@ Test(record, type_known_and_short_headers)
 	struct perf_sample s;
 	uint64_t t;
 
-	cr_assert(record__type_known(PERF_RECORD_SAMPLE));
-	cr_assert(record__type_known(RECORD_TYPE_MMAP2));
-	cr_assert_not(record__type_known(99));
-	cr_assert_not(record__type_known(PERF_RECORD_READ));
-	cr_assert_eq(record__parse_sample(&l, &h, &s), -EBADMSG);
-	cr_assert_eq(record__time(&l, &h, &t), -EBADMSG);
+	cr_assert(perf_record__type_known(PERF_RECORD_SAMPLE));
+	cr_assert(perf_record__type_known(RECORD_TYPE_MMAP2));
+	cr_assert_not(perf_record__type_known(99));
+	cr_assert_not(perf_record__type_known(PERF_RECORD_READ));
+	cr_assert_eq(perf_record__parse_sample(&l, &h, &s), -EBADMSG);
+	cr_assert_eq(perf_record__time(&l, &h, &t), -EBADMSG);
 	h.type = 99;
 	h.size = 8;
-	cr_assert_eq(record__time(&l, &h, &t), -EBADMSG, "unknown type shorter than a trailer");
+	cr_assert_eq(perf_record__time(&l, &h, &t), -EBADMSG, "unknown type shorter than a trailer");
 }
 
 Test(record, callchain_split_edge_cases)
@@ -588,15 +588,15 @@ Test(record, callchain_split_edge_cases)
 				   (uint64_t)-512, 5, 6, (uint64_t)-128, 7 };
 	struct callchain_parts cp;
 
-	record__callchain_split(only_user, 4, &cp);
+	perf_record__callchain_split(only_user, 4, &cp);
 	cr_assert_eq(cp.kernel_nr, 0);
 	cr_assert_null(cp.kernel);
 	cr_assert_eq(cp.user_nr, 3);
-	record__callchain_split(no_marker, 2, &cp);
+	perf_record__callchain_split(no_marker, 2, &cp);
 	cr_assert_eq(cp.kernel_nr + cp.user_nr, 0);
-	record__callchain_split(NULL, 5, &cp);
+	perf_record__callchain_split(NULL, 5, &cp);
 	cr_assert_eq(cp.kernel_nr + cp.user_nr, 0);
-	record__callchain_split(guest, 10, &cp);
+	perf_record__callchain_split(guest, 10, &cp);
 	cr_assert_eq(cp.kernel_nr, 1);
 	cr_assert_eq(cp.kernel[0], 4);
 	cr_assert_eq(cp.user_nr, 2);
@@ -629,11 +629,11 @@ Test(record, garbage_never_reads_out_of_bounds)
 		const struct sample_layout *l = &ls[i & 1];
 		union {
 			struct perf_sample s;
-			struct record_mmap m;
-			struct record_comm c;
-			struct record_task t;
-			struct record_lost lo;
-			struct record_throttle th;
+			struct perf_record_mmap m;
+			struct perf_record_comm c;
+			struct perf_record_task t;
+			struct perf_record_lost lo;
+			struct perf_record_throttle th;
 		} u;
 		uint64_t t;
 		size_t j;
@@ -646,14 +646,14 @@ Test(record, garbage_never_reads_out_of_bounds)
 		h->size = (uint16_t)size;
 		h->misc = (uint16_t)rnd();
 		switch (h->type) {
-		case PERF_RECORD_SAMPLE: rc = record__parse_sample(l, h, &u.s); break;
+		case PERF_RECORD_SAMPLE: rc = perf_record__parse_sample(l, h, &u.s); break;
 		case PERF_RECORD_MMAP:
-		case RECORD_TYPE_MMAP2: rc = record__parse_mmap(l, h, &u.m); break;
-		case PERF_RECORD_COMM: rc = record__parse_comm(l, h, &u.c); break;
+		case RECORD_TYPE_MMAP2: rc = perf_record__parse_mmap(l, h, &u.m); break;
+		case PERF_RECORD_COMM: rc = perf_record__parse_comm(l, h, &u.c); break;
 		case PERF_RECORD_FORK:
-		case PERF_RECORD_EXIT: rc = record__parse_task(l, h, &u.t); break;
-		case PERF_RECORD_LOST: rc = record__parse_lost(l, h, &u.lo); break;
-		case PERF_RECORD_THROTTLE: rc = record__parse_throttle(l, h, &u.th); break;
+		case PERF_RECORD_EXIT: rc = perf_record__parse_task(l, h, &u.t); break;
+		case PERF_RECORD_LOST: rc = perf_record__parse_lost(l, h, &u.lo); break;
+		case PERF_RECORD_THROTTLE: rc = perf_record__parse_throttle(l, h, &u.th); break;
 		default: break;
 		}
 		cr_assert(rc == 0 || rc == -EBADMSG, "rc %d", rc);
@@ -671,7 +671,7 @@ Test(record, garbage_never_reads_out_of_bounds)
 		}
 		if (rc == 0 && (h->type == PERF_RECORD_COMM))
 			cr_assert_eq(strlen(u.c.comm), u.c.comm_len);
-		rc = record__time(l, h, &t);
+		rc = perf_record__time(l, h, &t);
 		cr_assert(rc == 0 || rc == -EBADMSG || rc == -ENOENT);
 		free(h);
 	}

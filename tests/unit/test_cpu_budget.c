@@ -4,33 +4,33 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "daemon/budget.h"
+#include "daemon/cpu_budget.h"
 
 #define S UINT64_C(1000000000)
 
 /* A window of 10 s whose steady cost was pct percent of one CPU. */
-static unsigned window(struct budget *b, double pct)
+static unsigned window(struct cpu_budget *b, double pct)
 {
-	unsigned hz = budget__next_hz(b, (uint64_t)(pct / 100.0 * 10.0 * (double)S), 10 * S, NULL);
+	unsigned hz = cpu_budget__next_hz(b, (uint64_t)(pct / 100.0 * 10.0 * (double)S), 10 * S, NULL);
 
-	budget__applied(b, hz);
+	cpu_budget__applied(b, hz);
 	return hz;
 }
 
 Test(budget, first_window_pays_for_start_up)
 {
-	struct budget b;
+	struct cpu_budget b;
 
-	budget__init(&b, 99, 100); /* 1 % */
+	cpu_budget__init(&b, 99, 100); /* 1 % */
 	cr_assert_eq(window(&b, 50.0), 99, "start-up cost does not lower the rate");
 	cr_assert_lt(window(&b, 4.0), 99, "the second window counts");
 }
 
 Test(budget, over_budget_lowers_in_proportion)
 {
-	struct budget b;
+	struct cpu_budget b;
 
-	budget__init(&b, 1000, 100);
+	cpu_budget__init(&b, 1000, 100);
 	window(&b, 0.1);
 	cr_assert_eq(window(&b, 2.0), 450); /* twice the budget: 1000 * 1/2 * 0.9 */
 	cr_assert_eq(window(&b, 1.5), 270, "still over: lower again, from the last window alone");
@@ -38,15 +38,15 @@ Test(budget, over_budget_lowers_in_proportion)
 
 Test(budget, never_below_one_hz_nor_above_the_configuration)
 {
-	struct budget b;
+	struct cpu_budget b;
 	int i;
 
-	budget__init(&b, 99, 1);
+	cpu_budget__init(&b, 99, 1);
 	window(&b, 0);
 	for (i = 0; i < 20; i++)
 		cr_assert_geq(window(&b, 90.0), 1);
 	cr_assert_eq(b.hz, 1);
-	budget__init(&b, 99, 10000);
+	cpu_budget__init(&b, 99, 10000);
 	window(&b, 0);
 	for (i = 0; i < 5; i++)
 		cr_assert_eq(window(&b, 0.001), 99);
@@ -56,9 +56,9 @@ Test(budget, never_below_one_hz_nor_above_the_configuration)
  * rate; the next cheap window brings it back: no memory of the spike. */
 Test(budget, recovers_in_the_next_window)
 {
-	struct budget b;
+	struct cpu_budget b;
 
-	budget__init(&b, 99, 100);
+	cpu_budget__init(&b, 99, 100);
 	window(&b, 0);
 	cr_assert_lt(window(&b, 40.0), 5, "far over: down to what fits");
 	cr_assert_eq(window(&b, 0.002), 99, "cheap again: back at the configured rate");
@@ -67,10 +67,10 @@ Test(budget, recovers_in_the_next_window)
 /* Raising takes the rate that costs 80 % of the budget, not more. */
 Test(budget, raises_to_what_fits)
 {
-	struct budget b;
+	struct cpu_budget b;
 
-	budget__init(&b, 1000, 100);
-	budget__applied(&b, 100);
+	cpu_budget__init(&b, 1000, 100);
+	cpu_budget__applied(&b, 100);
 	window(&b, 0);
 	cr_assert_eq(window(&b, 0.2), 400); /* 100 Hz cost 0.2 %: 400 Hz costs 0.8 % */
 	cr_assert_eq(window(&b, 0.6), 400, "between half and all of the budget: kept");
@@ -78,19 +78,19 @@ Test(budget, raises_to_what_fits)
 
 Test(budget, no_budget_restores_at_once)
 {
-	struct budget b;
+	struct cpu_budget b;
 
-	budget__init(&b, 99, 0);
-	budget__applied(&b, 10);
+	cpu_budget__init(&b, 99, 0);
+	cpu_budget__applied(&b, 10);
 	window(&b, 0);
 	cr_assert_eq(window(&b, 50.0), 99);
 }
 
 Test(budget, zero_wall_time_changes_nothing)
 {
-	struct budget b;
+	struct cpu_budget b;
 
-	budget__init(&b, 99, 100);
-	cr_assert_eq(budget__next_hz(&b, S, 0, NULL), 99);
+	cpu_budget__init(&b, 99, 100);
+	cr_assert_eq(cpu_budget__next_hz(&b, S, 0, NULL), 99);
 	cr_assert_eq(b.windows, 0);
 }

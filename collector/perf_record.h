@@ -1,7 +1,7 @@
 /* Decoding of perf ring records (SAMPLE, MMAP/MMAP2, COMM, FORK/EXIT, LOST,
  * THROTTLE) with every length checked against the record's own size. */
-#ifndef SMOLDER_COLLECTOR_RECORD_H
-#define SMOLDER_COLLECTOR_RECORD_H
+#ifndef SMOLDER_COLLECTOR_PERF_RECORD_H
+#define SMOLDER_COLLECTOR_PERF_RECORD_H
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,7 +16,7 @@
 #define RECORD_BUILD_ID_MAX 20u
 
 /* What the records of one event look like; derived from its attr. A value
- * type: fill with record__layout_init() and copy freely. */
+ * type: fill with perf_record__layout_init() and copy freely. */
 struct sample_layout {
 	uint64_t sample_type;
 	uint64_t regs_user_mask;
@@ -30,14 +30,14 @@ struct sample_layout {
 /* Fills *out. Returns 0, or -ENOTSUP when sample_type holds a field whose
  * layout depends on other attr fields we do not decode (READ, BRANCH_STACK)
  * and that precedes fields we need. *out untouched on failure. */
-int record__layout_init(struct sample_layout *out, uint64_t sample_type, uint64_t regs_user_mask,
+int perf_record__layout_init(struct sample_layout *out, uint64_t sample_type, uint64_t regs_user_mask,
 			int sample_id_all);
 /* Same from an attr as built by perf_events__build_attr(). */
-int record__layout_from_attr(struct sample_layout *out, const struct perf_event_attr *attr);
+int perf_record__layout_from_attr(struct sample_layout *out, const struct perf_event_attr *attr);
 
 /* The sample_id trailer of non-sample records (and the same identity fields of
  * a sample). `fields` holds the PERF_SAMPLE_* bits that were present. */
-struct record_sample_id {
+struct perf_record_sample_id {
 	uint64_t fields;
 	uint32_t pid, tid;
 	uint64_t time;
@@ -61,7 +61,7 @@ struct perf_sample {
 	uint64_t stream_id;
 	uint32_t cpu;
 	uint64_t period;
-	/* CALLCHAIN, PERF_CONTEXT_* markers included (see record__callchain_split). */
+	/* CALLCHAIN, PERF_CONTEXT_* markers included (see perf_record__callchain_split). */
 	uint64_t callchain_nr;
 	const uint64_t *callchain;
 	/* REGS_USER: abi is PERF_SAMPLE_REGS_ABI_* (0 = none: no user context,
@@ -78,7 +78,7 @@ struct perf_sample {
 };
 
 /* PERF_RECORD_MMAP and PERF_RECORD_MMAP2. */
-struct record_mmap {
+struct perf_record_mmap {
 	int is_mmap2;
 	uint16_t misc;        /* PERF_RECORD_MISC_MMAP_DATA, CPUMODE */
 	uint32_t pid, tid;
@@ -94,69 +94,69 @@ struct record_mmap {
 	uint32_t prot, flags;  /* MMAP2 only */
 	const char *filename;  /* NUL-terminated inside the record */
 	size_t filename_len;
-	struct record_sample_id sid;
+	struct perf_record_sample_id sid;
 };
 
 /* PERF_RECORD_COMM. exec is set when the kernel flagged the rename as
  * caused by execve (PERF_RECORD_MISC_COMM_EXEC, 3.16+; 0 on older kernels). */
-struct record_comm {
+struct perf_record_comm {
 	uint32_t pid, tid;
 	int exec;
 	const char *comm;      /* NUL-terminated inside the record */
 	size_t comm_len;
-	struct record_sample_id sid;
+	struct perf_record_sample_id sid;
 };
 
 /* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
-struct record_task {
+struct perf_record_task {
 	int is_exit;
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
-	struct record_sample_id sid;
+	struct perf_record_sample_id sid;
 };
 
 /* PERF_RECORD_LOST: `lost` records were dropped because the ring was full. */
-struct record_lost {
+struct perf_record_lost {
 	uint64_t id, lost;
-	struct record_sample_id sid;
+	struct perf_record_sample_id sid;
 };
 
 /* PERF_RECORD_THROTTLE / UNTHROTTLE: the kernel lowered the sample rate. */
-struct record_throttle {
+struct perf_record_throttle {
 	int unthrottle;
 	uint64_t time, id, stream_id;
-	struct record_sample_id sid;
+	struct perf_record_sample_id sid;
 };
 
 /* All parsers: `h` points to a whole record of h->size bytes (as returned by
  * ring__next). They return 0 and fill *out, or -EBADMSG when a length field,
  * string or the record size is inconsistent, or -EINVAL when h is not of the
  * parser's type. *out untouched on failure. Thread-safe (no state). */
-int record__parse_sample(const struct sample_layout *l, const struct perf_event_header *h,
+int perf_record__parse_sample(const struct sample_layout *l, const struct perf_event_header *h,
 			 struct perf_sample *out);
-int record__parse_mmap(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_mmap *out);
-int record__parse_comm(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_comm *out);
-int record__parse_task(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_task *out);
-int record__parse_lost(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_lost *out);
-int record__parse_throttle(const struct sample_layout *l, const struct perf_event_header *h,
-			   struct record_throttle *out);
+int perf_record__parse_mmap(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_mmap *out);
+int perf_record__parse_comm(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_comm *out);
+int perf_record__parse_task(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_task *out);
+int perf_record__parse_lost(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_lost *out);
+int perf_record__parse_throttle(const struct sample_layout *l, const struct perf_event_header *h,
+			   struct perf_record_throttle *out);
 /* The sample_id trailer of a non-sample record. -ENOENT without
  * sample_id_all, -EBADMSG when the record is shorter than the trailer. */
-int record__parse_sample_id(const struct sample_layout *l, const struct perf_event_header *h,
-			    struct record_sample_id *out);
+int perf_record__parse_sample_id(const struct sample_layout *l, const struct perf_event_header *h,
+			    struct perf_record_sample_id *out);
 
 /* The time of any record, for ordering records from several rings: the
  * sample's TIME, else the sample_id trailer, else the record's own time field
  * (FORK/EXIT/THROTTLE). -ENOENT when the record carries none (e.g. MMAP without
  * sample_id_all, or an unknown type without a trailer), -EBADMSG when short. */
-int record__time(const struct sample_layout *l, const struct perf_event_header *h, uint64_t *time);
+int perf_record__time(const struct sample_layout *l, const struct perf_event_header *h, uint64_t *time);
 
 /* Whether this module decodes records of this type; others are to be skipped. */
-int record__type_known(uint32_t type);
+int perf_record__type_known(uint32_t type);
 
 /* The two halves of a CALLCHAIN, markers removed: the entries following
  * PERF_CONTEXT_KERNEL and those following PERF_CONTEXT_USER, each up to the
@@ -168,6 +168,6 @@ struct callchain_parts {
 	const uint64_t *user;
 	size_t user_nr;
 };
-void record__callchain_split(const uint64_t *ips, uint64_t nr, struct callchain_parts *out);
+void perf_record__callchain_split(const uint64_t *ips, uint64_t nr, struct callchain_parts *out);
 
 #endif

@@ -9,11 +9,11 @@
  * last window's cost alone, so the rate recovers in the next window. Pure
  * arithmetic: the caller measures and applies, so the policy is tested
  * without sampling. Not thread-safe. */
-#ifndef SMOLDER_DAEMON_BUDGET_H
-#define SMOLDER_DAEMON_BUDGET_H
+#ifndef SMOLDER_DAEMON_CPU_BUDGET_H
+#define SMOLDER_DAEMON_CPU_BUDGET_H
 #include <stdint.h>
 
-struct budget {
+struct cpu_budget {
 	unsigned configured_hz; /* what the configuration asks for */
 	unsigned hz;            /* in effect: lowered while over budget */
 	unsigned budget_bp;     /* hundredths of a percent of one CPU; 0 = none */
@@ -21,7 +21,7 @@ struct budget {
 };
 
 /* Starts at the configured frequency. */
-void budget__init(struct budget *b, unsigned configured_hz, unsigned budget_bp);
+void cpu_budget__init(struct cpu_budget *b, unsigned configured_hz, unsigned budget_bp);
 /* Takes the steady cost of a window that ended (agent CPU minus one-off
  * work, over the window's wall time) and returns the frequency the next
  * window should sample at: when over the budget, the rate that would have
@@ -30,9 +30,9 @@ void budget__init(struct budget *b, unsigned configured_hz, unsigned budget_bp);
  * one; else unchanged. The first window is not counted: it pays for the
  * first touch of everything. *used_bp (may be NULL) gets the cost the
  * decision was made on. The caller applies the new frequency and then
- * calls budget__applied(). */
-unsigned budget__next_hz(struct budget *b, uint64_t steady_cpu_ns, uint64_t wall_ns, double *used_bp);
+ * calls cpu_budget__applied(). */
+unsigned cpu_budget__next_hz(struct cpu_budget *b, uint64_t steady_cpu_ns, uint64_t wall_ns, double *used_bp);
 /* The sampler now runs at hz. */
-void budget__applied(struct budget *b, unsigned hz);
+void cpu_budget__applied(struct cpu_budget *b, unsigned hz);
 
 #endif

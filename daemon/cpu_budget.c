@@ -1,13 +1,13 @@
 /* cpu_budget: the sampling frequency follows what sampling costs. */
 #include "config.h"
 
-#include "daemon/budget.h"
+#include "daemon/cpu_budget.h"
 
 /* Below this cost (0.001% of a CPU) a window says nothing about the rate:
  * extrapolating from it would jump anywhere. */
 #define MIN_MEASURABLE_BP 0.1
 
-void budget__init(struct budget *b, unsigned configured_hz, unsigned budget_bp)
+void cpu_budget__init(struct cpu_budget *b, unsigned configured_hz, unsigned budget_bp)
 {
 	b->configured_hz = configured_hz;
 	b->hz = configured_hz;
@@ -15,13 +15,13 @@ void budget__init(struct budget *b, unsigned configured_hz, unsigned budget_bp)
 	b->windows = 0;
 }
 
-void budget__applied(struct budget *b, unsigned hz)
+void cpu_budget__applied(struct cpu_budget *b, unsigned hz)
 {
 	b->hz = hz;
 }
 
 /* Over budget: the rate that costs 90 % of it, at least 1 Hz lower. */
-static unsigned lower(const struct budget *b, double used_bp)
+static unsigned lower(const struct cpu_budget *b, double used_bp)
 {
 	double want = (double)b->hz * ((double)b->budget_bp / used_bp) * 0.9;
 	unsigned next = want < 1.0 ? 1 : (unsigned)want;
@@ -33,7 +33,7 @@ static unsigned lower(const struct budget *b, double used_bp)
 
 /* Well under budget: the rate that costs 80 % of it, up to the
  * configuration's. */
-static unsigned raise(const struct budget *b, double used_bp)
+static unsigned raise(const struct cpu_budget *b, double used_bp)
 {
 	double want;
 
@@ -45,7 +45,7 @@ static unsigned raise(const struct budget *b, double used_bp)
 	return (unsigned)want > b->hz ? (unsigned)want : b->hz;
 }
 
-unsigned budget__next_hz(struct budget *b, uint64_t steady_cpu_ns, uint64_t wall_ns, double *used_bp)
+unsigned cpu_budget__next_hz(struct cpu_budget *b, uint64_t steady_cpu_ns, uint64_t wall_ns, double *used_bp)
 {
 	double used, budget = (double)b->budget_bp;
 

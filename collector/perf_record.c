@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "collector/record.h"
+#include "collector/perf_record.h"
 
 /* Identity fields that sample_id_all appends to non-sample records, in ABI order. */
 #define ID_TRAILER_FIELDS                                                                          \
@@ -69,7 +69,7 @@ static unsigned popcount64(uint64_t v)
 	return n;
 }
 
-int record__layout_init(struct sample_layout *out, uint64_t sample_type, uint64_t regs_user_mask,
+int perf_record__layout_init(struct sample_layout *out, uint64_t sample_type, uint64_t regs_user_mask,
 			int sample_id_all)
 {
 	/* READ's size depends on read_format and BRANCH_STACK's on
@@ -84,13 +84,13 @@ int record__layout_init(struct sample_layout *out, uint64_t sample_type, uint64_
 	return 0;
 }
 
-int record__layout_from_attr(struct sample_layout *out, const struct perf_event_attr *attr)
+int perf_record__layout_from_attr(struct sample_layout *out, const struct perf_event_attr *attr)
 {
-	return record__layout_init(out, attr->sample_type, attr->sample_regs_user,
+	return perf_record__layout_init(out, attr->sample_type, attr->sample_regs_user,
 				   attr->sample_id_all);
 }
 
-int record__type_known(uint32_t type)
+int perf_record__type_known(uint32_t type)
 {
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
@@ -110,7 +110,7 @@ int record__type_known(uint32_t type)
 
 /* Reads the identity fields in ABI order; shared by trailers (which hold
  * exactly these) and needs nothing else. */
-static int read_id_fields(struct cursor *c, uint64_t sample_type, struct record_sample_id *sid)
+static int read_id_fields(struct cursor *c, uint64_t sample_type, struct perf_record_sample_id *sid)
 {
 	uint32_t res;
 	uint64_t ident;
@@ -146,7 +146,7 @@ static int body_end(const struct sample_layout *l, const struct perf_event_heade
 }
 
 static int parse_trailer(const struct sample_layout *l, const struct perf_event_header *h,
-			 struct record_sample_id *sid)
+			 struct perf_record_sample_id *sid)
 {
 	struct cursor c;
 	size_t end;
@@ -163,10 +163,10 @@ static int parse_trailer(const struct sample_layout *l, const struct perf_event_
 	return read_id_fields(&c, l->sample_type, sid);
 }
 
-int record__parse_sample_id(const struct sample_layout *l, const struct perf_event_header *h,
-			    struct record_sample_id *out)
+int perf_record__parse_sample_id(const struct sample_layout *l, const struct perf_event_header *h,
+			    struct perf_record_sample_id *out)
 {
-	struct record_sample_id sid;
+	struct perf_record_sample_id sid;
 
 	if (!l->sample_id_all)
 		return -ENOENT;
@@ -178,7 +178,7 @@ int record__parse_sample_id(const struct sample_layout *l, const struct perf_eve
 	return 0;
 }
 
-int record__parse_sample(const struct sample_layout *l, const struct perf_event_header *h,
+int perf_record__parse_sample(const struct sample_layout *l, const struct perf_event_header *h,
 			 struct perf_sample *out)
 {
 	uint64_t st = l->sample_type;
@@ -279,10 +279,10 @@ static int take_string(struct cursor *c, const char **s, size_t *len)
 	return 0;
 }
 
-int record__parse_mmap(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_mmap *out)
+int perf_record__parse_mmap(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_mmap *out)
 {
-	struct record_mmap m;
+	struct perf_record_mmap m;
 	struct cursor c;
 	size_t end;
 
@@ -326,10 +326,10 @@ int record__parse_mmap(const struct sample_layout *l, const struct perf_event_he
 	return 0;
 }
 
-int record__parse_comm(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_comm *out)
+int perf_record__parse_comm(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_comm *out)
 {
-	struct record_comm cm;
+	struct perf_record_comm cm;
 	struct cursor c;
 	size_t end;
 
@@ -348,10 +348,10 @@ int record__parse_comm(const struct sample_layout *l, const struct perf_event_he
 	return 0;
 }
 
-int record__parse_task(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_task *out)
+int perf_record__parse_task(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_task *out)
 {
-	struct record_task t;
+	struct perf_record_task t;
 	struct cursor c;
 	size_t end;
 
@@ -371,10 +371,10 @@ int record__parse_task(const struct sample_layout *l, const struct perf_event_he
 	return 0;
 }
 
-int record__parse_lost(const struct sample_layout *l, const struct perf_event_header *h,
-		       struct record_lost *out)
+int perf_record__parse_lost(const struct sample_layout *l, const struct perf_event_header *h,
+		       struct perf_record_lost *out)
 {
-	struct record_lost lo;
+	struct perf_record_lost lo;
 	struct cursor c;
 	size_t end;
 
@@ -392,10 +392,10 @@ int record__parse_lost(const struct sample_layout *l, const struct perf_event_he
 	return 0;
 }
 
-int record__parse_throttle(const struct sample_layout *l, const struct perf_event_header *h,
-			   struct record_throttle *out)
+int perf_record__parse_throttle(const struct sample_layout *l, const struct perf_event_header *h,
+			   struct perf_record_throttle *out)
 {
-	struct record_throttle t;
+	struct perf_record_throttle t;
 	struct cursor c;
 	size_t end;
 
@@ -423,10 +423,10 @@ static int u64_at(const struct perf_event_header *h, size_t off, size_t end, uin
 	return 0;
 }
 
-int record__time(const struct sample_layout *l, const struct perf_event_header *h, uint64_t *time)
+int perf_record__time(const struct sample_layout *l, const struct perf_event_header *h, uint64_t *time)
 {
 	uint64_t st = l->sample_type;
-	struct record_sample_id sid;
+	struct perf_record_sample_id sid;
 	size_t end;
 
 	if (h->size < sizeof(*h))
@@ -468,7 +468,7 @@ static int is_context_marker(uint64_t ip)
 	return ip >= (uint64_t)-4095;
 }
 
-void record__callchain_split(const uint64_t *ips, uint64_t nr, struct callchain_parts *out)
+void perf_record__callchain_split(const uint64_t *ips, uint64_t nr, struct callchain_parts *out)
 {
 	const uint64_t ctx_kernel = (uint64_t)-128; /* PERF_CONTEXT_KERNEL */
 	const uint64_t ctx_user = (uint64_t)-512;   /* PERF_CONTEXT_USER */
