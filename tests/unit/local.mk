@@ -41,17 +41,23 @@ UNIT_TESTS = \
 	tests/unit/test_cpus \
 	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
+	tests/unit/test_proctable \
 	tests/unit/test_json_dump \
 	tests/unit/test_collapsed \
 	tests/unit/test_top \
 	tests/unit/test_atomic_file \
+	tests/unit/test_gzip \
+	tests/unit/test_http_sink \
+	tests/unit/test_pyroscope \
 	tests/unit/test_sink \
 	tests/unit/test_retry_after \
 	tests/unit/test_fileio \
 	tests/unit/test_hashidx \
 	tests/unit/test_dump_paths \
 	tests/unit/test_curl_loader \
-	tests/unit/test_report \
+	tests/unit/test_dump_merge \
+	tests/unit/test_pprof \
+	tests/unit/test_protobuf \
 	tests/unit/test_flamegraph \
 	tests/unit/test_spool \
 	tests/unit/test_dump_read \
@@ -249,6 +255,12 @@ tests_unit_test_procmaps_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmaps_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_procmaps_LINK = $(CXXLINK)
 
+tests_unit_test_proctable_SOURCES = tests/unit/test_proctable.c
+tests_unit_test_proctable_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_proctable_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_proctable_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_proctable_LINK = $(CXXLINK)
+
 # --- export/
 tests_unit_test_json_dump_SOURCES = tests/unit/test_json_dump.c
 tests_unit_test_json_dump_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -270,6 +282,21 @@ tests_unit_test_atomic_file_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_atomic_file_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_atomic_file_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
 
+tests_unit_test_gzip_SOURCES = tests/unit/test_gzip.c
+tests_unit_test_gzip_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_gzip_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_gzip_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_http_sink_SOURCES = tests/unit/test_http_sink.c
+tests_unit_test_http_sink_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_http_sink_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_http_sink_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_pyroscope_SOURCES = tests/unit/test_pyroscope.c
+tests_unit_test_pyroscope_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_pyroscope_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_pyroscope_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
 tests_unit_test_sink_SOURCES = tests/unit/test_sink.c
 tests_unit_test_sink_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_sink_CFLAGS = $(TEST_CFLAGS)
@@ -280,10 +307,20 @@ tests_unit_test_curl_loader_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_curl_loader_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_curl_loader_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_report_SOURCES = tests/unit/test_report.c
-tests_unit_test_report_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_report_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_report_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+tests_unit_test_dump_merge_SOURCES = tests/unit/test_dump_merge.c
+tests_unit_test_dump_merge_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_dump_merge_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_dump_merge_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_pprof_SOURCES = tests/unit/test_pprof.c
+tests_unit_test_pprof_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_pprof_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_pprof_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_protobuf_SOURCES = tests/unit/test_protobuf.c
+tests_unit_test_protobuf_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_protobuf_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_protobuf_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_flamegraph_SOURCES = tests/unit/test_flamegraph.c
 tests_unit_test_flamegraph_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -420,4 +457,5 @@ EXTRA_DIST += \
 	tests/fixtures/symbolize/kallsyms_restricted.txt
 
 # Helpers shared by unit tests.
-EXTRA_DIST += tests/unit/tmpdir.h tests/unit/symfix.h tests/unit/profile_fixture.h
+EXTRA_DIST += tests/unit/tmpdir.h tests/unit/symfix.h tests/unit/profile_fixture.h \
+	tests/unit/report_fixture.h tests/unit/http_server.h

@@ -1,4 +1,4 @@
-/* export/top: the self/total table. */
+/* export/top: the self/total table, and the diff of a profile against a base. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +14,7 @@
 
 #include "export/top.h"
 #include "tests/unit/profile_fixture.h"
+#include "tests/unit/report_fixture.h"
 
 static char *capture_top(size_t n)
 {
@@ -134,4 +135,83 @@ Test(top, ambiguous_shortenings_print_whole)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		cr_assert_leq(columns(line), 100, "line too wide: %s", line);
 	free(text);
+}
+
+/* --- top --diff ----------------------------------------------------------- */
+
+static char *diff_text(const char *now_file, const char *base_file, size_t n)
+{
+	const char *nf[] = {now_file, NULL}, *bf[] = {base_file, NULL};
+	/* Separate string tables: the diff matches functions by name. */
+	struct strtab *n1 = strtab__new(), *n2 = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *a, *b;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	filter_init(&f);
+	a = merge(n1, &f, nf);
+	b = merge(n2, &f, bf);
+	cr_assert_eq(top__write_diff(dump_merge__profile(a), dump_merge__profile(b), out, n), 0);
+	fclose(out);
+	dump_merge__delete(a);
+	dump_merge__delete(b);
+	strtab__delete(n1);
+	strtab__delete(n2);
+	return buf;
+}
+
+/* Rows of a diff table: lines that start with a percentage. */
+static size_t rows(const char *text, size_t *nonzero)
+{
+	const char *line = text;
+	size_t n = 0;
+
+	*nonzero = 0;
+	while (line && *line) {
+		char b[16], s[16], c[16];
+
+		if (sscanf(line, "%15s %15s %15s", b, s, c) == 3 && strchr(b, '%') && b[0] != 'b') {
+			n++;
+			if (strcmp(c, "0.00%") != 0)
+				(*nonzero)++;
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return n;
+}
+
+Test(top, diff_against_itself_shows_no_change)
+{
+	char *t = diff_text("a.json", "a.json", 0);
+	size_t nonzero, n = rows(t, &nonzero);
+
+	cr_assert_eq(n, 5, "functions with self samples: %s", t);
+	cr_assert_eq(nonzero, 0, "%s", t);
+	cr_assert_not_null(strstr(t, "samples: 15  base samples: 15"), "%s", t);
+	free(t);
+
+	/* Merged a+b against a: same shares, so no change either. */
+	t = diff_text("b.json", "a.json", 0);
+	n = rows(t, &nonzero);
+	cr_assert_eq(nonzero, 0, "%s", t);
+	free(t);
+}
+
+Test(top, diff_shows_changes_sorted)
+{
+	char *t = diff_text("c.json", "a.json", 3);
+	size_t nonzero, n = rows(t, &nonzero);
+	const char *first;
+
+	cr_assert_eq(n, 3, "%s", t);
+	cr_assert_eq(nonzero, 3, "%s", t);
+	/* c: parse_inline 4/5 = 80% (a: 20%), the largest change. */
+	first = strstr(t, "+60.00%");
+	cr_assert_not_null(first, "%s", t);
+	cr_assert_not_null(strstr(first, "ngx_http_parse_inline_[i]"), "%s", t);
+	cr_assert_not_null(strstr(t, "-40.00%"), "do_epoll_wait_[k] disappeared: %s", t);
+	free(t);
 }
