@@ -269,10 +269,10 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			a->so.per_pid = 1;
 			break;
 		case OPT_PYEVAL:
-			a->so.python_keep_eval = true;
+			a->so.keep_native = true;
 			break;
 		case OPT_PYLINES:
-			a->so.python_lines = true;
+			a->so.lines = true;
 			break;
 		case OPT_NOCACHE:
 			a->cache_dir = NULL;

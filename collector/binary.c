@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,41 @@
 #include "unwind/cfi.h"
 #include "unwind/unwind.h"
 
-#include "collector/binary_impl.h"
+#define MAX_LOADS 16
+
+struct load_segment {
+	uint64_t offset, vaddr, filesz;
+	int exec; /* PF_X */
+};
+
+struct binary {
+	struct binaries *owner;
+	uint64_t dev, ino;
+	struct binary *next_same_hash;
+	unsigned refs;        /* mappings using it (the vDSO holds one more) */
+	uint64_t idle_since;  /* when refs dropped to 0 */
+	char *path;      /* as the process sees it */
+	char *open_path; /* the path that opened it */
+	const char *module;
+	struct strtab *names;
+	struct cachedir *cache; /* the registry's, for symindex */
+	int fd;
+	Elf *elf;
+	int is_elf;
+	struct load_segment loads[MAX_LOADS];
+	size_t nloads;
+	uint64_t entry; /* e_entry, ELF vaddr; 0 when none */
+	struct cfi *cfi;
+	int cfi_tried;
+	struct symindex *sym;
+	int sym_tried;
+	uint32_t unknown_frame; /* "[module]", interned on first use */
+	/* the runtime a reader recognised in it (binary__set_runtime) */
+	bool runtime_known;
+	uint8_t runtime_tag;
+	void *runtime_data;
+	void (*runtime_free)(void *data);
+};
 
 struct binaries {
 	struct strtab *names;
@@ -91,7 +126,8 @@ static void binary_delete(struct binary *b)
 	}
 	symindex__delete(b->sym);
 	cfi__delete(b->cfi);
-	free(b->roots);
+	if (b->runtime_free)
+		b->runtime_free(b->runtime_data);
 	if (b->elf)
 		elf_end(b->elf);
 	if (b->fd >= 0)
@@ -403,6 +439,26 @@ const char *binary__module(const struct binary *b) { return b->module; }
 uint64_t binary__entry(const struct binary *b) { return b->entry; }
 const char *binary__path(const struct binary *b) { return b->path; }
 int binary__is_elf(const struct binary *b) { return b->is_elf; }
+Elf *binary__elf(struct binary *b) { return b->is_elf ? b->elf : NULL; }
+
+bool binary__runtime(const struct binary *b, uint8_t *tag, void **data)
+{
+	if (!b->runtime_known)
+		return false;
+	*tag = b->runtime_tag;
+	*data = b->runtime_data;
+	return true;
+}
+
+void binary__set_runtime(struct binary *b, uint8_t tag, void *data, void (*free_data)(void *))
+{
+	if (b->runtime_free)
+		b->runtime_free(b->runtime_data);
+	b->runtime_known = true;
+	b->runtime_tag = tag;
+	b->runtime_data = data;
+	b->runtime_free = free_data;
+}
 
 static int find_vdso_cb(void *ctx, const struct procmaps_entry *e)
 {

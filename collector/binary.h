@@ -6,6 +6,8 @@
  * Not thread-safe. */
 #ifndef SMOLDER_COLLECTOR_BINARY_H
 #define SMOLDER_COLLECTOR_BINARY_H
+#include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,29 +100,16 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out);
 uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t map_end, uint64_t pgoff);
 /* The CFI (loaded on first call) or NULL when the file has none. */
 struct cfi *binary__cfi(struct binary *b);
-/* The functions where stacks end although the CFI does not say so: for a
- * Go program, its runtime's roots and stack switches (runtimes/gostack.h),
- * read from the symbol table on first call. Returns their number; *roots
- * (sorted, owned by the binary) is NULL when there are none. */
-struct unwind_root;
-size_t binary__roots(struct binary *b, const struct unwind_root **roots);
-/* The ELF vaddrs of the data objects names[0..n) exports (.dynsym), 0 for
- * each it does not (a runtime's self-description: runtimes/hotspot_vm.h).
- * Returns how many were found. */
-int binary__find_symbols(struct binary *b, const char *const *names, size_t n, uint64_t *vaddrs);
-/* A CPython interpreter in the binary (its executable or libpython): ELF
- * vaddrs of what its reader needs, from .dynsym, else .symtab (interp_head
- * is static in 2.7 and 3.6). */
-struct binary_cpython {
-	uint64_t runtime;        /* _PyRuntime (3.7+), 0 if none */
-	uint64_t interp_head;    /* interp_head (2.7, 3.6), 0 if not found */
-	uint64_t tstate_current; /* _PyThreadState_Current (2.7, 3.6) */
-	uint64_t code_type;      /* PyCode_Type */
-	uint64_t eval_start, eval_end; /* the eval loop: _PyEval_EvalFrameDefault
-	                                  (3.6+), else PyEval_EvalFrameEx (2.7) */
-};
-/* NULL when the binary has no CPython eval loop. Looked up once. */
-const struct binary_cpython *binary__cpython(struct binary *b);
+/* The runtime a reader recognised in the binary (collector/runtimes.c
+ * offers each binary to the readers once): true with its tag (0: none
+ * did) and the reader's facts about it, false when it was not offered
+ * yet. */
+bool binary__runtime(const struct binary *b, uint8_t *tag, void **data);
+/* Records what the readers said; data is freed with free_data (may be
+ * NULL) when the binary goes. */
+void binary__set_runtime(struct binary *b, uint8_t tag, void *data, void (*free_data)(void *));
+/* The open ELF (read only), NULL when the file is no ELF. */
+Elf *binary__elf(struct binary *b);
 /* The symbol index (built on first call), or NULL on allocation failure. */
 struct symindex *binary__symindex(struct binary *b);
 /* The frame "[module]" for a pc of this binary that nothing names, interned

@@ -14,13 +14,11 @@ collector_libcollector_a_SOURCES = \
 	collector/cpus.c collector/cpus.h \
 	collector/procmaps.c collector/procmaps.h \
 	collector/binary.c collector/binary.h \
-	collector/binary_symbols.c collector/binary_impl.h \
-	collector/pythons.c collector/pythons.h \
 	collector/proctable.c collector/proctable.h \
 	collector/threads.c collector/threads.h \
-	collector/jvms.c collector/jvms.h \
+	collector/runtimes.c collector/runtimes.h \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h \
 	collector/sampler_open.c collector/sampler_state.h
-COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a unwind/libunwind.a \
+COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a \
 	$(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS)

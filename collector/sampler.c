@@ -14,11 +14,10 @@
 #include "collector/batch.h"
 #include "collector/binary.h"
 #include "collector/perf_events.h"
-#include "collector/jvms.h"
-#include "collector/pythons.h"
 #include "collector/proctable.h"
 #include "collector/perf_record.h"
 #include "collector/ring.h"
+#include "collector/runtimes.h"
 #include "collector/sampler.h"
 #include "collector/sampler_state.h"
 #include "collector/threads.h"
@@ -30,6 +29,7 @@
 #include "profile/agent_stats.h"
 #include "profile/frame_name.h"
 #include "profile/profile.h"
+#include "runtimes/accountant.h"
 #include "symbolize/loadbudget.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
@@ -174,7 +174,7 @@ add:
 	}
 	key.service_name = proctable__service(s->procs, p);
 	if (!key.service_name)
-		key.service_name = jvms__label(s->jvms, p);
+		key.service_name = runtimes__label(s->runtimes, p);
 	if (!key.service_name)
 		key.service_name = process__comm(p);
 	key.comm = process__comm(p);
@@ -434,8 +434,6 @@ void sampler__finish_window(struct sampler *s)
 	struct binaries_stats bst;
 	struct symbolizer_stats sst;
 	struct loadbudget_stats dst;
-	struct jvms_stats jst;
-	struct pythons_stats pst;
 
 	settle_jit_names(s);
 	st->processes = proctable__count(s->procs);
@@ -458,14 +456,7 @@ void sampler__finish_window(struct sampler *s)
 	st->ksym_lookups = sst.ksym_lookups;
 	st->ksym_hits = sst.ksym_hits;
 	st->ksym_evictions = sst.ksym_evictions;
-	jvms__stats(s->jvms, &jst);
-	st->jvms = jst.jvms;
-	st->jvm_reads = jst.reads;
-	st->jvm_failures = jst.failures;
-	pythons__stats(s->pythons, &pst);
-	st->pythons = pst.pythons;
-	st->python_reads = pst.reads;
-	st->python_failures = pst.failures;
+	runtimes__finish_window(s->runtimes, st);
 	loadbudget__stats(s->budget, &dst);
 	st->debug_bytes = dst.bytes;
 	st->debug_refused = dst.refused_bytes + dst.refused_time;
@@ -486,6 +477,7 @@ void sampler__reset_window(struct sampler *s)
 {
 	profile__reset(s->profile);
 	memset(&s->stats, 0, sizeof(s->stats));
+	runtimes__start_window(s->runtimes, &s->stats);
 	s->window_cpu_start = selfusage__cpu_ns();
 	s->window_load_start = sampler__load_cpu_ns(s);
 	s->window_cuts_start = frame_name__cuts();
@@ -504,9 +496,9 @@ static int remap_pass(struct sampler *s, struct strtab_remap *r)
 	if (!err)
 		err = symbolizer__remap_names(s->sym, r);
 	if (!err)
-		err = jvms__remap_names(s->jvms, r);
+		err = runtimes__remap_names(s->runtimes, r);
 	if (!err)
-		err = pythons__remap_names(s->pythons, r);
+		err = accountant__remap_names(s->accountant, r);
 	return err;
 }
 

@@ -41,10 +41,12 @@ struct sampler_opts {
 	/* How much of demangled names frames show (symbolize/demangle.h);
 	 * zeroed options give NAME_DETAIL_SHORT, the default. */
 	enum name_detail names;
-	/* CPython: keep the native eval-loop frames beside the Python frames
-	 * they ran (by default the Python frames replace them) */
-	bool python_keep_eval;
-	bool python_lines;       /* Python frames carry the line they run */
+	/* Runtimes: keep the native frames (an interpreter's eval loop)
+	 * beside the language frames they ran (by default the language frames
+	 * replace them) */
+	bool keep_native;
+	bool lines;              /* language frames carry the line they run,
+	                            where the reader knows it (CPython) */
 };
 
 /* Where opening failed, for the CLI's message. */

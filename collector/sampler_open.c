@@ -15,12 +15,11 @@
 
 #include "collector/batch.h"
 #include "collector/binary.h"
-#include "collector/jvms.h"
-#include "collector/pythons.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
 #include "collector/perf_record.h"
 #include "collector/ring.h"
+#include "collector/runtimes.h"
 #include "collector/sampler.h"
 #include "collector/sampler_state.h"
 #include "collector/threads.h"
@@ -32,6 +31,7 @@
 #include "profile/agent_stats.h"
 #include "profile/frame_name.h"
 #include "profile/profile.h"
+#include "runtimes/accountant.h"
 #include "symbolize/loadbudget.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
@@ -85,14 +85,13 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 	return 0;
 }
 
-/* A process's image went: its JIT maps and JVM reader go with it. */
+/* A process's image went: its JIT maps and runtime readers go with it. */
 static void forget_process(void *ctx, int pid)
 {
 	struct sampler *s = ctx;
 
 	symbolizer__forget_process(s->sym, pid);
-	jvms__forget(s->jvms, pid);
-	pythons__forget(s->pythons, pid);
+	runtimes__forget(s->runtimes, pid);
 }
 
 /* Probes the host and builds the attr of the best mode it supports. */
@@ -167,6 +166,7 @@ static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t p
 static int make_model(struct sampler *s, int with_kernel)
 {
 	const struct sampler_opts *o = &s->opts;
+	struct runtimes_opts ro;
 
 	s->names = strtab__new();
 	if (!s->names || symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
@@ -179,21 +179,22 @@ static int make_model(struct sampler *s, int with_kernel)
 	binaries__set_name_detail(s->bins, o->names);
 	symbolizer__set_budget(s->sym, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
-	s->jvms = jvms__new(s->names);
-	s->pythons = pythons__new(s->names, o->python_lines);
-	if (!s->procs || !s->jvms || !s->pythons)
+	s->accountant = accountant__new(NULL, s->names);
+	ro.lines = o->lines;
+	ro.keep_native = o->keep_native;
+	s->runtimes = s->procs && s->accountant ?
+		runtimes__new(s->names, s->procs, s->accountant, &s->stats, &ro) : NULL;
+	if (!s->runtimes)
 		return -ENOMEM;
 	proctable__on_image_gone(s->procs, forget_process, s);
 	s->profile = profile__new(s->names);
-	/* user frames with what was inlined at them, the Python frames of
-	 * eval calls, the kernel's */
-	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + CPYTHON_MAX_FRAMES + MAX_KERNEL_FRAMES;
+	/* user frames with what was inlined at them, the language frames of
+	 * runtimes, the kernel's */
+	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + RUNTIME_MAX_IDS + MAX_KERNEL_FRAMES;
 	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
 	if (!s->profile || !s->stack ||
-	    user_stack__new(s->procs, s->sym, s->jvms, s->mode_dwarf, s->layout.regs_user_mask,
-			    o->max_frames, &s->user) < 0 ||
-	    user_stack__set_pythons(s->user, s->pythons, o->python_keep_eval, s->features.clockid.ok,
-				    &s->stats) < 0)
+	    user_stack__new(s->procs, s->sym, s->runtimes, s->mode_dwarf, s->layout.regs_user_mask,
+			    o->max_frames, s->features.clockid.ok, &s->user) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -233,6 +234,7 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	 * those samples lose their user frames. */
 	for (i = 0; !o->system_wide && i < o->npids; i++)
 		proctable__seed(s->procs, o->pids[i]);
+	runtimes__start_window(s->runtimes, &s->stats);
 	s->window_cpu_start = selfusage__cpu_ns();
 	s->window_load_start = sampler__load_cpu_ns(s);
 	s->window_cuts_start = frame_name__cuts();
@@ -256,9 +258,9 @@ void sampler__delete(struct sampler *s)
 	free(s->pfds);
 	perf_events__delete(s->events);
 	profile__delete(s->profile);
-	proctable__delete(s->procs); /* tells the symbolizer and jvms what goes */
-	jvms__delete(s->jvms);
-	pythons__delete(s->pythons);
+	proctable__delete(s->procs); /* tells the symbolizer and readers what goes */
+	runtimes__delete(s->runtimes);
+	accountant__delete(s->accountant);
 	symbolizer__delete(s->sym);
 	binaries__delete(s->bins);
 	loadbudget__delete(s->budget);

@@ -47,8 +47,8 @@ struct sampler {
 	struct binaries *bins;
 	struct proctable *procs;
 	struct symbolizer *sym;
-	struct jvms *jvms;             /* HotSpot readers by pid */
-	struct pythons *pythons;       /* CPython readers by pid */
+	struct accountant *accountant; /* what runtime readers may cost */
+	struct runtimes *runtimes;     /* runtime readers and their instances */
 	struct loadbudget *budget;
 	struct profile *profile;
 	struct agent_stats stats; /* the window's, beside the profile */

@@ -6,13 +6,11 @@
 #include <string.h>
 
 #include "collector/binary.h"
-#include "collector/jvms.h"
-#include "collector/proctable.h"
-#include "collector/pythons.h"
 #include "collector/perf_record.h"
+#include "collector/proctable.h"
+#include "collector/runtimes.h"
 #include "collector/user_stack.h"
 #include "common/clock.h"
-#include "runtimes/hotspot.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/cfi.h"
 #include "unwind/regs.h"
@@ -24,60 +22,44 @@
 struct user_stack {
 	struct proctable *procs;
 	struct symbolizer *sym;
+	struct runtimes *rs;         /* borrowed; NULL: no runtime readers */
 	int dwarf;
+	bool mono_times;             /* sample times are CLOCK_MONOTONIC */
+	bool keep_native;            /* name native frames beside the language
+	                                frames they ran */
 	uint64_t regs_mask;
 	size_t max_frames;
 	struct unwind_frame *frames; /* max_frames, innermost first */
 	struct process *cur;         /* the sample's, for find_module */
-	struct jvms *jvms;           /* borrowed; NULL: no runtime readers */
-	struct hotspot *jvm;         /* the sample's process's JVM, if it is one */
-	int jvm_looked_up;           /* jvm is known for this sample */
 	uint64_t now_ns;             /* the sample's unwinding time */
-	/* CPython: NULL pythons, no interpreter readers */
-	struct pythons *pythons;
-	struct agent_stats *stats;   /* where Python samples are counted */
-	bool keep_eval;              /* name eval-loop frames beside Python's */
-	bool mono_times;             /* sample times are CLOCK_MONOTONIC */
-	struct python_sample *py;    /* the sample's Python frames */
-	bool py_seen;                /* the sample ran an eval loop */
-	struct unwind_regs regs;     /* the sample's, for the eval frames */
+	bool kept;                   /* a frame kept its registers for a reader */
+	struct unwind_regs regs;     /* the sample's, for the readers */
 	struct unwind_stack stack;
+	struct runtime_stack *lang;  /* the sample's language frames */
 };
 
-int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct jvms *jvms, int dwarf,
-		    uint64_t regs_mask, size_t max_frames, struct user_stack **out)
+int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct runtimes *rs, int dwarf,
+		    uint64_t regs_mask, size_t max_frames, bool mono_times, struct user_stack **out)
 {
 	struct user_stack *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return -ENOMEM;
 	u->procs = procs;
-	u->jvms = jvms;
+	u->rs = rs;
 	u->sym = sym;
 	u->dwarf = dwarf;
+	u->mono_times = mono_times;
+	u->keep_native = rs && runtimes__opts(rs)->keep_native;
 	u->regs_mask = regs_mask;
 	u->max_frames = max_frames;
 	u->frames = calloc(max_frames ? max_frames : 1, sizeof(*u->frames));
-	if (!u->frames) {
-		free(u);
+	u->lang = calloc(1, sizeof(*u->lang));
+	if (!u->frames || !u->lang) {
+		user_stack__delete(u);
 		return -ENOMEM;
 	}
 	*out = u;
-	return 0;
-}
-
-int user_stack__set_pythons(struct user_stack *u, struct pythons *ps, bool keep_eval,
-			    bool mono_times, struct agent_stats *st)
-{
-	if (!u->py) {
-		u->py = calloc(1, sizeof(*u->py));
-		if (!u->py)
-			return -ENOMEM;
-	}
-	u->pythons = ps;
-	u->keep_eval = keep_eval;
-	u->mono_times = mono_times;
-	u->stats = st;
 	return 0;
 }
 
@@ -85,86 +67,39 @@ void user_stack__delete(struct user_stack *u)
 {
 	if (!u)
 		return;
-	free(u->py);
+	free(u->lang);
 	free(u->frames);
 	free(u);
 }
 
-/* The process's JVM, looked up once per sample and only when a pc is in
- * code no binary holds. */
-static struct hotspot *sample_jvm(struct user_stack *u)
-{
-	if (!u->jvm_looked_up) {
-		u->jvm_looked_up = 1;
-		u->now_ns = clock__mono_ns();
-		u->jvm = u->jvms ? jvms__get(u->jvms, u->procs, u->cur, u->now_ns) : NULL;
-	}
-	return u->jvm;
-}
-
-/* How to step over a JVM's code at pc; false when the JVM does not know it. */
-static bool describe_jvm_code(struct user_stack *u, struct hotspot *h, uint64_t pc,
-			      struct unwind_module *out)
-{
-	struct hotspot_code c;
-	int method_slot, sender_slot;
-
-	switch (hotspot__code_at(h, pc, u->now_ns, &c)) {
-	case HOTSPOT_COMPILED:
-	case HOTSPOT_STUB:
-		out->code = UNWIND_CODE_SIZED;
-		out->frame_bytes = c.frame_bytes;
-		out->frame_complete = c.code_begin + c.frame_complete;
-		return true;
-	case HOTSPOT_INTERPRETER:
-		out->code = UNWIND_CODE_INTERPRETED;
-		hotspot__interp_slots(h, &method_slot, &sender_slot);
-		out->slot_method = method_slot;
-		out->slot_sender_sp = sender_slot;
-		return true;
-	case HOTSPOT_CALL_STUB:
-		out->code = UNWIND_CODE_FRAME_POINTER;
-		return true;
-	case HOTSPOT_FRAMELESS:
-		out->code = UNWIND_CODE_FRAMELESS;
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* The module holding pc for the unwinder. Executable memory that is no
  * binary (JIT code caches, anonymous or memfd mappings) is a module without
- * CFI: a JVM's code is stepped over as its reader describes it, other JIT
- * code by frame pointer, as JITs keep them. */
+ * CFI: code a runtime reader knows is stepped over as it describes it,
+ * other JIT code by frame pointer, as JITs keep them. */
 static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 {
 	struct user_stack *u = ctx;
 	struct proc_map *m = process__find_map(u->procs, u->cur, pc);
 	struct binary *bin = m ? proc_map__binary(m) : NULL;
-	struct hotspot *h;
 
 	if (!m)
 		return -ENOENT;
 	out->owner = m;
 	if (!bin) {
-		out->cfi = NULL;
-		out->bias = 0;
-		out->entry = 0;
-		out->roots = NULL;
-		out->nroots = 0;
-		if (!proc_map__path(m) && (h = sample_jvm(u)) != NULL)
-			(void)describe_jvm_code(u, h, pc, out);
+		if (!proc_map__path(m) && u->rs) {
+			if (!u->now_ns)
+				u->now_ns = clock__mono_ns();
+			(void)runtimes__describe_code(u->rs, u->cur, pc, u->now_ns, out);
+		}
 		return 0;
 	}
 	out->cfi = binary__cfi(bin);
 	out->bias = proc_map__bias(m);
-	if (u->pythons && pythons__is_eval(m, pc)) {
-		out->keep_regs = true;
-		u->py_seen = true;
-	}
 	out->entry = binary__entry(bin);
-	out->nroots = binary__roots(bin, &out->roots);
+	if (u->rs) {
+		runtimes__describe_file(u->rs, bin, pc - out->bias, out);
+		u->kept |= out->keep_regs;
+	}
 	return 0;
 }
 
@@ -245,11 +180,9 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	int missed;
 
 	u->cur = p;
-	u->jvm = NULL;
-	u->jvm_looked_up = 0;
-	u->py_seen = false;
-	if (u->py)
-		u->py->neval = 0;
+	u->now_ns = 0;
+	u->kept = false;
+	u->lang->nsplices = 0;
 	*why = UNWIND_COMPLETE;
 	n = unwind_once(u, smp, cc, why);
 	/* the ip in no mapping we know: the MMAP may not have been read yet, or
@@ -257,12 +190,23 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	missed = *why == UNWIND_NO_MAP && (!u->dwarf || (n > 0 && !u->frames[0].owner));
 	if (missed && proctable__reread_maps(u->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
 		n = unwind_once(u, smp, cc, why);
-	/* the Python stack is read now, before naming: the nearer to the
+	/* language stacks are read now, before naming: the nearer to the
 	 * sample, the less there is to reconcile */
-	if (u->py_seen && u->dwarf && n > 0)
-		(void)pythons__sample(u->pythons, u->procs, p, (int)smp->tid, u->frames, n,
-				      *why == UNWIND_COMPLETE, &u->regs, &u->stack,
-				      u->mono_times ? smp->time : 0, clock__mono_ns(), u->py, u->stats);
+	if (u->kept && u->dwarf && n > 0) {
+		struct runtime_sample s;
+
+		memset(&s, 0, sizeof(s));
+		s.pid = process__pid(p);
+		s.tid = (int)smp->tid;
+		s.sample_ns = u->mono_times ? smp->time : 0;
+		s.now_ns = clock__mono_ns();
+		s.regs = &u->regs;
+		s.stack = &u->stack;
+		s.frames = u->frames;
+		s.nframes = n;
+		s.rooted = *why == UNWIND_COMPLETE;
+		(void)runtimes__read_stacks(u->rs, p, &s, u->lang);
+	}
 	return n;
 }
 
@@ -277,11 +221,11 @@ static void describe_code(struct user_stack *u, const struct unwind_frame *f,
 	code->signal_frame = f->signal;
 	if (!m)
 		return;
-	if (f->code != UNWIND_CODE_NATIVE && u->jvm) {
-		code->jvm = u->jvm;
+	if (f->code != UNWIND_CODE_NATIVE && f->runtime && u->rs &&
+	    (code->instance = runtimes__instance(u->rs, u->cur, f->runtime, &code->reader)) != NULL) {
 		code->exact = f->exact;
-		code->java_method = f->code == UNWIND_CODE_INTERPRETED ? f->method : 0;
-		code->jvm_now_ns = u->now_ns;
+		code->slot = f->code == UNWIND_CODE_INTERPRETED ? f->method : 0;
+		code->now_ns = u->now_ns ? u->now_ns : clock__mono_ns();
 	}
 	code->path = proc_map__path(m);
 	if (!bin)
@@ -293,16 +237,16 @@ static void describe_code(struct user_stack *u, const struct unwind_frame *f,
 	code->func_start = f->func_start;
 }
 
-/* Appends the Python frames native eval call k ran, outermost first. */
-static int append_python(struct user_stack *u, size_t k, uint32_t *stack, size_t cap, size_t *n)
+/* Appends the language frames of splice k, outermost first. */
+static int append_splice(struct user_stack *u, size_t k, uint32_t *stack, size_t cap, size_t *n)
 {
-	const struct cpython_placed *pl = &u->py->placed;
-	size_t j = pl->count[k];
+	const struct runtime_splice *sp = &u->lang->at[k];
+	size_t j;
 
-	while (j-- > 0) {
+	for (j = 0; j < sp->count; j++) {
 		if (*n >= cap)
 			return -ENOSPC;
-		stack[(*n)++] = pl->frames[pl->first[k] + j].name;
+		stack[(*n)++] = u->lang->ids[sp->first + j];
 	}
 	return 0;
 }
@@ -311,7 +255,7 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 			     uint64_t now_ns, uint32_t *stack, size_t cap, size_t *n)
 {
 	struct symbolize_process proc;
-	size_t i, k = u->py ? u->py->neval : 0;
+	size_t i, k = u->lang->nsplices;
 
 	proc.pid = process__pid(p);
 	proc.uid = process__uid(p);
@@ -321,15 +265,15 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 		struct symbolize_code code;
 		uint32_t ids[SYMBOLIZER_MAX_FRAMES_PER_PC];
 		size_t m = 0;
-		bool python = false;
+		bool spliced = false;
 
-		/* a native eval call is the Python frames it ran (and itself too
-		 * when asked) */
-		if (k > 0 && u->py->eval_frame[k - 1] == i) {
+		/* a native frame that ran language frames is them (and itself
+		 * too when asked); splices are innermost first */
+		if (k > 0 && u->lang->at[k - 1].frame == i) {
 			k--;
-			python = u->py->placed.count[k] > 0;
+			spliced = u->lang->at[k].count > 0;
 		}
-		if (!python || u->keep_eval) {
+		if (!spliced || u->keep_native) {
 			describe_code(u, f, &code);
 			if (symbolizer__user(u->sym, &proc, f->pc, &code, now_ns, ids,
 					     SYMBOLIZER_MAX_FRAMES_PER_PC, &m) < 0 || m == 0) {
@@ -343,7 +287,7 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 				return -ENOSPC;
 			stack[(*n)++] = ids[m];
 		}
-		if (python && append_python(u, k, stack, cap, n) < 0)
+		if (spliced && append_splice(u, k, stack, cap, n) < 0)
 			return -ENOSPC;
 	}
 	return 0;

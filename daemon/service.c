@@ -248,8 +248,8 @@ static int open_sampler(struct service *sv)
 	so.stack_size = sv->conf.stack_size;
 	so.event = sv->conf.event;
 	so.per_pid = sv->conf.per_pid;
-	so.python_keep_eval = sv->conf.python_eval_frames != 0;
-	so.python_lines = sv->conf.python_lines != 0;
+	so.keep_native = sv->conf.python_eval_frames != 0;
+	so.lines = sv->conf.python_lines != 0;
 	so.max_frames = sv->conf.max_frames;
 	so.debug_max_bytes = sv->conf.load_max_size;
 	so.debug_load_ppm = sv->conf.load_cpu_budget_bp * 100;

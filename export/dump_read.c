@@ -1,4 +1,6 @@
-/* Reading and validating smolder.profile/v1 dumps, which are hostile input. */
+/* Reading and validating smolder.profile/v1 dumps, which are hostile input.
+ * Long file: one format's every rule in one place, so that a reader of the
+ * format finds what a dump may hold, field by field, in one file. */
 #include "config.h"
 
 #include <errno.h>
@@ -309,18 +311,75 @@ static int parse_window_event(struct ctx *c, json_t *root, struct dump *d)
 	return 0;
 }
 
-/* The counters agent_stats knows, from a validated "stats" object. */
-static void read_agent_stats(json_t *stats, json_t *unwind, struct agent_stats *out)
+static void read_count(json_t *v, void *base, size_t offset)
+{
+	if (json_is_integer(v) && json_integer_value(v) >= 0)
+		*(uint64_t *)((char *)base + offset) = (uint64_t)json_integer_value(v);
+}
+
+/* A counter of a runtime block, by the block's and the counter's names. */
+static void read_runtime_count(struct agent_stats *out, const char *runtime, const char *counter,
+			       json_t *v)
+{
+	struct agent_runtime_stats *r;
+	const struct agent_stat_field *f;
+
+	for (f = agent_runtime_stats__fields; f->name; f++)
+		if (strcmp(f->name, counter) == 0)
+			break;
+	/* blocks beyond AGENT_RUNTIMES_MAX, counters this agent does not
+	 * know: a newer agent's, ignored as unknown flat counters are */
+	if (f->name && (r = agent_stats__runtime(out, runtime)) != NULL)
+		read_count(v, r, f->offset);
+}
+
+/* The counters agent_stats knows, from a validated "stats" object: flat,
+ * nested in "unwind", in "runtimes", and the flat keys earlier dumps had
+ * for what runtime blocks hold now. */
+static void read_agent_stats(json_t *stats, json_t *unwind, json_t *runtimes,
+			     struct agent_stats *out)
 {
 	const struct agent_stat_field *f;
+	const struct agent_stat_former *old;
+	const char *name, *key;
+	json_t *block, *v;
 
 	for (f = agent_stats__fields; f->name; f++) {
 		int nested = strncmp(f->name, "unwind.", 7) == 0;
-		json_t *v = json_object_get(nested ? unwind : stats, f->name + (nested ? 7 : 0));
 
-		if (json_is_integer(v) && json_integer_value(v) >= 0)
-			*(uint64_t *)((char *)out + f->offset) = (uint64_t)json_integer_value(v);
+		read_count(json_object_get(nested ? unwind : stats, f->name + (nested ? 7 : 0)), out,
+			   f->offset);
 	}
+	for (old = agent_stats__former; old->key; old++)
+		if ((v = json_object_get(stats, old->key)) != NULL)
+			read_runtime_count(out, old->runtime, old->counter, v);
+	json_object_foreach(runtimes, name, block)
+		json_object_foreach(block, key, v)
+			read_runtime_count(out, name, key, v);
+}
+
+/* "runtimes": an object of readers, each an object of counters. */
+static int check_runtimes(struct ctx *c, json_t *runtimes)
+{
+	const char *name, *key;
+	json_t *block, *v;
+	char p[PATH_LEN], q[PATH_LEN];
+	uint64_t x;
+	int err;
+
+	if (!json_is_object(runtimes))
+		return fail(c, "stats.runtimes: not an object");
+	json_object_foreach(runtimes, name, block) {
+		path_key(p, sizeof(p), "stats.runtimes", name);
+		if (!json_is_object(block))
+			return fail(c, "%s: not an object", p);
+		json_object_foreach(block, key, v) {
+			path_key(q, sizeof(q), p, key);
+			if ((err = count_value(c, v, q, &x)))
+				return err;
+		}
+	}
+	return 0;
 }
 
 static int parse_stats(struct ctx *c, json_t *root, struct dump *d, uint64_t *dropped)
@@ -330,7 +389,7 @@ static int parse_stats(struct ctx *c, json_t *root, struct dump *d, uint64_t *dr
 					       "binaries", "agent_cpu_ns", "agent_rss_bytes", NULL};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth", NULL};
-	json_t *stats, *unwind, *v;
+	json_t *stats, *unwind, *runtimes, *v;
 	const char *key;
 	uint64_t x;
 	size_t i;
@@ -348,9 +407,12 @@ static int parse_stats(struct ctx *c, json_t *root, struct dump *d, uint64_t *dr
 	for (i = 0; unwind_keys[i]; i++)
 		if ((err = get_count(c, unwind, "stats.unwind", unwind_keys[i], &x)))
 			return err;
+	runtimes = json_object_get(stats, "runtimes");
+	if (runtimes && (err = check_runtimes(c, runtimes)))
+		return err;
 	/* Newer agents may add counters: allowed, but they must be counters. */
 	json_object_foreach(stats, key, v) {
-		if (strcmp(key, "unwind") == 0)
+		if (strcmp(key, "unwind") == 0 || strcmp(key, "runtimes") == 0)
 			continue;
 		path_key(p, sizeof(p), "stats", key);
 		if ((err = count_value(c, v, p, &x)))
@@ -358,7 +420,7 @@ static int parse_stats(struct ctx *c, json_t *root, struct dump *d, uint64_t *dr
 	}
 	get_count(c, stats, "stats", "samples", &d->total_samples);
 	get_count(c, stats, "stats", "dropped", dropped);
-	read_agent_stats(stats, unwind, &d->stats);
+	read_agent_stats(stats, unwind, runtimes, &d->stats);
 	return 0;
 }
 

@@ -234,9 +234,46 @@ out_nomem:
 	return NULL;
 }
 
+/* Like set(), but o may be NULL from a failed json_object(). */
+static int add_obj(json_t *root, const char *k, json_t *o)
+{
+	return o ? set(root, k, o) : -ENOMEM;
+}
+
+/* The runtime readers' blocks, by reader name, each its counters in
+ * agent_runtime_stats__fields' order. */
+static json_t *build_runtimes(const struct agent_stats *s)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < AGENT_RUNTIMES_MAX; i++) {
+		const struct agent_runtime_stats *r = &s->runtimes[i];
+		const struct agent_stat_field *f;
+		json_t *b;
+
+		if (!r->name[0])
+			continue;
+		b = json_object();
+		if (!b || set(o, r->name, b) < 0)
+			goto out_nomem;
+		for (f = agent_runtime_stats__fields; f->name; f++)
+			if (set(b, f->name, jint(*(const uint64_t *)((const char *)r + f->offset))) < 0)
+				goto out_nomem;
+	}
+	return o;
+
+out_nomem:
+	json_decref(o);
+	return NULL;
+}
+
 /* The counters in agent_stats__fields' order (the dump's), with the
- * profile's own "samples" first and "dropped" after "lost", and the
- * "unwind.*" ones in their object, placed where they start. */
+ * profile's own "samples" first and "dropped" after "lost", the
+ * "unwind.*" ones in their object, placed where they start, and the
+ * runtime readers' blocks last. */
 static json_t *build_stats(const struct profile *p, const struct agent_stats *agent)
 {
 	static const struct agent_stats none;
@@ -269,18 +306,16 @@ static json_t *build_stats(const struct profile *p, const struct agent_stats *ag
 			goto out_nomem;
 	}
 	json_decref(u);
+	if (add_obj(o, "runtimes", build_runtimes(s)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 
 out_nomem:
 	json_decref(u);
 	json_decref(o);
 	return NULL;
-}
-
-/* Like set(), but o may be NULL from a failed json_object(). */
-static int add_obj(json_t *root, const char *k, json_t *o)
-{
-	return o ? set(root, k, o) : -ENOMEM;
 }
 
 static json_t *build(const struct profile *p, const struct agent_stats *agent)

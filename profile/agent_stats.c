@@ -45,21 +45,6 @@ const struct agent_stat_field agent_stats__fields[] = {
 	MAX("ksym_lookups", ksym_lookups),
 	MAX("ksym_hits", ksym_hits),
 	MAX("ksym_evictions", ksym_evictions),
-	MAX("jvms", jvms),
-	MAX("jvm_reads", jvm_reads),
-	MAX("jvm_failures", jvm_failures),
-	MAX("pythons", pythons),
-	MAX("python_reads", python_reads),
-	MAX("python_failures", python_failures),
-	SUM("python_stacks", python_stacks),
-	SUM("python_last_known", python_last_known),
-	SUM("python_lag_ns", python_lag_ns),
-	MAX("python_lag_max_ns", python_lag_max_ns),
-	SUM("python_no_thread", python_no_thread),
-	SUM("python_unreadable", python_unreadable),
-	SUM("python_confirmed", python_confirmed),
-	SUM("python_corrected", python_corrected),
-	SUM("python_unanchored", python_unanchored),
 	MAX("debug_bytes", debug_bytes),
 	MAX("debug_refused", debug_refused),
 	MAX("names", names),
@@ -69,11 +54,71 @@ const struct agent_stat_field agent_stats__fields[] = {
 	{ NULL, 0, AGENT_STAT_SUM },
 };
 
-void agent_stats__merge(struct agent_stats *acc, const struct agent_stats *w)
+#define RSUM(name, field) { name, offsetof(struct agent_runtime_stats, field), AGENT_STAT_SUM }
+#define RMAX(name, field) { name, offsetof(struct agent_runtime_stats, field), AGENT_STAT_MAX }
+
+const struct agent_stat_field agent_runtime_stats__fields[] = {
+	RMAX("readers", readers),
+	RMAX("opened", opened),
+	RMAX("failed", failed),
+	RMAX("reads", reads),
+	RMAX("failures", failures),
+	RMAX("refused", refused),
+	RMAX("names_refused", names_refused),
+	RMAX("cpu_ns", cpu_ns),
+	RSUM("stacks", stacks),
+	RSUM("last_known", last_known),
+	RSUM("lag_ns", lag_ns),
+	RMAX("lag_max_ns", lag_max_ns),
+	RSUM("no_thread", no_thread),
+	RSUM("unreadable", unreadable),
+	RSUM("confirmed", confirmed),
+	RSUM("corrected", corrected),
+	RSUM("unanchored", unanchored),
+	{ NULL, 0, AGENT_STAT_SUM },
+};
+
+const struct agent_stat_former agent_stats__former[] = {
+	{ "jvms", "hotspot", "readers" },
+	{ "jvm_reads", "hotspot", "reads" },
+	{ "jvm_failures", "hotspot", "failures" },
+	{ "pythons", "cpython", "readers" },
+	{ "python_reads", "cpython", "reads" },
+	{ "python_failures", "cpython", "failures" },
+	{ "python_stacks", "cpython", "stacks" },
+	{ "python_last_known", "cpython", "last_known" },
+	{ "python_lag_ns", "cpython", "lag_ns" },
+	{ "python_lag_max_ns", "cpython", "lag_max_ns" },
+	{ "python_no_thread", "cpython", "no_thread" },
+	{ "python_unreadable", "cpython", "unreadable" },
+	{ "python_confirmed", "cpython", "confirmed" },
+	{ "python_corrected", "cpython", "corrected" },
+	{ "python_unanchored", "cpython", "unanchored" },
+	{ NULL, NULL, NULL },
+};
+
+struct agent_runtime_stats *agent_stats__runtime(struct agent_stats *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < AGENT_RUNTIMES_MAX; i++)
+		if (strncmp(s->runtimes[i].name, name, sizeof(s->runtimes[i].name)) == 0)
+			return &s->runtimes[i];
+	if (strlen(name) >= sizeof(s->runtimes[0].name) || !name[0])
+		return NULL;
+	for (i = 0; i < AGENT_RUNTIMES_MAX; i++)
+		if (!s->runtimes[i].name[0]) {
+			memcpy(s->runtimes[i].name, name, strlen(name) + 1);
+			return &s->runtimes[i];
+		}
+	return NULL;
+}
+
+static void merge_fields(const struct agent_stat_field *fields, void *acc, const void *w)
 {
 	const struct agent_stat_field *f;
 
-	for (f = agent_stats__fields; f->name; f++) {
+	for (f = fields; f->name; f++) {
 		uint64_t *a = (uint64_t *)((char *)acc + f->offset);
 		uint64_t v = *(const uint64_t *)((const char *)w + f->offset);
 
@@ -81,5 +126,21 @@ void agent_stats__merge(struct agent_stats *acc, const struct agent_stats *w)
 			*a = v > *a ? v : *a;
 		else
 			*a = v > UINT64_MAX - *a ? UINT64_MAX : *a + v;
+	}
+}
+
+void agent_stats__merge(struct agent_stats *acc, const struct agent_stats *w)
+{
+	size_t i;
+
+	merge_fields(agent_stats__fields, acc, w);
+	/* blocks by name: windows of different agents may list readers in
+	 * another order */
+	for (i = 0; i < AGENT_RUNTIMES_MAX; i++) {
+		struct agent_runtime_stats *a;
+
+		if (!w->runtimes[i].name[0] || !(a = agent_stats__runtime(acc, w->runtimes[i].name)))
+			continue;
+		merge_fields(agent_runtime_stats__fields, a, &w->runtimes[i]);
 	}
 }

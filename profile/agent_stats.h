@@ -9,6 +9,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What one runtime reader did (runtimes/runtime.h): its instances, the
+ * reads and names its processes' budgets allowed, and the samples whose
+ * language frames it read. */
+#define AGENT_RUNTIMES_MAX 8
+#define AGENT_RUNTIME_NAME_MAX 16
+struct agent_runtime_stats {
+	char name[AGENT_RUNTIME_NAME_MAX]; /* the reader's ("cpython"); "" unused */
+	/* levels and totals since start */
+	uint64_t readers;        /* instances open now */
+	uint64_t opened;         /* instances opened */
+	uint64_t failed;         /* opens that failed (not the runtime, or unreadable) */
+	uint64_t reads;          /* reads of processes' memory */
+	uint64_t failures;       /* code, frames or stacks not read or named */
+	uint64_t refused;        /* operations refused by the read budgets */
+	uint64_t names_refused;  /* names past their user's share: the marker */
+	uint64_t cpu_ns;         /* time spent reading stacks and opening */
+	/* samples of the window whose native stack ran the runtime's code: */
+	uint64_t stacks;         /* named with the language frames they ran */
+	uint64_t last_known;     /* ... with the thread's last stack read, the
+	                          * thread having exited since */
+	uint64_t lag_ns;         /* the sum over stacks of how long after the
+	                          * sample it was read (CLOCK_MONOTONIC times) */
+	uint64_t lag_max_ns;     /* the longest of them */
+	uint64_t no_thread;      /* the thread ran none of the runtime's code
+	                          * (any more): native frames only */
+	uint64_t unreadable;     /* the runtime could not be read: native only */
+	/* native frames of those samples, by how their innermost language
+	 * frame was known (window): */
+	uint64_t confirmed;      /* the sample's registers held what was read */
+	uint64_t corrected;      /* ... held other code: taken instead */
+	uint64_t unanchored;     /* ... held no code known: what was read */
+};
+
 struct agent_stats {
 	uint64_t lost;             /* PERF_RECORD_LOST + ring overwrites */
 	uint64_t throttled;        /* PERF_RECORD_THROTTLE events */
@@ -46,32 +79,6 @@ struct agent_stats {
 	uint64_t inline_index_bytes; /* the trees held and the cache files mapped */
 	uint64_t inline_rejected;  /* cache files or trees in them found damaged */
 	uint64_t ksym_lookups, ksym_hits, ksym_evictions;       /* kernel symbols */
-	uint64_t jvms;             /* HotSpot JVMs being read now */
-	uint64_t jvm_reads;        /* reads of JVMs' memory, since start */
-	uint64_t jvm_failures;     /* JVM code or frames that could not be read
-	                            * or named, since start */
-	uint64_t pythons;          /* CPython interpreters being read now */
-	uint64_t python_reads;     /* reads of interpreters' memory, since start */
-	uint64_t python_failures;  /* Python stacks that could not be read,
-	                            * since start */
-	/* samples whose native stack ran CPython's eval loop (window): */
-	uint64_t python_stacks;    /* named with the Python frames they ran */
-	uint64_t python_last_known; /* ... with the thread's last stack read,
-	                            * the process having exited since */
-	uint64_t python_lag_ns;    /* the sum over python_stacks of how long
-	                            * after the sample its stack was read
-	                            * (when sample times are CLOCK_MONOTONIC) */
-	uint64_t python_lag_max_ns; /* the longest of them */
-	uint64_t python_no_thread; /* the thread had no Python thread state
-	                            * (any more): native frames only */
-	uint64_t python_unreadable; /* the interpreter could not be read (exiting,
-	                            * changing, unknown version): native only */
-	/* native eval calls of those samples, by how their innermost Python
-	 * frame was known (window): */
-	uint64_t python_confirmed; /* the sample's own registers and stack
-	                            * slots held the code the late read found */
-	uint64_t python_corrected; /* ... held another code: taken instead */
-	uint64_t python_unanchored; /* ... held no code known: the late read */
 	uint64_t debug_bytes;      /* inflated debug data and inline trees held */
 	uint64_t debug_refused;    /* binaries' debug data refused by the global
 	                            * budgets (bytes, per-user share, load time),
@@ -80,6 +87,9 @@ struct agent_stats {
 	uint64_t names_compactions;  /* since start (sampler__compact_names) */
 	uint64_t names_cut;        /* frame names longer than FRAME_NAME_MAX,
 	                            * cut in the middle with a marker (window) */
+	/* one block per runtime reader, in the registry's order; unused
+	 * blocks have an empty name */
+	struct agent_runtime_stats runtimes[AGENT_RUNTIMES_MAX];
 };
 
 /* Every counter by its name in a dump's "stats" ("unwind.complete" for
@@ -93,6 +103,20 @@ struct agent_stat_field {
 	enum agent_stat_merge merge;
 };
 extern const struct agent_stat_field agent_stats__fields[];
+
+/* The counters of a runtime block by their names in the dump's
+ * stats.runtimes.NAME, and how they combine; ends with a NULL name. */
+extern const struct agent_stat_field agent_runtime_stats__fields[];
+/* Counters of earlier dumps now in a runtime block: the flat key (e.g.
+ * "python_stacks") and the block and counter it became ("cpython",
+ * "stacks"); ends with a NULL key. Dumps are read with either. */
+struct agent_stat_former {
+	const char *key, *runtime, *counter;
+};
+extern const struct agent_stat_former agent_stats__former[];
+/* The block named name in s: found, else the first unused one (named
+ * then), else NULL (all AGENT_RUNTIMES_MAX in use). */
+struct agent_runtime_stats *agent_stats__runtime(struct agent_stats *s, const char *name);
 
 /* Adds window `w` into the running combination `acc`. */
 void agent_stats__merge(struct agent_stats *acc, const struct agent_stats *w);

@@ -8,6 +8,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
+#include "runtimes/accountant.h"
 #include "runtimes/cpython_impl.h"
 
 static int layout_of(struct memsource *m, const struct cpython_symbols *sym, struct cpython_layout *out)
@@ -499,11 +500,7 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 	out->last_known = false;
 	if (tstate_bytes(&c->l) > sizeof(b))
 		return -EPROTO;
-	if (now_ns / 1000000000ull != c->budget_second) {
-		c->budget_second = now_ns / 1000000000ull;
-		c->budget_start_reads = c->mem.reads;
-	}
-	if (c->mem.reads - c->budget_start_reads >= CPYTHON_READS_PER_SEC) {
+	if (!ledger__may_read(c->mem.ledger, now_ns)) {
 		c->failures++;
 		return recall(c, tid, out) ? 0 : -EBUSY;
 	}

@@ -71,8 +71,9 @@ void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *
  * own words then correct its innermost frames, cpython__place). Returns 0;
  * -ENOENT when tid runs no Python (no thread state is its, and none was);
  * -EFAULT/-ESRCH/-EPROTO when the memory could not be read or makes no
- * sense (exiting, changing), -EBUSY past the interpreter's read budget for
- * this second (CPYTHON_READS_PER_SEC): the caller keeps the native stack. */
+ * sense (exiting, changing), -EBUSY past the read budget of its ledger
+ * for this second (runtimes/accountant.h): the caller keeps the native
+ * stack. */
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out);
 
 /* Keeps what was placed on a sample of thread tid (its nev native eval

@@ -60,11 +60,6 @@ struct cpython_range {
 #define CPYTHON_LINETABLE_MAX (64u << 10)
 #define CPYTHON_LINETABLES_TOTAL (16u << 20)
 #define CPYTHON_LINE_NAMES_MAX 65536
-/* Reads of one interpreter in one second beyond which its stacks are not
- * read until the next second (the thread's last stack stands in): a deep
- * real stack at 999 Hz takes about 60,000, a fake one built to be walked
- * forever is bounded to about 50 ms of the agent's CPU a second. */
-#define CPYTHON_READS_PER_SEC 60000
 /* Probing a sample's registers for code the reader has not read yet: at
  * most this many probes a sample, and this many words remembered as no
  * code's (emptied when full). */
@@ -155,8 +150,6 @@ struct cpython {
 	uint64_t copy_base;
 	const uint8_t *copy;
 	size_t copy_size;
-	uint64_t budget_second;        /* now_ns / 1e9 of the reads counted */
-	uint64_t budget_start_reads;   /* mem.reads when that second began */
 	uint64_t failures;
 };
 

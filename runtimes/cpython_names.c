@@ -9,6 +9,7 @@
 #include "common/strtab.h"
 #include "common/u64map.h"
 #include "profile/frame_name.h"
+#include "runtimes/accountant.h"
 #include "runtimes/cpython_impl.h"
 #include "runtimes/cpython_lines.h"
 
@@ -168,7 +169,7 @@ static int name_code(struct cpython *c, struct cpython_code *e)
 	if (n < 0)
 		return n;
 	snprintf(full, sizeof(full), "%s (%s)", name[0] ? name : "?", short_path(file));
-	return frame_name__intern(c->names, full, FRAME_SUFFIX_PYTHON, &e->name);
+	return ledger__intern_frame(c->mem.ledger, c->names, full, FRAME_SUFFIX_PYTHON, &e->name);
 }
 
 static void drop_lines(struct cpython *c, struct cpython_code *e)
@@ -340,7 +341,7 @@ uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t 
 		return e->name;
 	memcpy(buf, base, n - sfx);
 	snprintf(buf + (n - sfx), sizeof(buf) - (n - sfx), ":%d)", line);
-	if (frame_name__intern(c->names, buf, FRAME_SUFFIX_PYTHON, &id) != 0)
+	if (ledger__intern_frame(c->mem.ledger, c->names, buf, FRAME_SUFFIX_PYTHON, &id) != 0)
 		return e->name;
 	if (u64map__count(c->name_by_line) >= CPYTHON_LINE_NAMES_MAX)
 		u64map__clear(c->name_by_line);

@@ -15,9 +15,10 @@
  * replaced gives no stale frame size; names are cached by (blob, compile
  * id, pc) and by Method*, so a reused code address never shows a stale
  * name; an unknown pc costs a few reads of the code heap's segment map.
- * Uncached lookups stop for the rest of a second once HOTSPOT_READS_PER_SEC
- * reads were made in it (a JVM starting up compiles thousands of methods
- * a second; a process posing as one gets no more). Nothing is written to the
+ * Uncached lookups stop for the rest of a second once the JVM's ledger
+ * (runtimes/accountant.h, through its memsource) has no reads left in it
+ * (a JVM starting up compiles thousands of methods a second; a process
+ * posing as one gets no more). Nothing is written to the
  * target and it is never signalled or stopped. Every read is validated;
  * a JVM whose memory changes under us, or a process posing as one, costs
  * bounded work and yields "not Java", never a crash.
@@ -35,7 +36,6 @@ struct hotspot;
 struct strtab;
 struct strtab_remap;
 
-#define HOTSPOT_READS_PER_SEC 20000
 /* Blobs kept per JVM; past it the cache starts over. */
 #define HOTSPOT_MAX_BLOBS 8192
 /* A cached blob is read again after this long. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/u64map.h"
+#include "runtimes/accountant.h"
 #include "runtimes/hotspot_impl.h"
 
 /* A code heap is at most 2 GiB (ReservedCodeCacheSize's limit); a blob
@@ -332,13 +333,7 @@ static void drop_blob(struct hotspot *h, size_t i)
 
 bool hotspot_code__may_read(struct hotspot *h, uint64_t now_ns)
 {
-	uint64_t second = now_ns / 1000000000ull;
-
-	if (second != h->budget_second) {
-		h->budget_second = second;
-		h->budget_reads_at = h->mem.reads;
-	}
-	return h->mem.reads - h->budget_reads_at < HOTSPOT_READS_PER_SEC;
+	return ledger__may_read(h->mem.ledger, now_ns);
 }
 
 static const struct hotspot_heap *heap_of(const struct hotspot *h, uint64_t pc)

@@ -41,8 +41,6 @@ struct hotspot {
 	uint64_t heaps_read_ns;      /* 0: never */
 	struct hotspot_blob *blobs;  /* sorted by addr, disjoint */
 	size_t nblobs, cap;
-	uint64_t budget_second;      /* the second reads are counted in */
-	uint64_t budget_reads_at;    /* mem.reads when it began */
 	struct u64map *method_ids;   /* Method* | tag -> frame id */
 	struct u64map *pc_frames;    /* hash(pc, blob, compile id) -> offset in pool */
 	uint32_t *pool;              /* [count, ids...] runs */
@@ -55,7 +53,7 @@ struct hotspot {
 /* The blob holding pc (cached, checked again when old), or NULL. */
 const struct hotspot_blob *hotspot_code__blob(struct hotspot *h, uint64_t pc, uint64_t now_ns);
 /* Whether one more uncached lookup may read the JVM's memory this second
- * (fewer than HOTSPOT_READS_PER_SEC reads made in it so far). */
+ * (its ledger's budget, runtimes/accountant.h). */
 bool hotspot_code__may_read(struct hotspot *h, uint64_t now_ns);
 /* Reads the code cache's bounds and heaps. 0 or -errno. */
 int hotspot_code__read_heaps(struct hotspot *h, uint64_t now_ns);

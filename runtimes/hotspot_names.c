@@ -12,6 +12,7 @@
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "profile/frame_name.h"
+#include "runtimes/accountant.h"
 #include "runtimes/hotspot_impl.h"
 
 /* Inlining depth followed at one pc (C2's MaxInlineLevel is 15). */
@@ -256,7 +257,7 @@ static int name_id(struct hotspot *h, uint64_t obj, enum name_tag tag, uint32_t 
 		err = method_name(h, obj, buf, sizeof(buf));
 	if (err)
 		return err;
-	err = frame_name__intern(h->names, buf, tag_suffix[tag], id);
+	err = ledger__intern_frame(h->mem.ledger, h->names, buf, tag_suffix[tag], id);
 	if (err)
 		return err;
 	if (u64map__count(h->method_ids) < MAX_CACHED_NAMES)

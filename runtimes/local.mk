@@ -1,8 +1,16 @@
 # runtimes/: readers of language runtimes from outside the process (their
-# memory, their own self-description), called by unwind/ and symbolize/.
-# Includes common/ and profile/.
+# memory, their own self-description) behind one contract (runtime.h),
+# which the collector's registry drives and the symbolizer names through.
+# Includes common/, profile/ and unwind/ (readers describe code as the
+# unwinder's shapes and read its frames).
 noinst_LIBRARIES += runtimes/libruntimes.a
+runtimes_libruntimes_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 runtimes_libruntimes_a_SOURCES = \
+	runtimes/runtime.h runtimes/readers.h \
+	runtimes/accountant.c runtimes/accountant.h \
+	runtimes/elf_symbols.c runtimes/elf_symbols.h \
+	runtimes/glibc.c runtimes/glibc.h \
+	runtimes/hotspot_reader.c runtimes/cpython_reader.c runtimes/go_reader.c \
 	runtimes/procmem.c runtimes/procmem.h \
 	runtimes/gostack.c runtimes/gostack.h \
 	runtimes/memsource.c runtimes/memsource.h \
@@ -15,4 +23,4 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/cpython_stack.c \
 	runtimes/cpython_lines.c runtimes/cpython_lines.h \
 	runtimes/cpython.h runtimes/cpython_impl.h
-RUNTIMES_LIBS = runtimes/libruntimes.a $(PROFILE_LIBS)
+RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "runtimes/accountant.h"
 #include "runtimes/memsource.h"
 #include "runtimes/procmem.h"
 
@@ -26,6 +27,7 @@ void memsource__process(struct memsource *m, pid_t pid)
 	m->readv = process_readv;
 	m->ctx = (void *)(intptr_t)pid;
 	m->reads = 0;
+	m->ledger = NULL;
 }
 
 static int image_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -51,6 +53,7 @@ void memsource__image(struct memsource *m, const struct memimage *img)
 	m->readv = NULL;
 	m->ctx = (void *)img;
 	m->reads = 0;
+	m->ledger = NULL;
 }
 
 int memsource__read(struct memsource *m, uint64_t addr, void *buf, size_t len)
@@ -58,6 +61,7 @@ int memsource__read(struct memsource *m, uint64_t addr, void *buf, size_t len)
 	if (addr + len < addr)
 		return -EINVAL;
 	m->reads++;
+	ledger__charge_read(m->ledger, len);
 	return m->read(m->ctx, addr, buf, len);
 }
 
@@ -70,7 +74,12 @@ int memsource__readv(struct memsource *m, const uint64_t *addrs, const size_t *l
 	if (n > MEMSOURCE_SPANS_MAX)
 		return -EINVAL;
 	if (m->readv && n > 1) {
+		size_t bytes = 0;
+
+		for (i = 0; i < n; i++)
+			bytes += lens[i];
 		m->reads++;
+		ledger__charge_read(m->ledger, bytes);
 		return m->readv(m->ctx, addrs, lens, bufs, ok, n);
 	}
 	for (i = 0; i < n; i++) {

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct ledger;
+
 struct memsource {
 	/* 0 when all len bytes at addr were read, else a negative errno
 	 * (-EFAULT: not all of it is mapped; -ESRCH: the process is gone) */
@@ -20,6 +22,8 @@ struct memsource {
 		     bool *ok, size_t n);
 	void *ctx;
 	uint64_t reads; /* calls made, for the caller's statistics */
+	/* who pays for the reads (runtimes/accountant.h); NULL: nobody counts */
+	struct ledger *ledger;
 };
 
 /* A source reading process pid's memory (ctx holds the pid itself). */

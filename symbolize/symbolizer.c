@@ -8,7 +8,7 @@
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "profile/frame_name.h"
-#include "runtimes/hotspot.h"
+#include "runtimes/runtime.h"
 #include "symbolize/jitnames.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
@@ -106,11 +106,14 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 		*n = 1;
 		return 0;
 	}
-	/* a JVM's code, named from its own description; what it cannot
+	/* a runtime's code, named from its own description; what it cannot
 	 * name falls to its perf map, as other JIT code */
-	if (code->jvm && hotspot__names(code->jvm, pc, code->exact, code->java_method,
-					code->jvm_now_ns, out, max, n) == 0)
-		return 0;
+	if (code->reader && code->reader->name_frame) {
+		struct runtime_frame f = { pc, code->slot, code->exact != 0, code->now_ns };
+
+		if (code->reader->name_frame(code->instance, &f, out, max, n) == 0)
+			return 0;
+	}
 	/* anonymous memory, or a file that is no ELF (a memfd JITs map twice):
 	 * JIT code if the process's perf map or jitdump names it; anonymous
 	 * code they do not name yet stays pending until the window's end */

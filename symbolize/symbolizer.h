@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 struct cachedir;
-struct hotspot;
+struct runtime_reader;
 struct strtab;
 struct strtab_remap;
 struct symbolizer;
@@ -36,13 +36,15 @@ struct symbolize_code {
 	                          * process sees it; 0 for anonymous memory */
 	uint64_t vaddr;          /* the pc in the binary's ELF addresses */
 	uint64_t func_start;     /* start of its function from the CFI; 0: unknown */
-	struct hotspot *jvm;     /* the JVM whose code holds pc (runtimes/
-	                          * hotspot.h): named by it first; NULL: none */
-	uint64_t java_method;    /* an interpreted frame's Method*; 0: compiled
-	                          * code or a stub */
-	uint64_t jvm_now_ns;     /* CLOCK_MONOTONIC now: the reader paces its
-	                          * re-reads by it (sample times may be another
-	                          * clock) */
+	/* code a runtime reader described (runtimes/runtime.h): named by its
+	 * instance first; NULL: none */
+	const struct runtime_reader *reader;
+	void *instance;
+	uint64_t slot;           /* the word the frame's shape keeps (an
+	                          * interpreted frame's method) */
+	uint64_t now_ns;         /* CLOCK_MONOTONIC now: readers pace their
+	                          * re-reads by it (sample times may be
+	                          * another clock) */
 	int exact;               /* pc is where the frame was (the leaf, or an
 	                          * interrupted one), not a return address */
 	int signal_frame;        /* the CFI marks it a signal trampoline: named

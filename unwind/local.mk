@@ -1,5 +1,6 @@
-# unwind/: (registers, copied stack, maps) -> pcs. Knows nothing of symbols
-# or output. Includes common/ and runtimes/.
+# unwind/: (registers, copied stack, maps) -> pcs. Knows nothing of symbols,
+# runtimes or output: a runtime's code comes to it as a shape. Includes
+# common/.
 noinst_LIBRARIES += unwind/libunwind.a
 unwind_libunwind_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 unwind_libunwind_a_SOURCES = \
@@ -7,4 +8,4 @@ unwind_libunwind_a_SOURCES = \
 	unwind/cfi.c unwind/cfi.h \
 	unwind/dwarf_expr.c unwind/dwarf_expr.h \
 	unwind/unwind.c unwind/unwind.h
-UNWIND_LIBS = unwind/libunwind.a $(RUNTIMES_LIBS) $(DW_LIBS)
+UNWIND_LIBS = unwind/libunwind.a $(COMMON_LIBS) $(DW_LIBS)

@@ -329,6 +329,7 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	f->signal = false;
 	f->exact = exact;
 	f->code = UNWIND_CODE_NATIVE;
+	f->runtime = 0;
 	f->method = 0;
 	f->keeps = false;
 	f->kept = 0;
@@ -337,6 +338,7 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 		return -ENOENT;
 	f->owner = mod->owner;
 	f->code = (uint8_t)mod->code;
+	f->runtime = mod->runtime;
 	f->keeps = mod->keep_regs;
 	f->vaddr = (exact ? pc : pc - 1) - mod->bias;
 	return 0;

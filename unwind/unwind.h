@@ -21,7 +21,7 @@ struct unwind_stack {
 
 /* What the caller's address map says about one pc. */
 /* A function where a stack ends although its CFI does not say so (a
- * runtime's roots, see runtimes/gostack.h). */
+ * runtime's roots: Go's, for one). */
 enum unwind_root_kind {
 	UNWIND_ROOT = 1,       /* wherever it is in the stack */
 	UNWIND_ROOT_AS_CALLER, /* when reached as a caller, not as the leaf:
@@ -34,7 +34,7 @@ struct unwind_root {
 };
 
 /* How to step over a frame the CFI does not describe, when a runtime
- * reader knows the code (runtimes/hotspot.h). */
+ * reader knows the code (runtimes/runtime.h). */
 enum unwind_code {
 	UNWIND_CODE_NATIVE = 0,  /* CFI, else a frame-pointer step */
 	UNWIND_CODE_SIZED,       /* a frame of frame_bytes above its (unextended)
@@ -67,6 +67,9 @@ struct unwind_module {
 	/* keep the frame's callee-saved registers (an interpreter's eval
 	 * loop: they hold what it was running when the sample was taken) */
 	bool keep_regs;
+	/* which runtime reader described the code (an opaque tag the caller's
+	 * lookup chose, copied into the frame; 0: none) */
+	uint8_t runtime;
 };
 
 /* Bytes after a binary's entry point taken as its entry stub when no FDE
@@ -95,6 +98,7 @@ struct unwind_frame {
 	                        frame above it was interrupted, not calling */
 	bool exact;          /* pc is where the frame was, not a return address */
 	uint8_t code;        /* enum unwind_code of its module */
+	uint8_t runtime;     /* its module's runtime tag (0: none) */
 	uint64_t method;     /* UNWIND_CODE_INTERPRETED: the word at slot_method */
 	uint64_t sp;         /* the frame's sp; its own words are [sp, the
 	                        next frame's sp) */

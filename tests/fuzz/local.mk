@@ -97,7 +97,7 @@ tests_fuzz_replay_dump_LDADD = $(EXPORT_LIBS)
 tests_fuzz_replay_elf_SOURCES = tests/fuzz/fuzz_elf.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_elf_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) $(DW_CFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/elf"'
 tests_fuzz_replay_elf_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_elf_LDADD = symbolize/libsymbolize.a $(UNWIND_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS)
+tests_fuzz_replay_elf_LDADD = $(SYMBOLIZE_LIBS)
 tests_fuzz_replay_elf_LINK = $(CXXLINK)
 
 tests_fuzz_replay_unwind_SOURCES = tests/fuzz/fuzz_unwind.c $(FUZZ_COMMON_SRCS)

@@ -84,7 +84,7 @@ for p in d["profiles"]:
                 own += n
 pct = lambda x, t: 100.0 * x / t if t else 0.0
 print("%s: %d samples, chain %.1f%%, rooted %.1f%%; stats: %s" % (name, total, pct(chain, total),
-      pct(rooted, total), json.dumps({k: v for k, v in st.items() if k.startswith("python")}, sort_keys=True)))
+      pct(rooted, total), json.dumps(st.get("runtimes", {}).get("cpython", {}), sort_keys=True)))
 if total < 500:
     sys.exit("too few samples")
 if mode == "chain":

@@ -7,6 +7,13 @@
    the reason, in a line starting "Long file:".
 3. No function in cli/ over MAX_CLI_FUNC_LINES lines: a subcommand parses,
    calls the machinery and prints; more than that belongs in a stage.
+4. No runtime reader is named outside runtimes/ but in the registry's table
+   (READER_TABLE): other files reach readers through the contract
+   (runtimes/runtime.h), so adding a runtime is a reader and a row. A
+   reader's files are those of runtimes/ outside CONTRACT; its names are
+   what the prefixes of their stems make by the code conventions
+   (prefix__function, struct prefix_type, PREFIX_MACRO) and the reader
+   objects readers.h declares.
 
 Usage: check_tree.py [SRCDIR]   exit 0 when the tree keeps every rule, 1
 with one line per violation. check_tree.py --self-test plants a violation
@@ -20,14 +27,18 @@ import tempfile
 STAGES = {
     "common": set(),
     "profile": {"common"},
-    "runtimes": {"common", "profile"},
-    "unwind": {"common", "runtimes"},
-    "symbolize": {"common", "profile", "runtimes"},
+    "unwind": {"common"},
+    "runtimes": {"common", "profile", "unwind"},
+    "symbolize": {"common", "profile", "runtimes", "unwind"},
     "collector": {"common", "profile", "runtimes", "unwind", "symbolize"},
     "export": {"common", "profile"},
     "daemon": {"common", "profile", "runtimes", "unwind", "symbolize", "collector", "export"},
     "cli": {"common", "profile", "runtimes", "unwind", "symbolize", "collector", "export", "daemon"},
 }
+# What of runtimes/ every stage may use: the contract, the byte sources and
+# budgets readers read through, the ELF symbol lookups.
+CONTRACT = {"runtime", "readers", "memsource", "procmem", "accountant", "elf_symbols"}
+READER_TABLE = "collector/runtimes.c"
 MAX_FILE_LINES = 800
 MAX_CLI_FUNC_LINES = 80
 SOURCE = re.compile(r"\.(c|h|cc)$")
@@ -81,13 +92,68 @@ def check_cli_functions(rel, lines):
     return out
 
 
+def reader_names(root):
+    """The headers and identifier prefixes of runtime readers."""
+    d = os.path.join(root, "runtimes")
+    headers, prefixes = set(), set()
+    if not os.path.isdir(d):
+        return headers, prefixes
+    for name in os.listdir(d):
+        stem = re.sub(r"\.(c|h|cc)$", "", name)
+        if not SOURCE.search(name) or stem in CONTRACT:
+            continue
+        if name.endswith(".h"):
+            headers.add("runtimes/" + name)
+        prefixes.add(stem.split("_")[0])
+    readers = os.path.join(d, "readers.h")
+    if os.path.exists(readers):
+        with open(readers, encoding="utf-8", errors="replace") as f:
+            prefixes.update(re.findall(r"runtime_reader\s+(\w+)\s*;", f.read()))
+    return headers, prefixes
+
+
+def code_only(text):
+    """text without its comments and string literals (names in prose are fine)."""
+    return re.sub(r'/\*.*?\*/|//[^\n]*|"(\\.|[^"\\\n])*"', " ", text, flags=re.S)
+
+
+def check_readers(stage, rel, text, headers, prefixes):
+    if stage == "runtimes" or rel == READER_TABLE or not prefixes:
+        return []
+    out = []
+    for no, line in enumerate(text.split("\n"), 1):
+        m = re.match(r'^\s*#\s*include\s+"(runtimes/[^"]+)"', line)
+        if m and m.group(1) in headers:
+            out.append("%s:%d: includes a runtime reader's header outside runtimes/ and the "
+                       "registry's table (%s): %s" % (rel, no, READER_TABLE, line.strip()))
+    objects = sorted(p for p in prefixes if p.startswith("runtime_"))
+    stems = sorted(p for p in prefixes if not p.startswith("runtime_"))
+    alts = ["\\b(%s)__\\w+" % "|".join(map(re.escape, stems)),
+            "\\bstruct\\s+(%s)(_\\w+)?\\b" % "|".join(map(re.escape, stems)),
+            "\\b(%s)_[A-Z0-9_]+\\b" % "|".join(re.escape(p.upper()) for p in stems)]
+    if objects:
+        alts.append("\\b(%s)\\b" % "|".join(map(re.escape, objects)))
+    ident = re.compile("|".join(alts))
+    for no, line in enumerate(code_only(text).split("\n"), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        m = ident.search(line)
+        if m:
+            out.append("%s:%d: names a runtime reader (%s) outside runtimes/ and the registry's "
+                       "table (%s)" % (rel, no, m.group(0), READER_TABLE))
+    return out
+
+
 def check(root):
     problems = []
+    headers, prefixes = reader_names(root)
     for stage, rel, path in sources(root):
         with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().split("\n")
+            text = f.read()
+        lines = text.split("\n")
         problems += check_includes(stage, rel, lines)
         problems += check_length(rel, lines)
+        problems += check_readers(stage, rel, text, headers, prefixes)
         if stage == "cli" and rel.endswith(".c"):
             problems += check_cli_functions(rel, lines)
     return problems
@@ -103,6 +169,12 @@ def self_test():
                 f.write(text)
 
         write("common/ok.c", '#include "common/ok.h"\n')
+        write("runtimes/runtime.h", "struct runtime_reader;\n")
+        write("runtimes/readers.h", "extern const struct runtime_reader runtime_lisp;\n")
+        write("runtimes/lisp.h", "int lisp__open(void);\n")
+        write("runtimes/lisp_reader.c", '#include "runtimes/lisp.h"\n')
+        write("collector/runtimes.c", '#include "runtimes/lisp.h"\nconst void *t[] = { &runtime_lisp };\n')
+        write("symbolize/ok.c", '#include "runtimes/runtime.h"\n/* lisp__open() is the lisp reader\'s */\n')
         write("export/ok.c", '#include "profile/profile.h"\n#include "common/log.h"\n')
         if check(root):
             print("self-test: a clean tree was reported: %s" % check(root))
@@ -114,6 +186,9 @@ def self_test():
             ("common/long.c", "int x;\n" * (MAX_FILE_LINES + 1), "no 'Long file:'"),
             ("cli/long.c", "static int f(void)\n{\n" + "\tx++;\n" * (MAX_CLI_FUNC_LINES + 1) + "}\n",
              "function of"),
+            ("collector/lisps.c", '#include "runtimes/lisp.h"\n', "runtime reader's header"),
+            ("symbolize/named.c", "int f(void) { return lisp__open(); }\n", "names a runtime reader"),
+            ("unwind/row.c", "const void *r = &runtime_lisp;\n", "names a runtime reader"),
         ]
         failed = 0
         for rel, text, expect in cases:
@@ -140,7 +215,8 @@ def main(argv):
     for p in problems:
         print(p)
     if not problems:
-        print("tree: no upward include, no unexplained long file, no long cli/ function")
+        print("tree: no upward include, no unexplained long file, no long cli/ function, "
+              "no runtime reader named outside runtimes/ and its table")
     return 1 if problems else 0
 
 

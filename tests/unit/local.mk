@@ -42,6 +42,8 @@ UNIT_TESTS = \
 	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
 	tests/unit/test_proctable \
+	tests/unit/test_runtimes \
+	tests/unit/test_user_stack \
 	tests/unit/test_json_dump \
 	tests/unit/test_collapsed \
 	tests/unit/test_top \
@@ -260,6 +262,18 @@ tests_unit_test_proctable_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_proctable_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_proctable_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_proctable_LINK = $(CXXLINK)
+tests_unit_test_user_stack_SOURCES = tests/unit/test_user_stack.c
+tests_unit_test_user_stack_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_user_stack_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_user_stack_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_user_stack_LINK = $(CXXLINK)
+
+tests_unit_test_runtimes_SOURCES = tests/unit/test_runtimes.c
+tests_unit_test_runtimes_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_runtimes_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_runtimes_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+# its reader recognises this program by the symbol it exports
+tests_unit_test_runtimes_LINK = $(CXXLINK) -Wl,--export-dynamic
 
 # --- export/
 tests_unit_test_json_dump_SOURCES = tests/unit/test_json_dump.c
@@ -458,4 +472,4 @@ EXTRA_DIST += \
 
 # Helpers shared by unit tests.
 EXTRA_DIST += tests/unit/tmpdir.h tests/unit/symfix.h tests/unit/profile_fixture.h \
-	tests/unit/report_fixture.h tests/unit/http_server.h
+	tests/unit/report_fixture.h tests/unit/http_server.h tests/unit/stack_capture.h

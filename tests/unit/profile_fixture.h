@@ -97,6 +97,12 @@ static inline void setup(void)
 	s->binaries = 7;
 	s->agent_cpu_ns = 31000000;
 	s->agent_rss_bytes = 9000000;
+	cr_assert_not_null(agent_stats__runtime(s, "hotspot"));
+	cr_assert_not_null(agent_stats__runtime(s, "cpython"));
+	agent_stats__runtime(s, "cpython")->readers = 1;
+	agent_stats__runtime(s, "cpython")->reads = 120;
+	agent_stats__runtime(s, "cpython")->stacks = 9;
+	agent_stats__runtime(s, "cpython")->lag_max_ns = 700000;
 }
 
 static inline void teardown(void)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/strtab.h"
+#include "runtimes/accountant.h"
 #include "runtimes/cpython.h"
 #include "runtimes/cpython_layout.h"
 #include "runtimes/cpython_lines.h"
@@ -299,6 +300,7 @@ static struct cpython *open_batched(struct image *im, struct returning *r, struc
 	m->readv = returning_readv;
 	m->ctx = r;
 	m->reads = 0;
+	m->ledger = NULL;
 	cr_assert_eq(cpython__open(m, &sym, false, t, &c), 0);
 	return c;
 }
@@ -339,6 +341,7 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 	m.readv = returning_readv;
 	m.ctx = &r;
 	m.reads = 0;
+	m.ledger = NULL;
 	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
 	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	cr_assert_eq(st->n, 3);
@@ -738,6 +741,7 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 		m.readv = NULL;
 		m.ctx = &d;
 		m.reads = 0;
+		m.ledger = NULL;
 		cr_assert_eq(cpython__open(&m, &sym, round % 2 == 0, t, &c), 0);
 		for (k = 0; k < 3; k++) {
 			int f;
@@ -771,19 +775,27 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 	free(im);
 }
 
-/* A stack built to be walked costs a bounded number of reads a second;
- * the thread's last stack stands in beyond, and the next second reads. */
+/* A stack built to be walked costs a bounded number of reads a second
+ * (its ledger's, runtimes/accountant.h); the thread's last stack stands in
+ * beyond, and the next second reads. */
 Test(cpython, reads_per_second_are_bounded)
 {
 	struct image *im = malloc(sizeof(*im));
 	struct strtab *t = strtab__new();
+	struct accountant *acct = accountant__new(NULL, t);
+	struct ledger *l = accountant__ledger(acct, 1000);
 	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_symbols sym;
 	struct cpython_stats s0, s1;
-	struct cpython *c;
+	struct memsource m;
+	struct cpython *c = NULL;
 	int i, busy = 0, rc;
 
 	build(im, 3, 10);
-	c = open_image(im, t, 3, 10);
+	symbols_of(im, 3, 10, &sym);
+	memsource__image(&m, &im->img);
+	m.ledger = l;
+	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
 
 	for (i = 0; i < 40000; i++) {
 		rc = cpython__read_stack(c, TID, 5000000000ull + (uint64_t)i, st);
@@ -791,12 +803,15 @@ Test(cpython, reads_per_second_are_bounded)
 		busy += rc == -EBUSY; /* no last stack remembered: none stands in */
 	}
 	cpython__stats(c, &s0);
-	cr_assert_leq(s0.reads, 60000 + 64, "%llu reads in one second", (unsigned long long)s0.reads);
+	cr_assert_leq(s0.reads, ACCOUNTANT_PROCESS_READS_PER_SEC + 64, "%llu reads in one second",
+		      (unsigned long long)s0.reads);
 	cr_assert_gt(busy, 20000);
 	cr_assert_eq(cpython__read_stack(c, TID, 6000000000ull, st), 0);
 	cpython__stats(c, &s1);
 	cr_assert_gt(s1.reads, s0.reads);
 	cpython__delete(c);
+	ledger__delete(l);
+	accountant__delete(acct);
 	strtab__delete(t);
 	free(st);
 	free(im);

@@ -418,3 +418,82 @@ Test(dump_read, gzip_bombs_are_bounded)
 	unlink(path);
 	rmdir(tmpdir);
 }
+
+/* A dump of the valid fixture with these counters in its stats. */
+static int parse_with_stats(const char *extra, struct dump **d)
+{
+	size_t len, off;
+	char *text = slurp("valid.json", &len), *buf;
+	const char *at = strstr(text, "\"agent_rss_bytes\":9000000");
+	int rc;
+
+	cr_assert_not_null(at);
+	off = (size_t)(at - text) + strlen("\"agent_rss_bytes\":9000000");
+	buf = malloc(len + strlen(extra) + 2);
+	memcpy(buf, text, off);
+	buf[off] = ',';
+	memcpy(buf + off + 1, extra, strlen(extra));
+	memcpy(buf + off + 1 + strlen(extra), text + off, len - off);
+	err[0] = '\0';
+	rc = dump__parse(buf, len + 1 + strlen(extra), d, err, sizeof(err));
+	free(buf);
+	free(text);
+	return rc;
+}
+
+/* Runtime readers' counters are blocks by reader; dumps written before
+ * they were had flat keys, which land in the same blocks. */
+Test(dump_read, runtime_blocks_and_their_former_keys)
+{
+	struct dump *d = NULL;
+	struct agent_runtime_stats *py, *hs;
+
+	cr_assert_eq(parse_with_stats("\"runtimes\":{\"cpython\":{\"readers\":2,\"stacks\":40,"
+				      "\"lag_max_ns\":900,\"from_the_future\":3},"
+				      "\"ruby\":{\"stacks\":7}}", &d), 0, "%s", err);
+	py = agent_stats__runtime(&d->stats, "cpython");
+	cr_assert_eq(py->readers, 2);
+	cr_assert_eq(py->stacks, 40);
+	cr_assert_eq(py->lag_max_ns, 900);
+	cr_assert_eq(agent_stats__runtime(&d->stats, "ruby")->stacks, 7);
+	dump__delete(d);
+
+	cr_assert_eq(parse_with_stats("\"jvms\":1,\"jvm_reads\":300,\"pythons\":3,"
+				      "\"python_stacks\":55,\"python_unanchored\":4", &d), 0, "%s", err);
+	hs = agent_stats__runtime(&d->stats, "hotspot");
+	py = agent_stats__runtime(&d->stats, "cpython");
+	cr_assert_eq(hs->readers, 1);
+	cr_assert_eq(hs->reads, 300);
+	cr_assert_eq(py->readers, 3);
+	cr_assert_eq(py->stacks, 55);
+	cr_assert_eq(py->unanchored, 4);
+	dump__delete(d);
+
+	/* only counters, in objects */
+	cr_assert_eq(parse_with_stats("\"runtimes\":{\"cpython\":{\"stacks\":-1}}", &d), -EINVAL);
+	cr_assert(strstr(err, "stats.runtimes.cpython.stacks"), "%s", err);
+	cr_assert_eq(parse_with_stats("\"runtimes\":{\"cpython\":5}", &d), -EINVAL);
+	cr_assert(strstr(err, "stats.runtimes.cpython"), "%s", err);
+	cr_assert_eq(parse_with_stats("\"runtimes\":[]", &d), -EINVAL);
+	cr_assert(strstr(err, "stats.runtimes"), "%s", err);
+}
+
+/* Windows merge block by block, by name, whatever their order. */
+Test(dump_read, runtime_blocks_merge_by_name)
+{
+	struct agent_stats a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	agent_stats__runtime(&a, "hotspot")->stacks = 1;
+	agent_stats__runtime(&a, "cpython")->stacks = 10;
+	agent_stats__runtime(&a, "cpython")->reads = 100;
+	agent_stats__runtime(&b, "cpython")->stacks = 5;
+	agent_stats__runtime(&b, "cpython")->reads = 90;
+	agent_stats__runtime(&b, "go")->stacks = 2;
+	agent_stats__merge(&a, &b);
+	cr_assert_eq(agent_stats__runtime(&a, "cpython")->stacks, 15, "per-window counts add up");
+	cr_assert_eq(agent_stats__runtime(&a, "cpython")->reads, 100, "totals since start take the largest");
+	cr_assert_eq(agent_stats__runtime(&a, "hotspot")->stacks, 1);
+	cr_assert_eq(agent_stats__runtime(&a, "go")->stacks, 2);
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/strtab.h"
+#include "runtimes/accountant.h"
 #include "runtimes/hotspot.h"
 #include "runtimes/hotspot_vm.h"
 #include "runtimes/javacmd.h"
@@ -227,28 +228,38 @@ Test(hotspot, a_recompiled_address_never_keeps_a_stale_name)
 }
 
 /* A flood of lookups nothing caches (a process posing as a JVM) reads at
- * most HOTSPOT_READS_PER_SEC times a second; the next second reads again. */
+ * most its ledger's reads a second (runtimes/accountant.h); the next
+ * second reads again. */
 Test(hotspot, uncached_reads_are_bounded_per_second)
 {
 	struct hotspot_image *im = image();
 	struct strtab *t = strtab__new();
-	struct hotspot *h = open_image(im, t);
+	struct accountant *acct = accountant__new(NULL, t);
+	struct ledger *l = accountant__ledger(acct, 1000);
+	struct hotspot *h = NULL;
 	struct hotspot_stats before, after;
+	struct memsource m;
 	uint32_t ids[4];
 	size_t n;
 	uint64_t k;
+
+	hotspot_image__source(im, &m);
+	m.ledger = l;
+	cr_assert_eq(hotspot__open(&m, im->sym, t, &h), 0);
 
 	hotspot__stats(h, &before);
 	for (k = 0; k < 200000; k++) /* every one a different Method* */
 		(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_OBJECTS + 0x1000 + 8 * k, 5 * SEC, ids, 4, &n);
 	hotspot__stats(h, &after);
-	cr_assert_leq(after.reads - before.reads, HOTSPOT_READS_PER_SEC + 16, "%llu reads",
+	cr_assert_leq(after.reads - before.reads, ACCOUNTANT_PROCESS_READS_PER_SEC + 16, "%llu reads",
 		      (unsigned long long)(after.reads - before.reads));
-	cr_assert_geq(after.reads - before.reads, HOTSPOT_READS_PER_SEC / 2);
+	cr_assert_geq(after.reads - before.reads, ACCOUNTANT_PROCESS_READS_PER_SEC / 2);
 	cr_assert_str_eq(names_of(h, t, HI_INTERP_BLOB, 1, HI_M_OUTER, 5 * SEC), "(none)",
 			 "the budget is spent for this second");
 	cr_assert_str_eq(names_of(h, t, HI_INTERP_BLOB, 1, HI_M_OUTER, 6 * SEC), "com.example.Outer.run_[0]");
 	hotspot__delete(h);
+	ledger__delete(l);
+	accountant__delete(acct);
 	strtab__delete(t);
 	free(im);
 }

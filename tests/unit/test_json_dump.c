@@ -88,13 +88,9 @@ Test(json, document_fields)
 						 "inline_builds", "inline_loads", "inline_index_bytes",
 						 "inline_rejected",
 						 "ksym_lookups", "ksym_hits", "ksym_evictions",
-						 "jvms", "jvm_reads", "jvm_failures",
-						 "pythons", "python_reads", "python_failures",
-						 "python_stacks", "python_last_known", "python_lag_ns",
-						 "python_lag_max_ns", "python_no_thread", "python_unreadable",
-						 "python_confirmed", "python_corrected", "python_unanchored",
 						 "debug_bytes", "debug_refused",
-						 "names", "names_bytes", "names_compactions", "names_cut"};
+						 "names", "names_bytes", "names_compactions", "names_cut",
+						 "runtimes"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth"};
 	char *text = capture_json();
@@ -142,6 +138,22 @@ Test(json, document_fields)
 	cr_assert_eq(jget_int(o, "binaries"), 7);
 	cr_assert_eq(jget_int(o, "agent_cpu_ns"), 31000000);
 	cr_assert_eq(jget_int(o, "agent_rss_bytes"), 9000000);
+	/* one block per reader, in the registry's order, every counter */
+	{
+		json_t *rt = json_object_get(o, "runtimes"), *py;
+		const struct agent_stat_field *f;
+
+		cr_assert_eq(json_object_size(rt), 2);
+		cr_assert_not_null(json_object_get(rt, "hotspot"));
+		py = json_object_get(rt, "cpython");
+		for (f = agent_runtime_stats__fields; f->name; f++)
+			cr_assert(json_is_integer(json_object_get(py, f->name)), "runtimes.cpython.%s", f->name);
+		cr_assert_eq(jget_int(py, "readers"), 1);
+		cr_assert_eq(jget_int(py, "reads"), 120);
+		cr_assert_eq(jget_int(py, "stacks"), 9);
+		cr_assert_eq(jget_int(py, "lag_max_ns"), 700000);
+		cr_assert_eq(jget_int(json_object_get(rt, "hotspot"), "stacks"), 0);
+	}
 
 	profiles = json_object_get(root, "profiles");
 	cr_assert(json_is_array(profiles));

@@ -21,6 +21,8 @@
 #include "unwind/regs.h"
 #include "unwind/unwind.h"
 
+#include "stack_capture.h"
+
 /* ---------- registers ---------- */
 
 Test(unwind_regs, perf_mask_and_mapping)
@@ -425,49 +427,6 @@ static uint64_t vaddr_of(const void *fn)
 	return (uintptr_t)fn - m->bias;
 }
 
-/* What chain_c saw: its registers and a copy of the stack above its sp. */
-static uint8_t stackbuf[1 << 20];
-static struct unwind_regs cap_regs;
-static struct unwind_stack cap_stack;
-static size_t cap_want;    /* bytes to copy; clipped to the stack's end */
-static uint64_t cap_end;   /* end of the current thread's stack */
-
-static uint64_t thread_stack_end(void)
-{
-	pthread_attr_t a;
-	void *addr;
-	size_t size;
-
-	cr_assert_eq(pthread_getattr_np(pthread_self(), &a), 0);
-	cr_assert_eq(pthread_attr_getstack(&a, &addr, &size), 0);
-	pthread_attr_destroy(&a);
-	return (uintptr_t)addr + size;
-}
-
-/* Copies the live stack the way the kernel does: raw bytes, including the
- * redzones ASan poisons around other frames' locals. */
-__attribute__((noinline, no_sanitize_address))
-void copy_stack(const uint64_t *r)
-{
-	const volatile uint8_t *src = (const volatile uint8_t *)(uintptr_t)r[UNWIND_REG_SP];
-	size_t n = cap_want, i;
-	unsigned k;
-
-	if (cap_end - r[UNWIND_REG_SP] < n)
-		n = cap_end - r[UNWIND_REG_SP];
-	if (n > sizeof(stackbuf))
-		n = sizeof(stackbuf);
-	for (i = 0; i < n; i++)
-		stackbuf[i] = src[i];
-	memset(&cap_regs, 0, sizeof(cap_regs));
-	for (k = 0; k < UNWIND_NREGS; k++)
-		cap_regs.val[k] = r[k];
-	cap_regs.valid = (1u << 3) | (1u << 6) | (1u << 7) | (0xfu << 12) | (1u << 16);
-	cap_stack.base = r[UNWIND_REG_SP];
-	cap_stack.data = stackbuf;
-	cap_stack.size = n;
-}
-
 int chain_a(int x);
 int chain_b(int x);
 int chain_c(int x);
@@ -477,22 +436,9 @@ int run_dbgframe(int x);
 
 __attribute__((noinline, noclone)) int chain_c(int x)
 {
-	uint64_t r[UNWIND_NREGS];
-
 	/* rip, rsp and the callee-saved registers as they are here, the way
 	 * PERF_SAMPLE_REGS_USER reports them at an interrupt */
-	__asm__ volatile("movq %%rbx, 24(%0)\n\t"
-			 "movq %%rbp, 48(%0)\n\t"
-			 "movq %%rsp, 56(%0)\n\t"
-			 "movq %%r12, 96(%0)\n\t"
-			 "movq %%r13, 104(%0)\n\t"
-			 "movq %%r14, 112(%0)\n\t"
-			 "movq %%r15, 120(%0)\n\t"
-			 "leaq 0(%%rip), %%rax\n\t"
-			 "movq %%rax, 128(%0)\n\t"
-			 : : "r"(r) : "rax", "memory");
-	copy_stack(r);
-	__asm__ volatile("" ::: "memory");
+	STACK_CAPTURE();
 	return x + 1;
 }
 

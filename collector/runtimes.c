@@ -1,0 +1,607 @@
+/* The table of runtime readers, and their instances by process. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/binary.h"
+#include "collector/proctable.h"
+#include "collector/runtimes.h"
+#include "common/clock.h"
+#include "common/fileio.h"
+#include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "common/u64map.h"
+#include "profile/agent_stats.h"
+#include "runtimes/accountant.h"
+#include "runtimes/elf_symbols.h"
+#include "runtimes/readers.h"
+
+/* The readers, in the order binaries are offered to them. */
+static const struct runtime_reader *const table[] = {
+	&runtime_hotspot,
+	&runtime_cpython,
+	&runtime_go,
+};
+
+/* One reader's instance on one process. */
+struct slot {
+	void *inst;            /* NULL: not open */
+	struct ledger *ledger; /* what it reads is charged to */
+	uint64_t next_try_ns;  /* after a failed open */
+	uint32_t failures;     /* opens failed in a row */
+};
+
+struct rt_process {
+	struct slot slot[RUNTIME_MAX_READERS];
+	uint64_t hosts_next_ns; /* when maps may be looked at again for hosts */
+	uint32_t label;         /* strtab id, 0: none */
+	bool label_read;
+};
+
+/* Totals of the instances closed, so counters stay cumulative. */
+struct gone {
+	uint64_t reads, failures, refused, names_refused, cpu_ns;
+};
+
+struct runtimes {
+	const struct runtime_reader *readers[RUNTIME_MAX_READERS];
+	size_t n;
+	struct runtimes_opts opts;
+	struct strtab *names;
+	struct proctable *pt;
+	struct accountant *acct;
+	struct agent_stats *st;
+	struct u64map *by_pid;   /* pid -> struct rt_process * */
+	int last_pid;            /* the process last looked up (samples of one
+	                            process come together) */
+	struct rt_process *last;
+	uint64_t opened[RUNTIME_MAX_READERS], failed[RUNTIME_MAX_READERS];
+	struct gone gone[RUNTIME_MAX_READERS];
+	bool any_host;           /* a reader describes code no file holds */
+};
+
+struct runtimes *runtimes__new_table(const struct runtime_reader *const *readers, size_t n,
+				     struct strtab *names, struct proctable *pt,
+				     struct accountant *acct, struct agent_stats *st,
+				     const struct runtimes_opts *o)
+{
+	struct runtimes *rs;
+	size_t i;
+
+	if (n > RUNTIME_MAX_READERS || n > AGENT_RUNTIMES_MAX)
+		return NULL;
+	rs = calloc(1, sizeof(*rs));
+	if (!rs)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		rs->readers[i] = readers[i];
+		rs->any_host |= readers[i]->describe_code != NULL && readers[i]->maybe_host != NULL;
+	}
+	rs->n = n;
+	if (o)
+		rs->opts = *o;
+	rs->names = names;
+	rs->pt = pt;
+	rs->acct = acct;
+	rs->st = st;
+	rs->last_pid = -1;
+	rs->by_pid = u64map__new(16);
+	if (!rs->by_pid) {
+		free(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+struct runtimes *runtimes__new(struct strtab *names, struct proctable *pt, struct accountant *acct,
+			       struct agent_stats *st, const struct runtimes_opts *o)
+{
+	return runtimes__new_table(table, sizeof(table) / sizeof(table[0]), names, pt, acct, st, o);
+}
+
+const struct runtimes_opts *runtimes__opts(const struct runtimes *rs)
+{
+	return &rs->opts;
+}
+
+static void close_slot(struct runtimes *rs, size_t r, struct slot *sl)
+{
+	if (sl->inst) {
+		struct runtime_counters c;
+		struct ledger_stats ls;
+
+		memset(&c, 0, sizeof(c));
+		if (rs->readers[r]->counters)
+			rs->readers[r]->counters(sl->inst, &c);
+		ledger__stats(sl->ledger, &ls);
+		rs->gone[r].reads += c.reads;
+		rs->gone[r].failures += c.failures;
+		rs->gone[r].refused += ls.refused_reads;
+		rs->gone[r].names_refused += ls.refused_names;
+		rs->gone[r].cpu_ns += ls.cpu_ns;
+		rs->readers[r]->close(sl->inst);
+	}
+	ledger__delete(sl->ledger);
+	memset(sl, 0, sizeof(*sl));
+}
+
+static void free_process(struct runtimes *rs, struct rt_process *rp)
+{
+	size_t r;
+
+	for (r = 0; r < rs->n; r++)
+		close_slot(rs, r, &rp->slot[r]);
+	free(rp);
+}
+
+void runtimes__delete(struct runtimes *rs)
+{
+	size_t pos = 0;
+	uint64_t pid, v;
+
+	if (!rs)
+		return;
+	while (u64map__next(rs->by_pid, &pos, &pid, &v))
+		free_process(rs, (struct rt_process *)(uintptr_t)v);
+	u64map__delete(rs->by_pid);
+	free(rs);
+}
+
+void runtimes__forget(struct runtimes *rs, int pid)
+{
+	uint64_t v;
+
+	if (!rs || !u64map__get(rs->by_pid, (uint64_t)pid, &v))
+		return;
+	u64map__del(rs->by_pid, (uint64_t)pid);
+	if (rs->last_pid == pid) {
+		rs->last_pid = -1;
+		rs->last = NULL;
+	}
+	free_process(rs, (struct rt_process *)(uintptr_t)v);
+}
+
+static struct rt_process *entry(struct runtimes *rs, struct process *p)
+{
+	int pid = process__pid(p);
+	struct rt_process *rp;
+	uint64_t v;
+
+	if (pid == rs->last_pid)
+		return rs->last;
+	if (u64map__get(rs->by_pid, (uint64_t)pid, &v)) {
+		rp = (struct rt_process *)(uintptr_t)v;
+	} else {
+		rp = calloc(1, sizeof(*rp));
+		if (!rp || u64map__put(rs->by_pid, (uint64_t)pid, (uint64_t)(uintptr_t)rp) != 0) {
+			free(rp);
+			return NULL;
+		}
+	}
+	rs->last_pid = pid;
+	rs->last = rp;
+	return rp;
+}
+
+/* Offers bin to the readers, once: the first that recognises it keeps it. */
+static void recognise(struct runtimes *rs, struct binary *bin)
+{
+	struct runtime_file f;
+	size_t r;
+
+	f.elf = binary__elf(bin);
+	f.path = binary__path(bin);
+	if (!f.elf) {
+		binary__set_runtime(bin, 0, NULL, NULL);
+		return;
+	}
+	for (r = 0; r < rs->n; r++) {
+		void *data = NULL;
+
+		if (rs->readers[r]->recognise(&f, &data) == 1) {
+			binary__set_runtime(bin, (uint8_t)(r + 1), data, rs->readers[r]->free_data);
+			return;
+		}
+	}
+	binary__set_runtime(bin, 0, NULL, NULL);
+}
+
+static uint8_t binary_tag(struct runtimes *rs, struct binary *bin, void **data)
+{
+	uint8_t tag;
+
+	if (!binary__runtime(bin, &tag, data)) {
+		recognise(rs, bin);
+		if (!binary__runtime(bin, &tag, data))
+			return 0;
+	}
+	return tag <= rs->n ? tag : 0;
+}
+
+void runtimes__describe_file(struct runtimes *rs, struct binary *bin, uint64_t vaddr,
+			     struct unwind_module *out)
+{
+	const struct runtime_reader *rd;
+	void *data = NULL;
+	uint8_t tag = binary_tag(rs, bin, &data);
+
+	if (!tag)
+		return;
+	rd = rs->readers[tag - 1];
+	out->runtime = tag;
+	if (rd->describe_file)
+		rd->describe_file(data, vaddr, out);
+}
+
+/* The address of a data object a library of p exports, for readers that
+ * need another library's layout (runtime_process.lib_symbol). */
+struct lib_lookup {
+	struct runtimes *rs;
+	struct process *p;
+};
+
+static bool basename_starts(const char *path, const char *prefix)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && strncmp(base, prefix, strlen(prefix)) == 0;
+}
+
+static uint64_t lib_symbol(void *ctx, const char *const *libs, size_t nlibs, const char *name)
+{
+	struct lib_lookup *lk = ctx;
+	size_t i, k, n = process__nmaps(lk->p);
+
+	for (i = 0; i < n; i++) {
+		const struct proc_map *cm = process__map(lk->p, i);
+		const char *path = strtab__str(lk->rs->names, proc_map__path(cm));
+		uint64_t start, end, pgoff, at;
+		struct proc_map *m;
+		struct binary *bin;
+
+		for (k = 0; k < nlibs && !basename_starts(path, libs[k]); k++)
+			;
+		if (k == nlibs)
+			continue;
+		proc_map__range(cm, &start, &end, &pgoff);
+		m = process__find_map(lk->rs->pt, lk->p, start);
+		bin = m ? proc_map__binary(m) : NULL;
+		if (bin && elf_symbols__objects(binary__elf(bin), &name, 1, &at) == 1)
+			return at + proc_map__bias(m);
+	}
+	return 0;
+}
+
+/* Opens reader r's instance on p, for the binary mapped by m. */
+static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct proc_map *m,
+		       uint64_t now_ns)
+{
+	struct rt_process *rp = entry(rs, p);
+	struct slot *sl = rp ? &rp->slot[r] : NULL;
+	struct lib_lookup lk = { rs, p };
+	struct runtime_process proc;
+	struct binary *bin;
+	uint64_t t0, backoff;
+	void *data = NULL;
+	int err;
+
+	if (!sl)
+		return NULL;
+	if (sl->inst || now_ns < sl->next_try_ns)
+		return sl->inst;
+	bin = proc_map__binary(m);
+	if (!bin || binary_tag(rs, bin, &data) != r + 1)
+		return NULL;
+	if (!sl->ledger && !(sl->ledger = accountant__ledger(rs->acct, process__uid(p))))
+		return NULL;
+	memset(&proc, 0, sizeof(proc));
+	proc.pid = process__pid(p);
+	proc.uid = process__uid(p);
+	proc.data = data;
+	proc.path = strtab__str(rs->names, proc_map__path(m));
+	proc.bias = proc_map__bias(m);
+	memsource__process(&proc.mem, proc.pid);
+	proc.mem.ledger = sl->ledger;
+	proc.names = rs->names;
+	proc.lines = rs->opts.lines;
+	proc.lib_symbol = lib_symbol;
+	proc.ctx = &lk;
+	t0 = clock__mono_ns();
+	err = rs->readers[r]->open(&proc, &sl->inst);
+	ledger__charge_cpu(sl->ledger, clock__mono_ns() - t0);
+	if (err == 0) {
+		rs->opened[r]++;
+		sl->failures = 0;
+		return sl->inst;
+	}
+	sl->inst = NULL;
+	rs->failed[r]++;
+	/* not (yet) a runtime we can read: back off, more each time */
+	backoff = RUNTIMES_RETRY_NS << (sl->failures < 6 ? sl->failures : 6);
+	sl->next_try_ns = now_ns + (backoff < RUNTIMES_RETRY_MAX_NS ? backoff : RUNTIMES_RETRY_MAX_NS);
+	sl->failures++;
+	return NULL;
+}
+
+/* Opens the instances of readers of code no file holds whose host p maps,
+ * at most once per retry interval. */
+static void open_hosts(struct runtimes *rs, struct process *p, struct rt_process *rp, uint64_t now_ns)
+{
+	size_t i, r, n = process__nmaps(p);
+
+	if (now_ns < rp->hosts_next_ns)
+		return;
+	rp->hosts_next_ns = now_ns + RUNTIMES_RETRY_NS;
+	for (i = 0; i < n; i++) {
+		const struct proc_map *cm = process__map(p, i);
+		const char *path = strtab__str(rs->names, proc_map__path(cm));
+		const char *base = path ? strrchr(path, '/') : NULL;
+		uint64_t start, end, pgoff;
+		struct proc_map *m;
+
+		if (!path)
+			continue;
+		base = base ? base + 1 : path;
+		for (r = 0; r < rs->n; r++) {
+			const struct runtime_reader *rd = rs->readers[r];
+
+			if (!rd->describe_code || !rd->maybe_host || rp->slot[r].inst || !rd->maybe_host(base))
+				continue;
+			/* looking the mapping up opens its binary */
+			proc_map__range(cm, &start, &end, &pgoff);
+			m = process__find_map(rs->pt, p, start);
+			if (m)
+				(void)open_slot(rs, p, r, m, now_ns);
+		}
+	}
+}
+
+int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc, uint64_t now_ns,
+			    struct unwind_module *out)
+{
+	struct rt_process *rp;
+	size_t r;
+
+	if (!rs->any_host || !(rp = entry(rs, p)))
+		return -ENOENT;
+	open_hosts(rs, p, rp, now_ns);
+	for (r = 0; r < rs->n; r++) {
+		const struct runtime_reader *rd = rs->readers[r];
+
+		if (rp->slot[r].inst && rd->describe_code &&
+		    rd->describe_code(rp->slot[r].inst, pc, now_ns, out) == 0) {
+			out->runtime = (uint8_t)(r + 1);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,
+			 const struct runtime_reader **reader)
+{
+	struct rt_process *rp;
+
+	if (!tag || tag > rs->n || !(rp = entry(rs, p)) || !rp->slot[tag - 1].inst)
+		return NULL;
+	*reader = rs->readers[tag - 1];
+	return rp->slot[tag - 1].inst;
+}
+
+/* Reader r's block of the window's stats: its index when the window was
+ * started by runtimes__start_window. */
+static struct agent_runtime_stats *window_block(struct runtimes *rs, size_t r)
+{
+	if (!rs->st)
+		return NULL;
+	if (strcmp(rs->st->runtimes[r].name, rs->readers[r]->name) == 0)
+		return &rs->st->runtimes[r];
+	return agent_stats__runtime(rs->st, rs->readers[r]->name);
+}
+
+/* Counts one reader's answer for a sample in the window's stats. */
+static void count_sample(struct runtimes *rs, size_t r, const struct runtime_sample *s,
+			 const struct runtime_stack *out, int err)
+{
+	struct agent_runtime_stats *st = window_block(rs, r);
+
+	if (!st)
+		return;
+	if (err) {
+		if (err == -ENOENT)
+			st->no_thread++;
+		else
+			st->unreadable++;
+		return;
+	}
+	st->stacks++;
+	if (s->sample_ns && s->now_ns > s->sample_ns) {
+		st->lag_ns += s->now_ns - s->sample_ns;
+		if (s->now_ns - s->sample_ns > st->lag_max_ns)
+			st->lag_max_ns = s->now_ns - s->sample_ns;
+	}
+	st->last_known += out->last_known;
+}
+
+/* Readers answer in the table's order; splices go innermost first. */
+static void sort_splices(struct runtime_stack *out)
+{
+	size_t i, j;
+
+	for (i = 1; i < out->nsplices; i++) {
+		struct runtime_splice x = out->at[i];
+
+		for (j = i; j > 0 && out->at[j - 1].frame > x.frame; j--)
+			out->at[j] = out->at[j - 1];
+		out->at[j] = x;
+	}
+}
+
+size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runtime_sample *s,
+			     struct runtime_stack *out)
+{
+	bool asked[RUNTIME_MAX_READERS] = { false };
+	size_t i;
+
+	memset(out, 0, offsetof(struct runtime_stack, at));
+	for (i = 0; i < s->nframes; i++) {
+		const struct unwind_frame *f = &s->frames[i];
+		unsigned before[3] = { out->confirmed, out->corrected, out->unanchored };
+		struct agent_runtime_stats *st;
+		const struct runtime_reader *rd;
+		struct slot *sl;
+		uint64_t t0;
+		void *inst;
+		size_t r;
+		int err;
+
+		if (!f->keeps || !f->runtime || f->runtime > rs->n || asked[f->runtime - 1] || !f->owner)
+			continue;
+		r = f->runtime - 1;
+		asked[r] = true;
+		rd = rs->readers[r];
+		if (!rd->read_stack)
+			continue;
+		inst = open_slot(rs, p, r, (struct proc_map *)f->owner, s->now_ns);
+		if (!inst) {
+			count_sample(rs, r, s, out, -EPROTO);
+			continue;
+		}
+		sl = &entry(rs, p)->slot[r];
+		s->tag = f->runtime;
+		out->last_known = false;
+		t0 = clock__mono_ns();
+		err = rd->read_stack(inst, s, out);
+		ledger__charge_cpu(sl->ledger, clock__mono_ns() - t0);
+		count_sample(rs, r, s, out, err);
+		st = window_block(rs, r);
+		if (st && !err) {
+			st->confirmed += out->confirmed - before[0];
+			st->corrected += out->corrected - before[1];
+			st->unanchored += out->unanchored - before[2];
+		}
+	}
+	sort_splices(out);
+	return out->nsplices;
+}
+
+/* What the command line of pid runs, as the reader r says; 0 when none. */
+static uint32_t read_label(struct runtimes *rs, size_t r, int pid)
+{
+	char path[64], label[RUNTIMES_LABEL_MAX];
+	char *cmd = NULL;
+	size_t len = 0;
+	uint32_t id = 0;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fileio__read_upto(fd, 0, RUNTIMES_CMDLINE_MAX, &cmd, &len) == 0) {
+		n = rs->readers[r]->label(cmd, len, label, sizeof(label));
+		if (n > 0 && (size_t)n < sizeof(label) &&
+		    strtab__intern(rs->names, label, (size_t)n, &id) < 0)
+			id = 0;
+		free(cmd);
+	}
+	close(fd);
+	return id;
+}
+
+uint32_t runtimes__label(struct runtimes *rs, struct process *p)
+{
+	const char *comm = strtab__str(rs->names, process__comm(p));
+	struct rt_process *rp;
+	size_t r;
+
+	if (!comm)
+		return 0;
+	for (r = 0; r < rs->n; r++)
+		if (rs->readers[r]->labels && rs->readers[r]->label && rs->readers[r]->labels(comm))
+			break;
+	if (r == rs->n || !(rp = entry(rs, p)))
+		return 0;
+	if (!rp->label_read) {
+		rp->label_read = true;
+		rp->label = read_label(rs, r, process__pid(p));
+	}
+	return rp->label;
+}
+
+int runtimes__remap_names(struct runtimes *rs, struct strtab_remap *r)
+{
+	size_t pos = 0, k;
+	uint64_t pid, v;
+	int err;
+
+	if (r->commit)
+		rs->names = r->to;
+	while (u64map__next(rs->by_pid, &pos, &pid, &v)) {
+		struct rt_process *rp = (struct rt_process *)(uintptr_t)v;
+
+		if (rp->label && strtab_remap__id(r, &rp->label))
+			return -ENOMEM;
+		for (k = 0; k < rs->n; k++)
+			if (rp->slot[k].inst && rs->readers[k]->remap_names &&
+			    (err = rs->readers[k]->remap_names(rp->slot[k].inst, r)) != 0)
+				return err;
+	}
+	return 0;
+}
+
+void runtimes__start_window(struct runtimes *rs, struct agent_stats *st)
+{
+	size_t r;
+
+	for (r = 0; r < rs->n; r++)
+		(void)agent_stats__runtime(st, rs->readers[r]->name);
+	if (rs->acct)
+		accountant__new_window(rs->acct);
+}
+
+void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st)
+{
+	size_t r, pos;
+	uint64_t pid, v;
+
+	for (r = 0; r < rs->n; r++) {
+		struct agent_runtime_stats *a = agent_stats__runtime(st, rs->readers[r]->name);
+
+		if (!a)
+			continue;
+		a->readers = 0;
+		a->opened = rs->opened[r];
+		a->failed = rs->failed[r];
+		a->reads = rs->gone[r].reads;
+		a->failures = rs->gone[r].failures;
+		a->refused = rs->gone[r].refused;
+		a->names_refused = rs->gone[r].names_refused;
+		a->cpu_ns = rs->gone[r].cpu_ns;
+		pos = 0;
+		while (u64map__next(rs->by_pid, &pos, &pid, &v)) {
+			struct slot *sl = &((struct rt_process *)(uintptr_t)v)->slot[r];
+			struct runtime_counters c;
+			struct ledger_stats ls;
+
+			if (!sl->inst)
+				continue;
+			a->readers++;
+			memset(&c, 0, sizeof(c));
+			if (rs->readers[r]->counters)
+				rs->readers[r]->counters(sl->inst, &c);
+			ledger__stats(sl->ledger, &ls);
+			a->reads += c.reads;
+			a->failures += c.failures;
+			a->refused += ls.refused_reads;
+			a->names_refused += ls.refused_names;
+			a->cpu_ns += ls.cpu_ns;
+		}
+	}
+}

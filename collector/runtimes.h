@@ -1,0 +1,94 @@
+/* The registry of language runtime readers: the one table of readers
+ * (runtimes/runtime.h), which binaries each recognised, and the instances
+ * open on each process. The unwinder and the symbolizer reach readers only
+ * through it, so a new runtime is a reader in runtimes/ and a row in the
+ * table, and nothing else outside runtimes/ changes.
+ *
+ * Instances are opened on a process's first sample that needs one, with
+ * the process's own view of the binary, and closed when its image goes
+ * (exec, exit). A failed open is retried after RUNTIMES_RETRY_NS, doubling
+ * with each failure up to RUNTIMES_RETRY_MAX_NS. Each instance reads
+ * through a ledger of the accountant, charged to the process's user.
+ * Not thread-safe: the sampling thread owns it. */
+#ifndef SMOLDER_COLLECTOR_RUNTIMES_H
+#define SMOLDER_COLLECTOR_RUNTIMES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtimes/runtime.h"
+
+struct accountant;
+struct agent_stats;
+struct binary;
+struct process;
+struct proctable;
+struct runtimes;
+struct strtab;
+struct strtab_remap;
+
+#define RUNTIMES_RETRY_NS 1000000000ull
+#define RUNTIMES_RETRY_MAX_NS (64ull * 1000000000ull)
+/* A command line read for a label: class paths run to hundreds of
+ * kilobytes, the main class is after them. */
+#define RUNTIMES_CMDLINE_MAX (1u << 20)
+#define RUNTIMES_LABEL_MAX 256
+
+struct runtimes_opts {
+	bool lines;       /* language frames carry the line they run */
+	bool keep_native; /* keep the native frames that ran language frames
+	                     (an eval loop) beside them */
+};
+
+/* The registry over the readers runtimes/ offers. names, pt, acct and st
+ * are borrowed (st: the window's stats, where per-sample counts go).
+ * NULL on ENOMEM. */
+struct runtimes *runtimes__new(struct strtab *names, struct proctable *pt, struct accountant *acct,
+			       struct agent_stats *st, const struct runtimes_opts *o);
+/* The same over another table (tests: a reader of their own). At most
+ * RUNTIME_MAX_READERS readers. */
+struct runtimes *runtimes__new_table(const struct runtime_reader *const *table, size_t n,
+				     struct strtab *names, struct proctable *pt,
+				     struct accountant *acct, struct agent_stats *st,
+				     const struct runtimes_opts *o);
+void runtimes__delete(struct runtimes *rs);
+const struct runtimes_opts *runtimes__opts(const struct runtimes *rs);
+
+/* Unwinding. The runtime's part of the module of a pc at vaddr of bin
+ * (offered to the readers on first call): roots, registers to keep, and
+ * the tag of the reader that recognised it. */
+void runtimes__describe_file(struct runtimes *rs, struct binary *bin, uint64_t vaddr,
+			     struct unwind_module *out);
+/* A pc of p that no file holds: 0 when an instance of p describes it (out
+ * filled, its tag set), -ENOENT otherwise. Instances of readers whose host
+ * p maps are opened on the way. */
+int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc, uint64_t now_ns,
+			    struct unwind_module *out);
+
+/* The language frames of a sample of p (s: everything but tag), read by
+ * each reader whose code the unwound frames ran (those tagged and kept),
+ * into out (emptied first). Counts what happened in the window's stats.
+ * Returns the number of splices. */
+size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runtime_sample *s,
+			     struct runtime_stack *out);
+
+/* The instance of p that described a frame tagged tag, and its reader:
+ * NULL when none is open. */
+void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,
+			 const struct runtime_reader **reader);
+
+/* A label for p from its command line by the reader whose `labels` takes
+ * its comm (Java's main class), read once per process; 0 when none. */
+uint32_t runtimes__label(struct runtimes *rs, struct process *p);
+
+/* The image of pid went (exec, exit): its instances are closed. */
+void runtimes__forget(struct runtimes *rs, int pid);
+int runtimes__remap_names(struct runtimes *rs, struct strtab_remap *r);
+/* A new window whose stats are st (zeroed): every reader's block named,
+ * in the table's order; the names budgets of users start over. */
+void runtimes__start_window(struct runtimes *rs, struct agent_stats *st);
+/* At a window's end: every reader's block in st (named, its levels and
+ * totals filled; the per-sample counts are already there). */
+void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st);
+
+#endif

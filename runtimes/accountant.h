@@ -1,0 +1,91 @@
+/* What runtime readers do on behalf of a process, charged to the user who
+ * owns it: reads of its memory and their bytes, the frame names they
+ * intern, the time they take. One accountant serves every reader, so a
+ * budget is one number for all runtimes, not a constant of each.
+ *
+ * Each process a reader opens on gets a ledger: its own reads a second
+ * (so one process cannot starve the others of its user), charged on to
+ * its user's account (so one user's many processes together cannot starve
+ * other users). Root's processes are bounded per process only: they are
+ * what the host runs, not what an unprivileged user controls. Names are
+ * bounded per user and window: past the share a name is the marker
+ * ACCOUNTANT_NAMES_MARKER, counted, so memory stays bounded within a
+ * window, not only across them.
+ *
+ * Readers ask before an operation that reads (ledger__may_read) and are
+ * charged as they read (memsource counts into the ledger), so a budget is
+ * checked at operation boundaries, never in the middle of a walk. Not
+ * thread-safe: the sampling thread owns it. */
+#ifndef SMOLDER_RUNTIMES_ACCOUNTANT_H
+#define SMOLDER_RUNTIMES_ACCOUNTANT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct accountant;
+struct ledger;
+struct strtab;
+struct strtab_remap;
+
+struct accountant_limits {
+	uint32_t process_reads_per_sec; /* reads of one process's memory */
+	uint32_t user_reads_per_sec;    /* of all processes of a user but root */
+	uint32_t user_names_per_window; /* names interned for a user but root */
+	uint64_t user_name_bytes_per_window;
+};
+
+/* The defaults. A deep real stack at 999 Hz takes about 60,000 reads a
+ * second; a process posing as a runtime, built to be walked forever, is
+ * then bounded to about 50 ms of the agent's CPU a second, and a user's
+ * processes together to four times that. A window of a real program
+ * names a few thousand methods; a user's share is many times that. */
+#define ACCOUNTANT_PROCESS_READS_PER_SEC 60000
+#define ACCOUNTANT_USER_READS_PER_SEC 240000
+#define ACCOUNTANT_USER_NAMES_PER_WINDOW 65536
+#define ACCOUNTANT_USER_NAME_BYTES_PER_WINDOW (8u << 20)
+/* Users with an account at once; beyond, users share one overflow
+ * account (they can only lose to each other). */
+#define ACCOUNTANT_MAX_USERS 4096
+/* The frame a name past its user's share becomes. */
+#define ACCOUNTANT_NAMES_MARKER "[names over budget]"
+
+/* names (borrowed) is where the marker is interned. limits NULL: the
+ * defaults. NULL on ENOMEM. */
+struct accountant *accountant__new(const struct accountant_limits *limits, struct strtab *names);
+void accountant__delete(struct accountant *a);
+/* A new window: names are counted from zero again. */
+void accountant__new_window(struct accountant *a);
+int accountant__remap_names(struct accountant *a, struct strtab_remap *r);
+
+/* A ledger for one process of user uid (its readers share it). NULL on
+ * ENOMEM. Freed with ledger__delete, before the accountant. */
+struct ledger *accountant__ledger(struct accountant *a, uid_t uid);
+void ledger__delete(struct ledger *l);
+
+/* Whether an operation may read more this second (now_ns: CLOCK_MONOTONIC,
+ * or any clock of the caller's: only whole seconds of it count). A NULL
+ * ledger may always read. Counts a refusal. */
+bool ledger__may_read(struct ledger *l, uint64_t now_ns);
+/* Charges one read of bytes bytes (memsource does, for every read). */
+void ledger__charge_read(struct ledger *l, size_t bytes);
+/* Charges time a reader spent for the process. */
+void ledger__charge_cpu(struct ledger *l, uint64_t ns);
+/* Interns a frame name (frame_name__intern: sanitised, suffixed), charged
+ * to the user: past the user's share of the window, *id is the marker
+ * and the refusal is counted. A NULL ledger interns without a bound.
+ * Returns 0 or -ENOMEM. */
+int ledger__intern_frame(struct ledger *l, struct strtab *names, const char *name,
+			 const char *suffix, uint32_t *id);
+
+/* What a ledger was charged, since it was made. */
+struct ledger_stats {
+	uint64_t reads, bytes;       /* of the process's memory */
+	uint64_t names, name_bytes;  /* names interned (new ones) */
+	uint64_t refused_reads;      /* operations refused for the read budget */
+	uint64_t refused_names;      /* names past the share: the marker instead */
+	uint64_t cpu_ns;
+};
+void ledger__stats(const struct ledger *l, struct ledger_stats *out);
+
+#endif

@@ -1,0 +1,276 @@
+/* The CPython row of the runtime table: an interpreter binary recognised
+ * by its exports, its eval loop marked for the unwinder, and a sample's
+ * Python stack read and placed on the native eval-loop frames that ran it
+ * (runtimes/cpython.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtimes/cpython.h"
+#include "runtimes/elf_symbols.h"
+#include "runtimes/glibc.h"
+#include "runtimes/readers.h"
+
+/* Bytes of a native eval frame's own stack looked at for what it ran. */
+#define FRAME_WORDS_MAX 2048
+
+/* What an interpreter binary says, as ELF vaddrs. */
+struct cpython_binary {
+	uint64_t runtime;        /* _PyRuntime (3.7+), 0 if none */
+	uint64_t interp_head;    /* interp_head (2.7, 3.6), 0 if not found */
+	uint64_t tstate_current; /* _PyThreadState_Current (2.7, 3.6) */
+	uint64_t code_type;      /* PyCode_Type */
+	uint64_t eval_start, eval_end; /* _PyEval_EvalFrameDefault (3.6+), else
+	                                  PyEval_EvalFrameEx (2.7) */
+};
+
+/* CPython's symbols, by what they are for. */
+enum { PY_RUNTIME, PY_INTERP_HEAD, PY_TSTATE_CURRENT, PY_CODE_TYPE, PY_EVAL_DEFAULT, PY_EVAL_EX, PY_NSYMS };
+static const char *const symbol_names[PY_NSYMS] = {
+	[PY_RUNTIME] = "_PyRuntime",
+	[PY_INTERP_HEAD] = "interp_head",
+	[PY_TSTATE_CURRENT] = "_PyThreadState_Current",
+	[PY_CODE_TYPE] = "PyCode_Type",
+	[PY_EVAL_DEFAULT] = "_PyEval_EvalFrameDefault",
+	[PY_EVAL_EX] = "PyEval_EvalFrameEx",
+};
+
+struct found_symbols {
+	GElf_Sym sym[PY_NSYMS];
+	size_t found;
+};
+
+static int wanted_symbol(void *arg, const GElf_Sym *sym, const char *name)
+{
+	struct found_symbols *w = arg;
+	size_t k;
+
+	/* every name wanted starts with one of these: most symbols stop here */
+	if (sym->st_shndx == SHN_UNDEF || (name[0] != '_' && name[0] != 'P' && name[0] != 'i'))
+		return 0;
+	for (k = 0; k < PY_NSYMS; k++)
+		if (!w->sym[k].st_value && strcmp(name, symbol_names[k]) == 0) {
+			w->sym[k] = *sym;
+			w->found++;
+		}
+	return w->found == PY_NSYMS;
+}
+
+/* A binary exporting the eval loop and the interpreter's state: the
+ * executable itself, or libpython. interp_head is static in 2.7 and 3.6,
+ * so .symtab is searched too when .dynsym lacks the state. */
+static int recognise(const struct runtime_file *f, void **data)
+{
+	struct found_symbols w;
+	struct cpython_binary *b;
+	const GElf_Sym *eval;
+
+	memset(&w, 0, sizeof(w));
+	elf_symbols__each(f->elf, SHT_DYNSYM, wanted_symbol, &w);
+	if (!w.sym[PY_EVAL_DEFAULT].st_value && !w.sym[PY_EVAL_EX].st_value)
+		return 0;
+	if (!w.sym[PY_RUNTIME].st_value && !w.sym[PY_INTERP_HEAD].st_value)
+		elf_symbols__each(f->elf, SHT_SYMTAB, wanted_symbol, &w);
+	eval = w.sym[PY_EVAL_DEFAULT].st_value ? &w.sym[PY_EVAL_DEFAULT] : &w.sym[PY_EVAL_EX];
+	if (!eval->st_size || !w.sym[PY_CODE_TYPE].st_value ||
+	    (!w.sym[PY_RUNTIME].st_value && !w.sym[PY_INTERP_HEAD].st_value &&
+	     !w.sym[PY_TSTATE_CURRENT].st_value))
+		return 0;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->runtime = w.sym[PY_RUNTIME].st_value;
+	b->interp_head = w.sym[PY_INTERP_HEAD].st_value;
+	b->tstate_current = w.sym[PY_TSTATE_CURRENT].st_value;
+	b->code_type = w.sym[PY_CODE_TYPE].st_value;
+	b->eval_start = eval->st_value;
+	b->eval_end = eval->st_value + eval->st_size;
+	*data = b;
+	return 1;
+}
+
+static void free_data(void *data)
+{
+	free(data);
+}
+
+/* A frame in the eval loop keeps its callee-saved registers: they hold
+ * what it was running when the sample was taken. */
+static void describe_file(const void *data, uint64_t vaddr, struct unwind_module *out)
+{
+	const struct cpython_binary *b = data;
+
+	/* a return address is inside the call, one past it may be the end */
+	if (vaddr > b->eval_start && vaddr <= b->eval_end)
+		out->keep_regs = true;
+}
+
+/* An instance: the interpreter's reader and one sample's scratch. */
+struct instance {
+	struct cpython *c;
+	size_t neval;
+	size_t eval_frame[CPYTHON_MAX_FRAMES]; /* native eval calls, innermost first */
+	struct cpython_native ev[CPYTHON_MAX_FRAMES];
+	uint64_t kept[CPYTHON_MAX_FRAMES][UNWIND_NKEPT];
+	uint64_t leaf_regs[UNWIND_NREGS];
+	struct cpython_stack stack;
+	struct cpython_placed placed;
+};
+
+static int open_instance(const struct runtime_process *p, void **out)
+{
+	const struct cpython_binary *b = p->data;
+	struct runtime_process proc = *p;
+	struct cpython_symbols sym;
+	struct instance *in;
+	int err;
+
+	memset(&sym, 0, sizeof(sym));
+	sym.runtime = b->runtime ? b->runtime + p->bias : 0;
+	sym.interp_head = b->interp_head ? b->interp_head + p->bias : 0;
+	sym.tstate_current = b->tstate_current ? b->tstate_current + p->bias : 0;
+	sym.code_type = b->code_type + p->bias;
+	if (cpython_layout__version_from_name(p->path, &sym.major, &sym.minor) != 0)
+		sym.major = sym.minor = 0;
+	sym.pthread_tid = glibc__pthread_tid_offset(&proc);
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	err = cpython__open(&p->mem, &sym, p->lines, p->names, &in->c);
+	if (err) {
+		free(in);
+		return err;
+	}
+	*out = in;
+	return 0;
+}
+
+static void close_instance(void *inst)
+{
+	struct instance *in = inst;
+
+	if (!in)
+		return;
+	cpython__delete(in->c);
+	free(in);
+}
+
+/* The copied words of frame i's own stack: [its sp, its caller's sp). */
+static void frame_words(const struct runtime_sample *s, size_t i, struct cpython_native *ev)
+{
+	const struct unwind_stack *stack = s->stack;
+	uint64_t lo = s->frames[i].sp, hi = i + 1 < s->nframes ? s->frames[i + 1].sp : lo + 512;
+
+	ev->words = NULL;
+	ev->nbytes = 0;
+	if (lo < stack->base || hi <= lo || lo - stack->base >= stack->size)
+		return;
+	if (hi - lo > FRAME_WORDS_MAX)
+		hi = lo + FRAME_WORDS_MAX;
+	if (hi - stack->base > stack->size)
+		hi = stack->base + stack->size;
+	ev->words = stack->data + (lo - stack->base);
+	ev->nbytes = (size_t)(hi - lo);
+}
+
+/* The registers native eval call k had: every sampled one for the leaf,
+ * the callee-saved ones the unwinder kept for the others. */
+static void frame_regs(struct instance *in, const struct runtime_sample *s, size_t k)
+{
+	size_t i = in->eval_frame[k], m = 0;
+	unsigned r;
+
+	if (i == 0) {
+		for (r = 0; r < UNWIND_NREGS; r++)
+			if (s->regs->valid & (1u << r))
+				in->leaf_regs[m++] = s->regs->val[r];
+		in->ev[k].regs = in->leaf_regs;
+	} else {
+		for (r = 0; r < UNWIND_NKEPT; r++)
+			if (s->frames[i].kept & (1u << r))
+				in->kept[k][m++] = s->frames[i].kept_regs[r];
+		in->ev[k].regs = in->kept[k];
+	}
+	in->ev[k].nregs = m;
+}
+
+/* The placed frames as splices: those of eval call k, outermost first. */
+static void splice(const struct instance *in, struct runtime_stack *out)
+{
+	const struct cpython_placed *pl = &in->placed;
+	size_t k;
+
+	for (k = 0; k < in->neval; k++) {
+		struct runtime_splice *sp;
+		size_t j = pl->count[k];
+
+		if (!j || out->nsplices == RUNTIME_MAX_SPLICES || out->nids + j > RUNTIME_MAX_IDS)
+			continue;
+		sp = &out->at[out->nsplices++];
+		sp->frame = (uint32_t)in->eval_frame[k];
+		sp->first = (uint16_t)out->nids;
+		sp->count = (uint16_t)j;
+		while (j-- > 0)
+			out->ids[out->nids++] = pl->frames[pl->first[k] + j].name;
+	}
+}
+
+static int read_stack(void *inst, const struct runtime_sample *s, struct runtime_stack *out)
+{
+	struct instance *in = inst;
+	size_t i, k;
+	int err;
+
+	in->neval = 0;
+	for (i = 0; i < s->nframes && in->neval < CPYTHON_MAX_FRAMES; i++)
+		if (s->frames[i].keeps && s->frames[i].runtime == s->tag)
+			in->eval_frame[in->neval++] = i;
+	if (!in->neval)
+		return 0;
+	cpython__set_sample_stack(in->c, s->stack->base, s->stack->data, s->stack->size);
+	err = cpython__read_stack(in->c, s->tid, s->now_ns, &in->stack);
+	cpython__set_sample_stack(in->c, 0, NULL, 0);
+	if (err)
+		return err;
+	for (k = 0; k < in->neval; k++) {
+		frame_words(s, in->eval_frame[k], &in->ev[k]);
+		frame_regs(in, s, k);
+	}
+	cpython__learn(in->c, in->ev, in->neval);
+	cpython__place(in->c, s->tid, &in->stack, in->ev, in->neval, s->rooted, &in->placed);
+	cpython__remember(in->c, s->tid, &in->placed, in->neval);
+	out->last_known = in->stack.last_known;
+	out->confirmed += in->placed.confirmed;
+	out->corrected += in->placed.corrected;
+	out->unanchored += in->placed.unanchored;
+	splice(in, out);
+	return 0;
+}
+
+static int remap_names(void *inst, struct strtab_remap *r)
+{
+	return cpython__remap_names(((struct instance *)inst)->c, r);
+}
+
+static void counters(const void *inst, struct runtime_counters *out)
+{
+	struct cpython_stats st;
+
+	cpython__stats(((const struct instance *)inst)->c, &st);
+	out->reads = st.reads;
+	out->failures = st.failures;
+}
+
+const struct runtime_reader runtime_cpython = {
+	.name = "cpython",
+	.recognise = recognise,
+	.free_data = free_data,
+	.describe_file = describe_file,
+	.open = open_instance,
+	.close = close_instance,
+	.read_stack = read_stack,
+	.remap_names = remap_names,
+	.counters = counters,
+};

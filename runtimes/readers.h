@@ -1,0 +1,13 @@
+/* The readers runtimes/ offers: one `struct runtime_reader` each
+ * (runtimes/runtime.h). The registry's table (collector/runtimes.c) lists
+ * them; nothing else outside runtimes/ names them. */
+#ifndef SMOLDER_RUNTIMES_READERS_H
+#define SMOLDER_RUNTIMES_READERS_H
+
+#include "runtimes/runtime.h"
+
+extern const struct runtime_reader runtime_hotspot; /* HotSpot JVMs: runtimes/hotspot_reader.c */
+extern const struct runtime_reader runtime_cpython; /* CPython 2.7, 3.6-3.13: runtimes/cpython_reader.c */
+extern const struct runtime_reader runtime_go;      /* Go's stack roots: runtimes/go_reader.c */
+
+#endif
