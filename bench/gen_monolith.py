@@ -2,7 +2,8 @@
 """Generates the C++ sources of a "monolith": many translation units of many
 functions, random calls across units, always-inline templates nested a few
 levels deep, and enough types that -O2 -g gives tens of MB of DWARF -- the
-shape of the programs smolder exists for (issue 18).
+shape of the programs smolder exists for: the bench's monolith row and the
+inline-index tests (tests/integration/inline_cache.sh) run on it.
 
     gen_monolith.py --out DIR [--units 120] [--functions 24000] [--seed 1]
 

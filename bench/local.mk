@@ -1,15 +1,19 @@
 # `make bench`: smolder against `perf record --call-graph dwarf` + `perf
-# script` on the same workloads (issue 5). The workloads are EXTRA_PROGRAMS:
-# built only by `make bench`, never by `make all` or `make check`, and the
-# benchmarks never run in `make check` (timing on shared machines is noise).
+# script` on the same workloads, in the same run. The workloads are
+# EXTRA_PROGRAMS: built only by `make bench`, never by `make all` or `make
+# check`, and the benchmarks never run in `make check` (timing on shared
+# machines is noise).
 #
 #   make bench [BENCH_SECONDS=10] [BENCH_RUNS=3] [BENCH_QUICK=1] [BENCH_ONLY=cpu_c,xz]
 #   make bench-monolith [BENCH_SECONDS=10] [BENCH_RUNS=3]   (also run by bench)
 #   make bench-churn [BENCH_CHURN_MINUTES=5]
 #   make soak-attack [SOAK_ATTACK_MINUTES=10]   (doc/security.md)
 #
-# Both need root (or CAP_PERFMON) for system-wide sampling, and write a
-# section on top of $(srcdir)/doc/benchmarks.md; raw results (dumps, JSON
+# They need root (or CAP_PERFMON) for system-wide sampling. A run of bench,
+# bench-monolith or bench-churn replaces its kind's block in the current
+# results of $(srcdir)/doc/benchmarks.md and appends its full section to
+# $(srcdir)/doc/bench-log/YYYY-MM-DD.md (`python3 bench/run.py --selftest`
+# checks that writing without root or perf); raw results (dumps, JSON
 # summary) stay in bench-out/ of the build tree.
 
 BENCH_SECONDS = 10
@@ -64,8 +68,9 @@ bench: smolder$(EXEEXT) $(BENCH_WORKLOADS)
 	  --srcdir $(srcdir) --out $(BENCH_OUT) --doc $(srcdir)/doc/benchmarks.md
 	@$(MAKE) $(AM_MAKEFLAGS) bench-monolith
 
-# The monolith row alone (issue 18): bench/monolith.py generates and builds
-# the monolith once into $(BENCH_OUT)/monolith (a few minutes), then measures.
+# The monolith row alone (a big C++ binary, the kind of program smolder is
+# for): bench/monolith.py generates and builds it once into
+# $(BENCH_OUT)/monolith (a few minutes), then measures.
 bench-monolith: smolder$(EXEEXT)
 	@py='$(PYTHON3)'; test -n "$$py" || py=python3; $(BENCH_ENV) "$$py" $(srcdir)/bench/monolith.py \
 	  --smolder ./smolder$(EXEEXT) --srcdir $(srcdir) --out $(BENCH_OUT) \

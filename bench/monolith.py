@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The monolith row of `make bench` (issue 18): smolder on one big C++ binary.
+"""The monolith row of `make bench`: smolder on one big C++ binary.
 
 Generates and builds a monolith once (bench/gen_monolith.py: 24,000
 functions in 120 units, -O2 -g, ~70 MB with ~28 MB of .debug_info; kept in
@@ -34,7 +34,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run as bench  # noqa: E402  (bench/run.py: run_measured, machine, write_doc)
+import run as bench  # noqa: E402  (bench/run.py: run_measured, machine, write_doc, summary_of)
 
 GEN_ARGS = ["--units", "120", "--functions", "24000", "--seed", "1"]
 
@@ -202,7 +202,9 @@ def main():
     ap.add_argument("--smolder", required=True)
     ap.add_argument("--srcdir", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--doc", required=True)
+    ap.add_argument("--doc", required=True,
+                    help="doc/benchmarks.md, whose monolith results the run replaces; the "
+                    "full run goes to bench-log/YYYY-MM-DD.md beside it")
     args = ap.parse_args()
     seconds = int(os.environ.get("BENCH_SECONDS") or 10)
     runs = int(os.environ.get("BENCH_RUNS") or 3)
@@ -258,7 +260,7 @@ def main():
         json.dump({"machine": info, "results": res, "diffs": [list(map(str, d)) for d in diffs]},
                   f, indent=1)
 
-    lines = ["## %s — make bench: monolith (issue 18)" % info["date"], "",
+    lines = ["## %s — make bench: monolith" % info["date"], "",
              "Command: `make bench BENCH_SECONDS=%d BENCH_RUNS=%d` (bench/monolith.py, after "
              "bench/run.py's rows). %d run(s); medians. Took %.0f min." % (
                  seconds, runs, runs, (time.monotonic() - t0) / 60), "",
@@ -300,7 +302,10 @@ def main():
     lines.append("")
     text = "\n".join(lines)
     print(text)
-    bench.write_doc(args.doc, text)
+    # the full section to the day's bench log; the same, with a link to it,
+    # as the monolith's current results in doc/benchmarks.md
+    bench.write_doc(args.doc, "monolith", bench.summary_of(lines, "make bench-monolith", info["date"]),
+                    text, info["date"])
     return 0
 
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""smolder's benchmark driver (`make bench`, `make bench-churn`; issue 5).
+"""smolder's benchmark driver (`make bench`, `make bench-churn`).
 
 For every workload, in one invocation and on the same running workload
 instance: the workload alone (baseline throughput), smolder system-wide at
 99 Hz and 999 Hz (a long and a short run each, the difference giving the
 steady-state cost), and `perf record -a --call-graph dwarf` at the same
 frequencies followed by `perf script --inline`. The order of the phases is
-reversed on every other run. Medians over the runs go to a table on stdout
-and to a new section on top of doc/benchmarks.md.
+reversed on every other run. Medians over the runs go to a table on stdout,
+in full to the day's log doc/bench-log/YYYY-MM-DD.md, and in summary to the
+current results of doc/benchmarks.md, replacing the previous run's (see
+write_doc). `run.py --selftest` checks that writing on a made-up run.
 
 Python 3 standard library only. Every process started here runs in its own
 session with a kill timer, and is killed (its whole process group) at the end.
@@ -788,8 +790,10 @@ class Bench:
         rep = Report(info, results, self)
         text = rep.render()
         print(text)
-        write_doc(self.args.doc, text)
-        log("results in %s/results.json; section added to %s" % (self.out, self.args.doc))
+        path = write_doc(self.args.doc, "bench", rep.render_current(log_link(info["date"])),
+                         text, info["date"])
+        log("results in %s/results.json; run added to %s, current results to %s" % (
+            self.out, path, self.args.doc))
 
     def report_only(self, path):
         with open(path) as f:
@@ -798,13 +802,15 @@ class Bench:
         results = {k: v for k, v in results.items() if v}
         info.setdefault("load_end", os.getloadavg())
         done = {k: len(v) for k, v in results.items()}
-        text = Report(info, results, self).render()
+        rep = Report(info, results, self)
+        text, current = rep.render(), rep.render_current(log_link(info["date"]))
         if len(set(done.values())) > 1 or self.runs < int(os.environ.get("BENCH_RUNS") or 3):
-            text = text.replace("\n\n", "\n\n**Interrupted run**: runs completed per workload: %s; "
-                                "medians are over those.\n\n" % ", ".join(
-                                    "%s %d" % kv for kv in done.items()), 1)
+            note = ("\n\n**Interrupted run**: runs completed per workload: %s; medians are "
+                    "over those.\n\n" % ", ".join("%s %d" % kv for kv in done.items()))
+            text = text.replace("\n\n", note, 1)
+            current = current.replace("\n\n", note, 1)
         print(text)
-        write_doc(self.args.doc, text)
+        write_doc(self.args.doc, "bench", current, text, info["date"])
 
     def churn(self):
         """The always-on daemon (`smolder run`, 10 s windows, dumps kept in
@@ -877,7 +883,7 @@ class Bench:
         marks.append((int(round(rss[-1][0])) if rss else int(secs), r_end))
         ratio = r_end / r_early if r_early and r_end else None
         lines = [
-            "## %s — make bench-churn (issue 5)" % info["date"],
+            "## %s — make bench-churn" % info["date"],
             "",
             "Command: `make bench-churn BENCH_CHURN_MINUTES=%g%s` (as root): the always-on "
             "daemon, `smolder run -F 99 --interval 10s --export none --spool-dir DIR`, "
@@ -911,7 +917,8 @@ class Bench:
         print(text)
         with open(os.path.join(self.out, "churn-long.rss.json"), "w") as f:
             json.dump({"rss": rss, "cpu_s": m.cpu, "maxrss_kb": m.maxrss_kb, "totals": tot}, f)
-        write_doc(self.args.doc, text)
+        write_doc(self.args.doc, "churn", summary_of(lines, "make bench-churn", info["date"]),
+                  text, info["date"])
 
 
 # --- machine, report, doc -------------------------------------------------------
@@ -1028,11 +1035,50 @@ class Report:
         return (p["record_cpu_s"] + script) / p["samples"] * 1e6
 
     def render(self):
+        """The full section of a run, as appended to the day's bench log."""
+        L = ["## %s — make bench" % self.info["date"], ""]
+        L += self.head()
+        L.append("Per workload and frequency: smolder `record -a -F HZ -d %g -q -o dump.json` and "
+                 "`perf record -F HZ -a --call-graph dwarf -- sleep %g` + `perf script --inline`, "
+                 "on the same running workload, the order of the phases reversed every other run."
+                 % (self.b.seconds, self.b.seconds))
+        L.append("")
+        L += self.main_table()
+        L.append("Workload throughput (work units/s; xz and gzip: input bytes/s) alone and "
+                 "while being profiled; overhead = 1 − profiled/alone, \"alone\" being the "
+                 "mean of the two baselines measured just before and just after the 99 Hz "
+                 "run (so that a drift of the workload's own rate cancels), median "
+                 "[min, max] over runs. \"Steady\": the rate from 3 s into the "
+                 "profiler's run to its end, i.e. without its start-up (what an always-on "
+                 "agent costs). A/A noise = how much the rate moves with nothing changed: "
+                 "the larger of the two baselines' difference and the difference between "
+                 "the halves of one baseline.")
+        L.append("")
+        L += self.throughput_table()
+        L += self.noinline()
+        L += self.targets()
+        L += self.self_profile()
+        return "\n".join(L) + "\n"
+
+    def render_current(self, link):
+        """The run's entry in the current results of doc/benchmarks.md: the
+        same command, machine, tables and verdicts as render(), without the
+        explanations that page's method section gives once, and a link to
+        the full section in the bench log."""
+        L = ["### `make bench`: %s" % self.info["date"], ""]
+        head = self.head()
+        head[0] += " Full run: [%s](%s)." % (link, link)
+        L += head
+        L += self.main_table()
+        L += self.throughput_table()
+        L += self.targets()
+        return "\n".join(L) + "\n"
+
+    def head(self):
+        """Command, machine and start-up paragraphs, each followed by a blank line."""
         b = self.b
         info = self.info
         L = []
-        L.append("## %s — make bench (issue 5)" % info["date"])
-        L.append("")
         cmd = "make bench BENCH_SECONDS=%g BENCH_RUNS=%d" % (b.seconds, b.runs)
         if b.quick:
             cmd = "make bench BENCH_QUICK=1"
@@ -1063,11 +1109,11 @@ class Report:
                          su["warm"]["cpu_ms"], su["warm"]["rss_mb"],
                          su["none"]["cpu_ms"], su["none"]["rss_mb"]))
             L.append("")
-        L.append("Per workload and frequency: smolder `record -a -F HZ -d %g -q -o dump.json` and "
-                 "`perf record -F HZ -a --call-graph dwarf -- sleep %g` + `perf script --inline`, "
-                 "on the same running workload, the order of the phases reversed every other run."
-                 % (b.seconds, b.seconds))
-        L.append("")
+        return L
+
+    def main_table(self):
+        """Cost, losses, RSS and completeness per workload and frequency."""
+        L = []
         hdr = ("| workload | Hz | samples | lost | smolder µs/sample (incl. start-up) | "
                "steady µs/sample | perf µs/sample (record + script --inline) | perf / smolder | "
                "smolder peak RSS MB | complete smolder | complete perf |")
@@ -1095,16 +1141,11 @@ class Report:
                     fmt(su, 1), fmt(st, 1), fmt(pu, 1), fmt(ratio, 1), fmt(rss, 1),
                     fmt(cs, 2, True), fmt(cp, 2, True)))
         L.append("")
-        L.append("Workload throughput (work units/s; xz and gzip: input bytes/s) alone and "
-                 "while being profiled; overhead = 1 − profiled/alone, \"alone\" being the "
-                 "mean of the two baselines measured just before and just after the 99 Hz "
-                 "run (so that a drift of the workload's own rate cancels), median "
-                 "[min, max] over runs. \"Steady\": the rate from 3 s into the "
-                 "profiler's run to its end, i.e. without its start-up (what an always-on "
-                 "agent costs). A/A noise = how much the rate moves with nothing changed: "
-                 "the larger of the two baselines' difference and the difference between "
-                 "the halves of one baseline.")
-        L.append("")
+        return L
+
+    def throughput_table(self):
+        """Each workload's rate alone and its overhead under each profiler."""
+        L = []
         L.append("| workload | alone | smolder 99 Hz overhead | smolder 99 Hz, steady | "
                  "smolder 999 Hz overhead | perf 99 Hz overhead | perf 99 Hz, steady | "
                  "perf 999 Hz overhead | A/A noise |")
@@ -1122,6 +1163,10 @@ class Report:
             aa = med(self.per_run(name, self.aa_noise))
             L.append("| %s | %s | %s | %s |" % (name, fmt(base, 0), " | ".join(cells), fmt(aa, 2, True)))
         L.append("")
+        return L
+
+    def noinline(self):
+        """perf's cost without and with inline frames, from the first run."""
         noinl = []
         for name in self.res:
             for hz in (99, 999):
@@ -1129,13 +1174,10 @@ class Report:
                 y = self.per_run(name, lambda r: self.perf_us(r, hz))[0] if self.res[name] else None
                 if x is not None:
                     noinl.append("%s %d Hz %s → %s" % (name, hz, fmt(x, 1), fmt(y, 1)))
-        if noinl:
-            L.append("perf µs/sample without inline frames (`perf script --no-inline`) → with "
-                     "them, first run: " + "; ".join(noinl) + ".")
-            L.append("")
-        L += self.targets()
-        L += self.self_profile()
-        return "\n".join(L) + "\n"
+        if not noinl:
+            return []
+        return ["perf µs/sample without inline frames (`perf script --no-inline`) → with "
+                "them, first run: " + "; ".join(noinl) + ".", ""]
 
     def targets(self):
         L = ["Targets (medians):", ""]
@@ -1237,30 +1279,184 @@ class Report:
                     "%s %.0f %%" % (k, v * 100.0 / n) for k, v in top) + ".", ""]
 
 
-def write_doc(path, section):
-    """Puts section on top of the dated sections of doc/benchmarks.md,
-    below its title and introduction; older sections are kept."""
-    try:
-        with open(path) as f:
-            old = f.read()
-    except OSError:
-        old = "# Benchmarks\n\n"
-    m = re.search(r"^## ", old, re.M)
-    pos = m.start() if m else len(old)
-    new = old[:pos] + section.rstrip("\n") + "\n\n" + old[pos:]
+# --- doc/benchmarks.md and the bench log ------------------------------------
+#
+# A run leaves two traces: its full section, appended to the log of its day
+# (doc/bench-log/YYYY-MM-DD.md), and a summary that replaces the previous
+# run of the same kind in doc/benchmarks.md's current results, between that
+# kind's two marker lines. Nothing else of doc/benchmarks.md is touched.
+
+MARKERS = {
+    "bench": ("<!-- bench:current:begin -->", "<!-- bench:current:end -->"),
+    "monolith": ("<!-- bench:monolith:begin -->", "<!-- bench:monolith:end -->"),
+    "churn": ("<!-- bench:churn:begin -->", "<!-- bench:churn:end -->"),
+}
+
+LOG_INTRO = ("Runs of `make bench`, `make bench-monolith` and `make bench-churn` on this "
+             "day, oldest first, as bench/run.py and bench/monolith.py wrote them; the "
+             "latest of each kind is also in [../benchmarks.md](../benchmarks.md).")
+
+
+def log_link(date):
+    """The day's bench log of a run started at date ("YYYY-MM-DD HH:MM"),
+    relative to doc/benchmarks.md."""
+    return "bench-log/%s.md" % date[:10]
+
+
+def summary_of(lines, title, date):
+    """The current-results entry of a short section (its lines: the "## "
+    heading first, the "Command:" paragraph third): the same text under a
+    "### `title`: date" heading, with a link to the day's log."""
+    link = log_link(date)
+    cur = ["### `%s`: %s" % (title, date)] + list(lines[1:])
+    if not cur[2].startswith("Command:"):
+        raise ValueError("no Command: line where expected: %r" % cur[2][:40])
+    cur[2] += " Full run: [%s](%s)." % (link, link)
+    return "\n".join(cur)
+
+
+def _replace_file(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        f.write(new)
+        f.write(text)
     os.replace(tmp, path)
 
 
+def append_log(doc, date, section):
+    """Appends section to the bench log of date's day, beside doc (made,
+    with its header, if it is the day's first run). Returns its path."""
+    path = os.path.join(os.path.dirname(os.path.abspath(doc)), log_link(date))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        with open(path) as f:
+            old = f.read()
+    except FileNotFoundError:
+        old = "# Benchmark runs of %s\n\n%s\n" % (date[:10], LOG_INTRO)
+    _replace_file(path, old.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n")
+    return path
+
+
+def replace_current(doc, kind, block):
+    """Puts block between the marker lines of kind in doc, replacing what
+    was between them; a page without them gets them, with block, at its
+    end. Raises RuntimeError when the markers are not one ordered pair."""
+    begin, end = MARKERS[kind]
+    try:
+        with open(doc) as f:
+            old = f.read()
+    except FileNotFoundError:
+        old = "# Benchmarks\n"
+    # a marker is a line of its own (the page may quote it in its text)
+    bs = [m.end() for m in re.finditer("^%s$" % re.escape(begin), old, re.M)]
+    es = [m.start() for m in re.finditer("^%s$" % re.escape(end), old, re.M)]
+    body = block.strip("\n") + "\n"
+    if not bs and not es:
+        new = old.rstrip("\n") + "\n\n" + begin + "\n" + body + end + "\n"
+    elif len(bs) != 1 or len(es) != 1 or es[0] < bs[0]:
+        raise RuntimeError("%s: the lines %s and %s are not one pair in that order; "
+                           "the current results were not updated" % (doc, begin, end))
+    else:
+        new = old[:bs[0]] + "\n" + body + old[es[0]:]
+    _replace_file(doc, new)
+
+
+def write_doc(doc, kind, current, section, date):
+    """Records a run of kind ("bench", "monolith" or "churn") started at
+    date: section, in full, is appended to the day's bench log first (so
+    that a damaged page loses no run), then current replaces the previous
+    run of that kind in doc's current results. Returns the log's path."""
+    path = append_log(doc, date, section)
+    replace_current(doc, kind, current)
+    return path
+
+
+def selftest():
+    """Renders a made-up run of two workloads and records it, twice, in a
+    temporary copy of a page with markers; checks what changed. No root,
+    perf or smolder needed: `python3 bench/run.py --selftest`."""
+    import tempfile
+    import types
+
+    def side(samples, cpu_s, hz):
+        return {"samples": samples, "lost": 0, "cpu_s": cpu_s, "steady_us": cpu_s / samples * 5e5,
+                "maxrss_kb": 9000 + hz, "wl_complete": 99, "wl_user": 100,
+                "rate": 990.0, "rate_steady": 995.0, "wl_roots": {"[truncated]": 1},
+                "self": {"<total>": 10, "sampler__poll": 9}}
+
+    def perf(samples):
+        return {"samples": samples, "lost": 0, "record_cpu_s": 0.2, "script_cpu_s": 0.4,
+                "script_noinline_cpu_s": 0.3, "wl_complete": 98, "wl_user": 100,
+                "rate": 980.0, "rate_steady": 985.0}
+
+    def one():
+        return {"load_before": 1.0, "load_after": 1.2,
+                "base": {"rate": 1000.0, "aa_noise_pct": 0.5},
+                "base2": {"rate": 1002.0, "aa_noise_pct": 0.4},
+                "s99": side(1980, 0.02, 99), "s999": side(19900, 0.06, 999),
+                "p99": perf(1978), "p999": perf(19950)}
+
+    info = {"date": "2031-02-03 04:05", "cpu": "Test CPU", "ncpu": 2, "kernel": "6.1",
+            "mem_gib": 8.0, "os": "Test OS", "perf": "perf version 6.1", "python": "3",
+            "load_start": (1.0, 1.0, 1.0), "load_end": (1.1, 1.1, 1.1), "elapsed_s": 600,
+            "startup": {k: {"workload": "cpu_c", "cpu_ms": 50.0, "rss_mb": 10.0}
+                        for k in ("cold", "warm", "none")}}
+    results = {"cpu_c": [one(), one(), one()], "python3": [one(), one(), one()]}
+    bench = types.SimpleNamespace(seconds=10.0, runs=3, quick=False)
+    rep = Report(info, results, bench)
+    section, current = rep.render(), rep.render_current(log_link(info["date"]))
+    outside = ["# Benchmarks", "", "Intro kept; it may quote `%s`." % MARKERS["bench"][0], ""]
+    with tempfile.TemporaryDirectory() as d:
+        doc = os.path.join(d, "benchmarks.md")
+        page = "\n".join(outside + [MARKERS["bench"][0], "old run", MARKERS["bench"][1], "",
+                                     "Tail kept.", ""])
+        with open(doc, "w") as f:
+            f.write(page)
+        for _ in range(2):
+            path = write_doc(doc, "bench", current, section, info["date"])
+        with open(doc) as f:
+            new = f.read()
+        with open(path) as f:
+            logged = f.read()
+        assert path == os.path.join(d, "bench-log", "2031-02-03.md"), path
+        assert new.startswith("\n".join(outside)) and new.endswith("\nTail kept.\n"), new
+        assert "old run" not in new and new.count("### `make bench`: 2031-02-03 04:05") == 1, new
+        assert "[bench-log/2031-02-03.md](bench-log/2031-02-03.md)" in new, new
+        assert "| cpu_c | 99 | 1980 (perf 1978) |" in new and "Targets (medians):" in new, new
+        assert logged.startswith("# Benchmark runs of 2031-02-03\n"), logged
+        assert logged.count("## 2031-02-03 04:05 — make bench\n") == 2, logged
+        # a page without the churn block gets it at its end
+        write_doc(doc, "churn", "### churn now\n", "## 2031-02-03 04:05 — make bench-churn\n",
+                  info["date"])
+        with open(doc) as f:
+            new2 = f.read()
+        assert new2.startswith(new.rstrip("\n")) and new2.endswith(
+            MARKERS["churn"][0] + "\n### churn now\n" + MARKERS["churn"][1] + "\n"), new2
+        # markers out of order: the log still gets the run, the page is left alone
+        with open(doc, "w") as f:
+            f.write(MARKERS["bench"][1] + "\n" + MARKERS["bench"][0] + "\n")
+        try:
+            write_doc(doc, "bench", current, section, info["date"])
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError("markers out of order were accepted")
+        with open(path) as f:
+            assert f.read().count("— make bench\n") == 3
+    print("selftest: ok")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--selftest"]:
+        return selftest()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smolder", required=True)
     ap.add_argument("--workloads", required=True, help="directory of the built workloads")
     ap.add_argument("--srcdir", required=True)
     ap.add_argument("--out", required=True, help="directory for dumps and results.json")
-    ap.add_argument("--doc", required=True, help="doc/benchmarks.md to add a section to")
+    ap.add_argument("--doc", required=True,
+                    help="doc/benchmarks.md, whose current results the run replaces; the "
+                    "full run goes to bench-log/YYYY-MM-DD.md beside it")
     ap.add_argument("--churn", action="store_true", help="the long churn run (RSS over time)")
     ap.add_argument("--report-only", metavar="RESULTS_JSON",
                     help="render the table of a (possibly interrupted) earlier run")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak under attack (issue 16): `smolder run` system-wide while an
+"""Soak under attack: `smolder run` system-wide while an
 unprivileged user (nobody) attacks it with everything doc/security.md
 defends against, all at once:
 

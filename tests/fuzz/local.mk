@@ -1,5 +1,6 @@
-# Fuzz targets (libFuzzer) of every parser of outside input; `make check`
-# replays the committed corpora, `make fuzz` fuzzes (issue 7).
+# Fuzz targets (libFuzzer) of every parser of outside input, since all of
+# that input is hostile; `make check` replays the committed corpora, `make
+# fuzz` fuzzes.
 #
 # Each target tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput; its seed
 # corpus (and every crasher found, kept as a regression input) is

@@ -1,9 +1,10 @@
 #!/bin/sh
-# The inline index of a binary is built once and kept (issue 18): a small
-# generated monolith (bench/gen_monolith.py) recorded twice with one cache
-# directory builds its units' inline trees in the first run and maps them
-# in the second, with the same inlined frames; a damaged cache file is
-# noticed, not believed, and replaced.
+# The inline index of a binary is built once and kept, so that a restarted
+# agent does not read a monolith's DWARF again (doc/decisions.md,
+# Symbolization): a small generated monolith (bench/gen_monolith.py) recorded
+# twice with one cache directory builds its units' inline trees in the first
+# run and maps them in the second, with the same inlined frames; a damaged
+# cache file is noticed, not believed, and replaced.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_perf process
 command -v "${CXX:-g++}" >/dev/null 2>&1 || skip "no C++ compiler (${CXX:-g++})"

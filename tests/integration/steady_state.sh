@@ -1,5 +1,5 @@
 #!/bin/sh
-# The honest hot path (issue 5): once a steady workload's binaries are loaded
+# The honest hot path: once a steady workload's binaries are loaded
 # and its pcs cached, sampling allocates nothing and makes no syscall per
 # sample beyond reading the rings (which needs none: they are mmap'd).
 # `record -p` follows chain (one busy thread, fixed call chains) at 999 Hz for

@@ -1,4 +1,4 @@
-# Old-kernel emulation: an LD_PRELOAD shim and the kernel matrix (issue 4).
+# Old-kernel emulation: an LD_PRELOAD shim and the kernel matrix.
 # The shim makes perf_event_open answer as 2.6.32, 3.10 or 4.4 would, so the
 # fallback paths of the real collector run against the running kernel.
 

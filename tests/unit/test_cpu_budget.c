@@ -1,4 +1,4 @@
-/* daemon/budget: the cpu_budget controller's decisions, window by window. */
+/* daemon/cpu_budget: the cpu_budget controller's decisions, window by window. */
 #include "config.h"
 
 #include <criterion/criterion.h>

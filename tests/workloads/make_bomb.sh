@@ -2,7 +2,7 @@
 # make_bomb.sh DIR [CC]: builds DIR/bomb.so, a 230 KB library (bomb_lib.c
 # beside this script) that declares 100 MB of MiniDebugInfo and 200 MB of
 # compressed DWARF: loading its debug data is as expensive as a user can
-# make it (issue 16, F3). Exit 77 when a tool is missing.
+# make it (doc/security.md, F3). Exit 77 when a tool is missing.
 set -u
 dir=$1
 cc=${2:-${CC:-cc}}

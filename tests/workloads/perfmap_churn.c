@@ -1,4 +1,4 @@
-/* Workload: a hostile JIT map (issue 16, F8). Runs code from anonymous
+/* Workload: a hostile JIT map (doc/security.md, F8). Runs code from anonymous
  * executable memory, names it in a /tmp/perf-PID.map padded to MAP_MB
  * megabytes, and also runs a copy the map does not name, so that a reader
  * looks for it again and again; and it keeps the map busy so that a naive
