@@ -19,6 +19,7 @@ UNIT_TESTS = \
 	tests/unit/test_cachedir \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
+	tests/unit/test_accountant \
 	tests/unit/test_gostack \
 	tests/unit/test_hotspot \
 	tests/unit/test_cpython \
@@ -121,6 +122,11 @@ tests_unit_test_procmem_SOURCES = tests/unit/test_procmem.c
 tests_unit_test_procmem_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_procmem_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmem_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_accountant_SOURCES = tests/unit/test_accountant.c
+tests_unit_test_accountant_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_accountant_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_accountant_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_image.h
 tests_unit_test_hotspot_CPPFLAGS = $(UNIT_CPPFLAGS)
