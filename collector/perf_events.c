@@ -331,6 +331,51 @@ out_free_cpus:
 	return rc;
 }
 
+int perf_events__open_like(const struct perf_features *f, const struct perf_events *like,
+			   const struct perf_event_attr *attr, struct perf_events **out,
+			   struct perf_open_error *err)
+{
+	struct perf_event_attr a = *attr;
+	struct perf_events *ev = calloc(1, sizeof(*ev));
+	size_t i;
+	int rc;
+
+	if (!ev || !(ev->ev = calloc(like->n ? like->n : 1, sizeof(*ev->ev)))) {
+		set_error(err, ENOMEM, -1, -1, "calloc");
+		free(ev);
+		return -ENOMEM;
+	}
+	ev->type = attr->type;
+	ev->config = attr->config;
+	for (i = 0; i < like->n; i++) {
+		int fd;
+
+		a.inherit = like->ev[i].pid >= 0 ? 1 : 0;
+		fd = perf_attr__open_cloexec(f->cloexec.ok, &a, like->ev[i].pid, like->ev[i].cpu);
+		if (fd == -ESRCH || (fd == -ENODEV && like->ev[i].pid < 0))
+			continue;
+		if (fd < 0) {
+			rc = fd;
+			set_error(err, -fd, like->ev[i].cpu, like->ev[i].pid, "perf_event_open");
+			perf_events__delete(ev);
+			return rc;
+		}
+		ev->ev[ev->n].fd = fd;
+		ev->ev[ev->n].cpu = like->ev[i].cpu;
+		ev->ev[ev->n].pid = like->ev[i].pid;
+		ev->n++;
+	}
+	*out = ev;
+	return 0;
+}
+
+void perf_events__eager_attr(const struct perf_event_attr *attr, struct perf_event_attr *out)
+{
+	*out = *attr;
+	out->watermark = 0;
+	out->wakeup_events = 1;
+}
+
 void perf_events__delete(struct perf_events *ev)
 {
 	size_t i;

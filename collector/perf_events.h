@@ -90,6 +90,17 @@ struct perf_open_error {
 int perf_events__open(const struct perf_features *f, const struct perf_event_attr *attr,
 		      const int *pids, size_t npids, struct perf_events **out,
 		      struct perf_open_error *err);
+/* The events of `like` once more, for the same (pid, CPU) pairs, with attr
+ * (copied; inherit as like's): a second set that the caller redirects into
+ * the first's rings and enables in its place, e.g. one that wakes the
+ * reader at every sample (perf_events__eager_attr). Same contract as
+ * perf_events__open; an event whose thread has exited since is left out. */
+int perf_events__open_like(const struct perf_features *f, const struct perf_events *like,
+			   const struct perf_event_attr *attr, struct perf_events **out,
+			   struct perf_open_error *err);
+/* attr, but waking the reader at every sample rather than at its
+ * watermark: for samples a runtime reader must read at once. */
+void perf_events__eager_attr(const struct perf_event_attr *attr, struct perf_event_attr *out);
 /* Closes every fd and frees. Accepts NULL. */
 void perf_events__delete(struct perf_events *ev);
 

@@ -63,6 +63,7 @@ struct runtimes {
 	uint64_t opened[RUNTIME_MAX_READERS], failed[RUNTIME_MAX_READERS];
 	struct gone gone[RUNTIME_MAX_READERS];
 	bool any_host;           /* a reader describes code no file holds */
+	uint64_t last_read_ns;   /* when a reader was last asked for a stack */
 };
 
 struct runtimes *runtimes__new_table(const struct runtime_reader *const *readers, size_t n,
@@ -383,6 +384,11 @@ int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc,
 	return -ENOENT;
 }
 
+bool runtimes__eager(const struct runtimes *rs, uint64_t now_ns)
+{
+	return rs->last_read_ns && now_ns - rs->last_read_ns < RUNTIMES_EAGER_HOLD_NS;
+}
+
 void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,
 			 const struct runtime_reader **reader)
 {
@@ -468,6 +474,7 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
 		rd = rs->readers[r];
 		if (!rd->read_stack)
 			continue;
+		rs->last_read_ns = s->now_ns;
 		inst = open_slot(rs, p, r, (struct proc_map *)f->owner, s->now_ns);
 		if (!inst) {
 			count_sample(rs, r, s, out, -EPROTO);

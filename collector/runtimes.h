@@ -72,6 +72,12 @@ int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc,
 size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runtime_sample *s,
 			     struct runtime_stack *out);
 
+/* Whether a reader read a sample's language stack within the last
+ * RUNTIMES_EAGER_HOLD_NS: the sampler then has every sample handled at
+ * once, so that stacks are read as near the sample as the host allows. */
+#define RUNTIMES_EAGER_HOLD_NS (10ull * 1000000000ull)
+bool runtimes__eager(const struct runtimes *rs, uint64_t now_ns);
+
 /* The instance of p that described a frame tagged tag, and its reader:
  * NULL when none is open. */
 void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,

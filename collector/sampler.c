@@ -298,6 +298,26 @@ void sampler__set_deadline(struct sampler *s, uint64_t end_ns, uint64_t process_
 	s->late = 0;
 }
 
+/* While runtime readers read stacks, every sample wakes the reader, so an
+ * interpreter's stack is read within its thread's next few microseconds,
+ * not a poll interval later; otherwise the watermark paces the wakeups, as
+ * a wakeup a sample would cost every other process. One set is disabled
+ * before the other is enabled: a gap of microseconds, never a sample
+ * twice. */
+static void pace_wakeups(struct sampler *s, uint64_t now_ns)
+{
+	bool want;
+
+	if (!s->eager_events || !s->enabled)
+		return;
+	want = runtimes__eager(s->runtimes, now_ns);
+	if (want == s->eager)
+		return;
+	(void)perf_events__disable(want ? s->events : s->eager_events);
+	(void)perf_events__enable(want ? s->eager_events : s->events);
+	s->eager = want;
+}
+
 /* Reads every ring, orders the records by time, processes them, then gives
  * the ring space back. Records without a time keep the time of the record
  * before them in the same ring, which keeps each ring's own order. */
@@ -352,6 +372,7 @@ static void process_available(struct sampler *s)
 	{
 		uint64_t now = clock__mono_ns();
 
+		pace_wakeups(s, now);
 		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
 			s->last_trim_ns = now;
 			/* what the freed binaries held (symbol tables, DWARF) goes back
@@ -549,8 +570,28 @@ size_t sampler__names_bytes(const struct sampler *s)
 
 int sampler__set_frequency(struct sampler *s, unsigned hz)
 {
-	return perf_events__set_frequency(s->events, hz);
+	int rc = perf_events__set_frequency(s->events, hz);
+
+	if (s->eager_events) {
+		int rc2 = perf_events__set_frequency(s->eager_events, hz);
+
+		if (!rc)
+			rc = rc2;
+	}
+	return rc;
 }
 
-int sampler__enable(struct sampler *s) { return perf_events__enable(s->events); }
-int sampler__disable(struct sampler *s) { return perf_events__disable(s->events); }
+int sampler__enable(struct sampler *s)
+{
+	s->enabled = true;
+	return perf_events__enable(s->eager ? s->eager_events : s->events);
+}
+
+int sampler__disable(struct sampler *s)
+{
+	s->enabled = false;
+	if (s->eager_events)
+		(void)perf_events__disable(s->eager_events);
+	return perf_events__disable(s->events);
+}
+

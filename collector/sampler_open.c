@@ -50,7 +50,8 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 
 	s->rings = calloc(n, sizeof(*s->rings));
 	s->pfds = calloc(n, sizeof(*s->pfds));
-	if (!s->rings || !s->pfds)
+	s->ring_cpu = calloc(n, sizeof(*s->ring_cpu));
+	if (!s->rings || !s->pfds || !s->ring_cpu)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		int fd = perf_events__fd(s->events, i), cpu = perf_events__cpu(s->events, i);
@@ -76,6 +77,7 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 		}
 		/* remember which event owns the ring until pfds are filled in */
 		s->pfds[s->nrings].events = (short)i;
+		s->ring_cpu[s->nrings] = cpu;
 		s->nrings++;
 	}
 	for (j = 0; j < s->nrings; j++) {
@@ -83,6 +85,32 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 		s->pfds[j].events = POLLIN;
 	}
 	return 0;
+}
+
+/* The eager twin of the events, writing into the same rings: without it
+ * (fds exhausted, a kernel refusing the redirect) samples are read in
+ * batches only, as before, and runtime stacks are read later. */
+static void open_eager(struct sampler *s, const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a;
+	size_t i, j;
+
+	perf_events__eager_attr(attr, &a);
+	if (perf_events__open_like(&s->features, s->events, &a, &s->eager_events, NULL) < 0)
+		return;
+	for (i = 0; i < perf_events__count(s->eager_events); i++) {
+		int cpu = perf_events__cpu(s->eager_events, i);
+
+		for (j = 0; j < s->nrings && s->ring_cpu[j] != cpu; j++)
+			;
+		if (j == s->nrings ||
+		    ioctl(perf_events__fd(s->eager_events, i), PERF_EVENT_IOC_SET_OUTPUT,
+			  ring__fd(s->rings[j])) < 0) {
+			perf_events__delete(s->eager_events);
+			s->eager_events = NULL;
+			return;
+		}
+	}
 }
 
 /* A process's image went: its JIT maps and runtime readers go with it. */
@@ -159,7 +187,10 @@ static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t p
 		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
 		return rc;
 	}
-	return map_rings(s, pages, e);
+	rc = map_rings(s, pages, e);
+	if (rc == 0)
+		open_eager(s, attr);
+	return rc;
 }
 
 /* What the records feed: names, symbolizer, binaries, processes, profile. */
@@ -256,6 +287,8 @@ void sampler__delete(struct sampler *s)
 		ring__delete(s->rings[i]);
 	free(s->rings);
 	free(s->pfds);
+	free(s->ring_cpu);
+	perf_events__delete(s->eager_events);
 	perf_events__delete(s->events);
 	profile__delete(s->profile);
 	proctable__delete(s->procs); /* tells the symbolizer and readers what goes */

@@ -5,6 +5,7 @@
 #ifndef SMOLDER_COLLECTOR_SAMPLER_STATE_H
 #define SMOLDER_COLLECTOR_SAMPLER_STATE_H
 #include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,9 +38,16 @@ struct sampler {
 
 	int mode_dwarf;
 	struct perf_events *events;
+	/* the same events waking the reader at every sample (writing into
+	 * the same rings), enabled instead of events while runtime stacks are
+	 * read (runtimes__eager); NULL: none could be opened */
+	struct perf_events *eager_events;
+	bool eager;               /* eager_events are the enabled set */
+	bool enabled;             /* sampler__enable'd */
 	/* one ring per CPU; the other events of that CPU write into it */
 	struct ring **rings;
 	struct pollfd *pfds;      /* fd -1: the ring's events hung up */
+	int *ring_cpu;            /* the CPU each ring is for */
 	size_t nrings;
 	int *tids; /* -p: every thread of the targets */
 
