@@ -1,4 +1,4 @@
-/* CPython code objects: read, validated at every use, named. */
+/* CPython code objects: found, read, validated at every use, named. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,15 +7,96 @@
 #include <string.h>
 
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "profile/frame_name.h"
 #include "runtimes/accountant.h"
-#include "runtimes/cpython_impl.h"
 #include "runtimes/cpython_lines.h"
+#include "runtimes/cpython_names.h"
+#include "runtimes/cpython_state.h"
 
 /* Bytecode longer than this is no code object's (a function of a million
  * instructions does not compile). */
 #define BYTECODE_MAX (64u << 20)
+
+/* Bounds on what hostile memory can make the cache hold. */
+#define MAX_CODES 16384
+#define STR_MAX 256
+/* Line tables: longer ones are not read (a function of thousands of
+ * lines), and all of them together stay under the total, the cache of
+ * codes emptied when they would not. Names with a line: at most this
+ * many (code, line) pairs, emptied when full. */
+#define LINETABLE_MAX (64u << 10)
+#define LINETABLES_TOTAL (16u << 20)
+#define LINE_NAMES_MAX 65536
+/* Words remembered as no code's (emptied when full). */
+#define NOT_CODE_MAX 4096
+
+/* A code object as read: what identifies it, where its bytecode is, and its
+ * frame name. */
+struct code {
+	uint64_t addr;
+	uint64_t name_ptr, file_ptr, qual_ptr;
+	int32_t firstlineno;
+	uint64_t bc_start, bc_end; /* its bytecode: [bc_start, bc_end) */
+	uint32_t name;             /* "qualname (file)_[py]" */
+	uint32_t recent;           /* with lines: the name with the line last
+	                              read for it (0: none yet) */
+	uint8_t *lines;            /* its line table, read on first use */
+	uint32_t nlines;
+	bool lines_read;
+};
+
+/* An address range that means a code object: the object itself, and its
+ * bytecode (a pointer the eval loop keeps into it). */
+struct range {
+	uint64_t start, end, code;
+};
+
+struct cpython_names {
+	struct u64map *code_index;     /* code address -> index + 1 in codes */
+	struct code *codes;            /* grown up to MAX_CODES */
+	size_t ncodes, codes_cap;
+	struct range *ranges;          /* 2 * codes_cap, by start; rebuilt
+	                                  when dirty */
+	size_t nranges;
+	bool ranges_dirty;
+	struct u64map *name_by_line;   /* code | line << 47 -> name id */
+	size_t linetable_bytes;        /* held by codes[].lines */
+	struct u64map *not_code;       /* words found to point at no code */
+};
+
+struct cpython_names *cpython_names__new(bool lines)
+{
+	struct cpython_names *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->code_index = u64map__new(256);
+	n->name_by_line = u64map__new(lines ? 256 : 1);
+	n->not_code = u64map__new(64);
+	if (!n->code_index || !n->name_by_line || !n->not_code) {
+		cpython_names__delete(n);
+		return NULL;
+	}
+	return n;
+}
+
+void cpython_names__delete(struct cpython_names *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->ncodes; i++)
+		free(n->codes[i].lines);
+	u64map__delete(n->code_index);
+	u64map__delete(n->name_by_line);
+	u64map__delete(n->not_code);
+	free(n->codes);
+	free(n->ranges);
+	free(n);
+}
 
 /* Appends code point cp as UTF-8. */
 static size_t put_utf8(char *o, uint32_t cp)
@@ -48,26 +129,26 @@ static size_t put_utf8(char *o, uint32_t cp)
 	return 4;
 }
 
-/* A str object's text as UTF-8 in out (at most CPYTHON_STR_MAX characters;
- * out holds 4 * CPYTHON_STR_MAX + 1). Returns its length or -errno. */
+/* A str object's text as UTF-8 in out (at most STR_MAX characters;
+ * out holds 4 * STR_MAX + 1). Returns its length or -errno. */
 static int read_str(struct cpython *c, uint64_t p, char *out)
 {
 	const struct cpython_layout *l = &c->l;
-	uint8_t head[96], raw[4 * CPYTHON_STR_MAX];
+	uint8_t head[96], raw[4 * STR_MAX];
 	uint64_t len;
 	uint32_t state, kind, i;
 	size_t o = 0;
 	uint64_t data;
 
-	if (!cpython__plausible(p) || l->str_compact_data > sizeof(head) || l->str_data > sizeof(head))
+	if (!cpython_state__plausible(p) || l->str_compact_data > sizeof(head) || l->str_data > sizeof(head))
 		return -EFAULT;
 	if (memsource__read(&c->mem, p, head, l->py2_str ? l->str_size + 8 : l->str_compact_data) != 0)
 		return -EFAULT;
-	len = cpython__u64_at(head, l->str_size);
+	len = cpython_state__u64_at(head, l->str_size);
 	if (len > (1u << 30))
 		return -EPROTO;
-	if (len > CPYTHON_STR_MAX)
-		len = CPYTHON_STR_MAX;
+	if (len > STR_MAX)
+		len = STR_MAX;
 	if (l->py2_str) {
 		kind = 1;
 		data = p + l->str_data;
@@ -138,15 +219,15 @@ static int bytecode_range(struct cpython *c, uint64_t addr, const uint8_t *head,
 	uint64_t n, p, size;
 
 	if (l->frames != CPYTHON_FRAME_OBJECTS) {
-		n = cpython__u64_at(head, 16);
+		n = cpython_state__u64_at(head, 16);
 		if (n > BYTECODE_MAX / 2)
 			return -EPROTO;
 		*start = addr + l->code_bytecode;
 		*end = *start + 2 * n;
 		return 0;
 	}
-	p = cpython__u64_at(head, l->code_bytecode);
-	if (!cpython__plausible(p) || memsource__u64(&c->mem, p + 16, &size) != 0)
+	p = cpython_state__u64_at(head, l->code_bytecode);
+	if (!cpython_state__plausible(p) || memsource__u64(&c->mem, p + 16, &size) != 0)
 		return -EFAULT;
 	if (size > BYTECODE_MAX)
 		return -EPROTO;
@@ -156,9 +237,9 @@ static int bytecode_range(struct cpython *c, uint64_t addr, const uint8_t *head,
 }
 
 /* Reads the names of a new code object into e and interns its frame name. */
-static int name_code(struct cpython *c, struct cpython_code *e)
+static int name_code(struct cpython *c, struct code *e)
 {
-	char name[4 * CPYTHON_STR_MAX + 1], file[4 * CPYTHON_STR_MAX + 1];
+	char name[4 * STR_MAX + 1], file[4 * STR_MAX + 1];
 	char full[sizeof(name) + sizeof(file) + 4];
 	int n;
 
@@ -172,9 +253,9 @@ static int name_code(struct cpython *c, struct cpython_code *e)
 	return ledger__intern_frame(c->mem.ledger, c->names, full, FRAME_SUFFIX_PYTHON, &e->name);
 }
 
-static void drop_lines(struct cpython *c, struct cpython_code *e)
+static void drop_lines(struct cpython_names *n, struct code *e)
 {
-	c->linetable_bytes -= e->nlines;
+	n->linetable_bytes -= e->nlines;
 	free(e->lines);
 	e->lines = NULL;
 	e->nlines = 0;
@@ -183,65 +264,60 @@ static void drop_lines(struct cpython *c, struct cpython_code *e)
 
 /* Doubles the room for codes (entries move: pointers to them go stale;
  * none is kept across a call that may add a code). */
-static int grow_codes(struct cpython *c)
+static int grow_codes(struct cpython_names *n)
 {
-	size_t cap = c->codes_cap ? 2 * c->codes_cap : 64;
-	struct cpython_code *codes;
-	struct cpython_range *ranges;
+	size_t cap = n->codes_cap ? 2 * n->codes_cap : 64;
+	struct code *codes;
+	struct range *ranges;
 
-	if (cap > CPYTHON_MAX_CODES)
-		cap = CPYTHON_MAX_CODES;
-	codes = realloc(c->codes, cap * sizeof(*codes));
+	if (cap > MAX_CODES)
+		cap = MAX_CODES;
+	codes = realloc(n->codes, cap * sizeof(*codes));
 	if (!codes)
 		return -ENOMEM;
-	c->codes = codes;
-	ranges = realloc(c->ranges, 2 * cap * sizeof(*ranges));
+	n->codes = codes;
+	ranges = realloc(n->ranges, 2 * cap * sizeof(*ranges));
 	if (!ranges)
 		return -ENOMEM;
-	c->ranges = ranges;
-	c->codes_cap = cap;
+	n->ranges = ranges;
+	n->codes_cap = cap;
 	return 0;
 }
 
-void cpython__clear_codes(struct cpython *c)
+/* Forgets every code object (the cache is full). */
+static void clear_codes(struct cpython_names *n)
 {
 	size_t i;
 
-	for (i = 0; i < c->ncodes; i++)
-		drop_lines(c, &c->codes[i]);
-	u64map__clear(c->code_index);
-	u64map__clear(c->name_by_line);
-	c->ncodes = 0;
-	c->nranges = 0;
-	c->ranges_dirty = false;
+	for (i = 0; i < n->ncodes; i++)
+		drop_lines(n, &n->codes[i]);
+	u64map__clear(n->code_index);
+	u64map__clear(n->name_by_line);
+	n->ncodes = 0;
+	n->nranges = 0;
+	n->ranges_dirty = false;
 }
 
-struct cpython_code *cpython__code(struct cpython *c, uint64_t addr)
-{
-	uint8_t head[CPYTHON_CODE_HEAD_MAX];
-
-	if (!cpython__plausible(addr) || c->l.code_size > sizeof(head) || c->l.code_size < 24 ||
-	    memsource__read(&c->mem, addr, head, c->l.code_size) != 0)
-		return NULL;
-	return cpython__code_head(c, addr, head);
-}
-
-struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const uint8_t *head)
+/* The code object at addr validated, from its head (l.code_size bytes at
+ * addr) already read, and named. Returns its entry, or NULL when addr
+ * holds no code object. */
+static struct code *code_head(struct cpython *c, uint64_t addr, const uint8_t *head)
 {
 	const struct cpython_layout *l = &c->l;
-	struct cpython_code e, *old = NULL;
+	struct cpython_names *n = c->codes;
+	struct code e, *old = NULL;
 	uint64_t idx;
 
-	if (cpython__u64_at(head, 8) != c->sym.code_type)
+	if (cpython_state__u64_at(head, 8) != c->sym.code_type)
 		return NULL;
 	memset(&e, 0, sizeof(e));
 	e.addr = addr;
-	e.name_ptr = cpython__u64_at(head, l->code_name);
-	e.file_ptr = cpython__u64_at(head, l->code_filename);
-	e.qual_ptr = l->code_qualname >= 0 ? cpython__u64_at(head, (uint32_t)l->code_qualname) : 0;
+	e.name_ptr = cpython_state__u64_at(head, l->code_name);
+	e.file_ptr = cpython_state__u64_at(head, l->code_filename);
+	e.qual_ptr = l->code_qualname >= 0 ? cpython_state__u64_at(head, (uint32_t)l->code_qualname) : 0;
 	memcpy(&e.firstlineno, head + l->code_firstlineno, sizeof(e.firstlineno));
-	if (u64map__get(c->code_index, addr, &idx) && idx - 1 < c->ncodes) {
-		old = &c->codes[idx - 1];
+	if (u64map__get(n->code_index, addr, &idx) && idx - 1 < n->ncodes) {
+		old = &n->codes[idx - 1];
 		/* the same object still: what names it is unchanged */
 		if (old->name_ptr == e.name_ptr && old->file_ptr == e.file_ptr &&
 		    old->qual_ptr == e.qual_ptr && old->firstlineno == e.firstlineno)
@@ -252,35 +328,47 @@ struct cpython_code *cpython__code_head(struct cpython *c, uint64_t addr, const 
 	if (old) {
 		/* freed and reused: the new object's name, its ranges rebuilt,
 		 * its lines read again (and named again: the map is by address) */
-		drop_lines(c, old);
-		u64map__clear(c->name_by_line);
+		drop_lines(n, old);
+		u64map__clear(n->name_by_line);
 		*old = e;
-		c->ranges_dirty = true;
+		n->ranges_dirty = true;
 		return old;
 	}
-	if (c->ncodes == CPYTHON_MAX_CODES)
-		cpython__clear_codes(c);
-	if (c->ncodes == c->codes_cap && grow_codes(c) != 0)
+	if (n->ncodes == MAX_CODES)
+		clear_codes(n);
+	if (n->ncodes == n->codes_cap && grow_codes(n) != 0)
 		return NULL;
-	if (u64map__put(c->code_index, addr, c->ncodes + 1) != 0)
+	if (u64map__put(n->code_index, addr, n->ncodes + 1) != 0)
 		return NULL;
-	c->codes[c->ncodes] = e;
-	c->ranges_dirty = true;
-	return &c->codes[c->ncodes++];
+	n->codes[n->ncodes] = e;
+	n->ranges_dirty = true;
+	return &n->codes[n->ncodes++];
+}
+
+/* The same, its head read first. */
+static struct code *code_read(struct cpython *c, uint64_t addr)
+{
+	uint8_t head[CPYTHON_CODE_HEAD_MAX];
+
+	if (!cpython_state__plausible(addr) || c->l.code_size > sizeof(head) || c->l.code_size < 24 ||
+	    memsource__read(&c->mem, addr, head, c->l.code_size) != 0)
+		return NULL;
+	return code_head(c, addr, head);
 }
 
 /* Reads e's line table (once). */
-static void read_lines(struct cpython *c, struct cpython_code *e)
+static void read_lines(struct cpython *c, struct code *e)
 {
 	const struct cpython_layout *l = &c->l;
+	struct cpython_names *n = c->codes;
 	uint64_t p, size;
 	uint8_t *t;
 
 	e->lines_read = true;
-	if (memsource__u64(&c->mem, e->addr + l->code_linetable, &p) != 0 || !cpython__plausible(p) ||
-	    memsource__u64(&c->mem, p + 16, &size) != 0 || size == 0 || size > CPYTHON_LINETABLE_MAX)
+	if (memsource__u64(&c->mem, e->addr + l->code_linetable, &p) != 0 ||
+	    !cpython_state__plausible(p) || memsource__u64(&c->mem, p + 16, &size) != 0 || size == 0 || size > LINETABLE_MAX)
 		return;
-	if (c->linetable_bytes + size > CPYTHON_LINETABLES_TOTAL)
+	if (n->linetable_bytes + size > LINETABLES_TOTAL)
 		return; /* named without lines until the cache is emptied */
 	t = malloc((size_t)size);
 	if (!t)
@@ -291,11 +379,11 @@ static void read_lines(struct cpython *c, struct cpython_code *e)
 	}
 	e->lines = t;
 	e->nlines = (uint32_t)size;
-	c->linetable_bytes += size;
+	n->linetable_bytes += size;
 }
 
 /* The line code e runs at instr, -1 when unknown. */
-static int line_of(struct cpython *c, struct cpython_code *e, uint64_t instr)
+static int line_of(struct cpython *c, struct code *e, uint64_t instr)
 {
 	const struct cpython_layout *l = &c->l;
 	uint64_t unit;
@@ -320,9 +408,12 @@ static int line_of(struct cpython *c, struct cpython_code *e, uint64_t instr)
 	}
 }
 
-uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t instr)
+/* The frame name of code e running the instruction at instr: with its
+ * line when known, else e->name. */
+static uint32_t line_name(struct cpython *c, struct code *e, uint64_t instr)
 {
-	char buf[8 * CPYTHON_STR_MAX + 32];
+	struct cpython_names *names = c->codes;
+	char buf[8 * STR_MAX + 32];
 	const char *base;
 	uint64_t key, v;
 	uint32_t id;
@@ -332,7 +423,7 @@ uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t 
 	if (line <= 0 || line >= (1 << 16))
 		return e->name;
 	key = e->addr | ((uint64_t)line << 47);
-	if (u64map__get(c->name_by_line, key, &v))
+	if (u64map__get(names->name_by_line, key, &v))
 		return e->recent = (uint32_t)v;
 	/* "qualname (file)_[py]" -> "qualname (file:LINE)_[py]" */
 	base = strtab__str(c->names, e->name);
@@ -343,55 +434,119 @@ uint32_t cpython__line_name(struct cpython *c, struct cpython_code *e, uint64_t 
 	snprintf(buf + (n - sfx), sizeof(buf) - (n - sfx), ":%d)", line);
 	if (ledger__intern_frame(c->mem.ledger, c->names, buf, FRAME_SUFFIX_PYTHON, &id) != 0)
 		return e->name;
-	if (u64map__count(c->name_by_line) >= CPYTHON_LINE_NAMES_MAX)
-		u64map__clear(c->name_by_line);
-	(void)u64map__put(c->name_by_line, key, id);
+	if (u64map__count(names->name_by_line) >= LINE_NAMES_MAX)
+		u64map__clear(names->name_by_line);
+	(void)u64map__put(names->name_by_line, key, id);
 	return e->recent = id;
+}
+
+int cpython_names__name(struct cpython *c, uint64_t addr, const uint8_t *head, uint64_t instr,
+			uint32_t *name)
+{
+	struct code *e = head ? code_head(c, addr, head) : code_read(c, addr);
+
+	if (!e)
+		return -EPROTO;
+	*name = c->lines ? line_name(c, e, instr) : e->name;
+	return 0;
+}
+
+/* The code object whose inline bytecode (3.11+) holds p, looked for by its
+ * header in the 4 KiB before p; 0 when none. */
+static uint64_t code_around(struct cpython *c, uint64_t p)
+{
+	const struct cpython_layout *l = &c->l;
+	uint8_t b[CPYTHON_PAGE];
+	uint64_t start, end = p & ~(uint64_t)7, h;
+
+	start = end > sizeof(b) ? end - sizeof(b) : 0;
+	if (start < 4096)
+		return 0;
+	if (memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0) {
+		/* the page before may be unmapped: the one of p alone */
+		start = end & ~(uint64_t)(CPYTHON_PAGE - 1);
+		if (start == end || memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0)
+			return 0;
+	}
+	/* the nearest header below p whose bytecode reaches p */
+	for (h = end - 24; h >= start && h + 24 <= end; h -= 8) {
+		uint64_t type, units;
+
+		memcpy(&type, b + (h - start) + 8, 8);
+		if (type != c->sym.code_type)
+			continue;
+		memcpy(&units, b + (h - start) + 16, 8);
+		if (h + l->code_bytecode <= p && units <= (1u << 24) &&
+		    p < h + l->code_bytecode + 2 * units)
+			return h;
+	}
+	return 0;
+}
+
+bool cpython_names__probe(struct cpython *c, uint64_t w)
+{
+	struct cpython_names *n = c->codes;
+	uint64_t v, code;
+
+	if (!cpython_state__pointer_like(w) || cpython_names__at(c, w) || u64map__get(n->not_code, w, &v))
+		return false;
+	if (c->l.frames == CPYTHON_FRAME_OBJECTS && !cpython_state__plausible(w))
+		return false;
+	code = c->l.frames == CPYTHON_FRAME_OBJECTS ? w : code_around(c, w);
+	if (code && code_read(c, code))
+		return true;
+	if (u64map__count(n->not_code) >= NOT_CODE_MAX)
+		u64map__clear(n->not_code);
+	(void)u64map__put(n->not_code, w, 1);
+	return true;
 }
 
 static int cmp_range(const void *a, const void *b)
 {
-	const struct cpython_range *x = a, *y = b;
+	const struct range *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-void cpython__sort_ranges(struct cpython *c)
+void cpython_names__sort(struct cpython *c)
 {
+	struct cpython_names *names = c->codes;
+	struct range *r = names->ranges;
 	size_t i, n = 0;
 
-	if (!c->ranges_dirty)
+	if (!names->ranges_dirty)
 		return;
-	for (i = 0; i < c->ncodes; i++) {
-		const struct cpython_code *e = &c->codes[i];
+	for (i = 0; i < names->ncodes; i++) {
+		const struct code *e = &names->codes[i];
 
 		/* the object's head (2.7-3.10 keep the code object itself in a
 		 * local; 3.11+ keep a pointer into the inline bytecode, which
 		 * this range then covers too) */
-		c->ranges[n].start = e->addr;
-		c->ranges[n].end = e->addr + c->l.code_size;
-		c->ranges[n++].code = e->addr;
+		r[n].start = e->addr;
+		r[n].end = e->addr + c->l.code_size;
+		r[n++].code = e->addr;
 		if (e->bc_start >= e->addr + c->l.code_size || e->bc_end <= e->addr) {
-			c->ranges[n].start = e->bc_start;
-			c->ranges[n].end = e->bc_end;
-			c->ranges[n++].code = e->addr;
-		} else if (e->bc_end > c->ranges[n - 1].end) {
-			c->ranges[n - 1].end = e->bc_end;
+			r[n].start = e->bc_start;
+			r[n].end = e->bc_end;
+			r[n++].code = e->addr;
+		} else if (e->bc_end > r[n - 1].end) {
+			r[n - 1].end = e->bc_end;
 		}
 	}
-	qsort(c->ranges, n, sizeof(*c->ranges), cmp_range);
-	c->nranges = n;
-	c->ranges_dirty = false;
+	qsort(r, n, sizeof(*r), cmp_range);
+	names->nranges = n;
+	names->ranges_dirty = false;
 }
 
-uint64_t cpython__code_at(const struct cpython *c, uint64_t word)
+uint64_t cpython_names__at(const struct cpython *c, uint64_t word)
 {
-	size_t lo = 0, hi = c->nranges, steps;
+	const struct cpython_names *n = c->codes;
+	size_t lo = 0, hi = n->nranges, steps;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->ranges[mid].start <= word)
+		if (n->ranges[mid].start <= word)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -399,7 +554,59 @@ uint64_t cpython__code_at(const struct cpython *c, uint64_t word)
 	/* ranges overlap only when an object was freed and its memory reused
 	 * before the old entry went: a few steps back find any cover */
 	for (steps = 0; lo-- > 0 && steps < 4; steps++)
-		if (word < c->ranges[lo].end)
-			return c->ranges[lo].code;
+		if (word < n->ranges[lo].end)
+			return n->ranges[lo].code;
+	return 0;
+}
+
+/* The entry of code object addr, NULL when there is none. */
+static const struct code *entry_of(const struct cpython_names *n, uint64_t code)
+{
+	uint64_t idx;
+
+	if (!u64map__get(n->code_index, code, &idx) || idx - 1 >= n->ncodes)
+		return NULL;
+	return &n->codes[idx - 1];
+}
+
+bool cpython_names__span(const struct cpython *c, uint64_t code, struct cpython_span *out)
+{
+	const struct code *e = entry_of(c->codes, code);
+
+	if (!e)
+		return false;
+	out->addr = e->addr;
+	out->head_end = e->addr + c->l.code_size;
+	out->bc_start = e->bc_start;
+	out->bc_end = e->bc_end;
+	return true;
+}
+
+uint32_t cpython_names__recent(const struct cpython *c, uint64_t code)
+{
+	const struct code *e = entry_of(c->codes, code);
+
+	/* the sample holds no line for it: the one last read */
+	return e ? (e->recent ? e->recent : e->name) : 0;
+}
+
+int cpython_names__remap(struct cpython *c, struct strtab_remap *r)
+{
+	struct cpython_names *n = c->codes;
+	size_t i, pos = 0;
+	uint64_t key, v;
+
+	for (i = 0; i < n->ncodes; i++)
+		if ((n->codes[i].name && strtab_remap__id(r, &n->codes[i].name)) ||
+		    (n->codes[i].recent && strtab_remap__id(r, &n->codes[i].recent)))
+			return -ENOMEM;
+	while (u64map__next(n->name_by_line, &pos, &key, &v)) {
+		uint32_t id = (uint32_t)v;
+
+		if (strtab_remap__id(r, &id))
+			return -ENOMEM;
+		if (r->commit && u64map__put(n->name_by_line, key, id) != 0)
+			return -ENOMEM;
+	}
 	return 0;
 }

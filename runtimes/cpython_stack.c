@@ -18,29 +18,18 @@
 
 #include <string.h>
 
-#include "common/u64map.h"
-#include "runtimes/cpython_impl.h"
+#include "runtimes/cpython_last.h"
+#include "runtimes/cpython_names.h"
+#include "runtimes/cpython_state.h"
 
-/* The reader's entry of code object addr, NULL when it has none. */
-static const struct cpython_code *entry_of(const struct cpython *c, uint64_t code)
+/* Probing a sample's registers for code the reader has not read yet: at
+ * most this many probes a sample. */
+#define PROBES_PER_SAMPLE 8
+
+/* Whether word points at or into the code object at sp. */
+static bool covers(const struct cpython_span *sp, uint64_t word)
 {
-	uint64_t idx;
-
-	if (!u64map__get(c->code_index, code, &idx) || idx - 1 >= c->ncodes)
-		return NULL;
-	return &c->codes[idx - 1];
-}
-
-/* Whether word points at or into code object e. */
-static bool covers(const struct cpython *c, const struct cpython_code *e, uint64_t word)
-{
-	return (word >= e->addr && word < e->addr + c->l.code_size) ||
-	       (word >= e->bc_start && word < e->bc_end);
-}
-
-static bool pointer_like(uint64_t w)
-{
-	return w >= 4096 && w < (1ull << 47) && (w & 1) == 0;
+	return (word >= sp->addr && word < sp->head_end) || (word >= sp->bc_start && word < sp->bc_end);
 }
 
 /* Whether code is one of the group's frames. */
@@ -66,7 +55,8 @@ static uint64_t reg_code(const struct cpython *c, const struct cpython_native *e
 	uint64_t code;
 
 	for (i = 0; i < ev->nregs; i++)
-		if (pointer_like(ev->regs[i]) && (code = cpython__code_at(c, ev->regs[i])) != 0 &&
+		if (cpython_state__pointer_like(ev->regs[i]) &&
+		    (code = cpython_names__at(c, ev->regs[i])) != 0 &&
 		    (!glen || code == stack->f[g0].code || !in_group(stack, g0, glen, code)))
 			return code;
 	return 0;
@@ -75,14 +65,15 @@ static uint64_t reg_code(const struct cpython *c, const struct cpython_native *e
 /* Whether one of the native frame's stack slots points at or into code. */
 static bool slot_holds(const struct cpython *c, const struct cpython_native *ev, uint64_t code)
 {
-	const struct cpython_code *e = entry_of(c, code);
+	struct cpython_span sp;
+	bool known = cpython_names__span(c, code, &sp);
 	size_t i;
 
-	for (i = 0; e && i + 8 <= ev->nbytes; i += 8) {
+	for (i = 0; known && i + 8 <= ev->nbytes; i += 8) {
 		uint64_t w;
 
 		memcpy(&w, ev->words + i, 8);
-		if (covers(c, e, w))
+		if (covers(&sp, w))
 			return true;
 	}
 	return false;
@@ -101,62 +92,11 @@ static uint64_t slot_code(const struct cpython *c, const struct cpython_native *
 		uint64_t w, code;
 
 		memcpy(&w, ev->words + i, 8);
-		if (pointer_like(w) && (code = cpython__code_at(c, w)) != 0 &&
+		if (cpython_state__pointer_like(w) && (code = cpython_names__at(c, w)) != 0 &&
 		    !in_group(stack, g0, glen, code))
 			return code;
 	}
 	return 0;
-}
-
-/* The code object whose inline bytecode (3.11+) holds p, looked for by its
- * header in the 4 KiB before p; 0 when none. */
-static uint64_t code_around(struct cpython *c, uint64_t p)
-{
-	const struct cpython_layout *l = &c->l;
-	uint8_t b[CPYTHON_PAGE];
-	uint64_t start, end = p & ~(uint64_t)7, h;
-
-	start = end > sizeof(b) ? end - sizeof(b) : 0;
-	if (start < 4096)
-		return 0;
-	if (memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0) {
-		/* the page before may be unmapped: the one of p alone */
-		start = end & ~(uint64_t)(CPYTHON_PAGE - 1);
-		if (start == end || memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0)
-			return 0;
-	}
-	/* the nearest header below p whose bytecode reaches p */
-	for (h = end - 24; h >= start && h + 24 <= end; h -= 8) {
-		uint64_t type, units;
-
-		memcpy(&type, b + (h - start) + 8, 8);
-		if (type != c->sym.code_type)
-			continue;
-		memcpy(&units, b + (h - start) + 16, 8);
-		if (h + l->code_bytecode <= p && units <= (1u << 24) &&
-		    p < h + l->code_bytecode + 2 * units)
-			return h;
-	}
-	return 0;
-}
-
-/* Probes word w for a code object the reader does not know yet. Returns
- * whether a probe was spent. */
-static bool probe(struct cpython *c, uint64_t w)
-{
-	uint64_t v, code;
-
-	if (!pointer_like(w) || cpython__code_at(c, w) || u64map__get(c->not_code, w, &v))
-		return false;
-	if (c->l.frames == CPYTHON_FRAME_OBJECTS && !cpython__plausible(w))
-		return false;
-	code = c->l.frames == CPYTHON_FRAME_OBJECTS ? w : code_around(c, w);
-	if (code && cpython__code(c, code))
-		return true;
-	if (u64map__count(c->not_code) >= CPYTHON_NOT_CODE_MAX)
-		u64map__clear(c->not_code);
-	(void)u64map__put(c->not_code, w, 1);
-	return true;
 }
 
 /* Whether a word of the native frame that says what it runs points at or
@@ -170,13 +110,13 @@ static bool anchored(const struct cpython *c, const struct cpython_native *ev)
 	size_t i;
 
 	for (i = 0; i < ev->nregs; i++)
-		if (pointer_like(ev->regs[i]) && cpython__code_at(c, ev->regs[i]))
+		if (cpython_state__pointer_like(ev->regs[i]) && cpython_names__at(c, ev->regs[i]))
 			return true;
 	for (i = 0; c->l.frames == CPYTHON_FRAME_OBJECTS && i + 8 <= ev->nbytes; i += 8) {
 		uint64_t w;
 
 		memcpy(&w, ev->words + i, 8);
-		if (pointer_like(w) && cpython__code_at(c, w))
+		if (cpython_state__pointer_like(w) && cpython_names__at(c, w))
 			return true;
 	}
 	return false;
@@ -189,30 +129,22 @@ void cpython__learn(struct cpython *c, const struct cpython_native *ev, size_t n
 
 	/* only native frames that point at no code known: the others are
 	 * placed, and probing every new pointer would cost reads each sample */
-	for (k = 0; k < nev && probes < CPYTHON_PROBES_PER_SAMPLE; k++) {
+	for (k = 0; k < nev && probes < PROBES_PER_SAMPLE; k++) {
 		if (anchored(c, &ev[k]))
 			continue;
-		for (i = 0; i < ev[k].nregs && probes < CPYTHON_PROBES_PER_SAMPLE; i++)
-			probes += probe(c, ev[k].regs[i]);
+		for (i = 0; i < ev[k].nregs && probes < PROBES_PER_SAMPLE; i++)
+			probes += cpython_names__probe(c, ev[k].regs[i]);
 		/* 2.7-3.10 may keep the code object in a stack slot */
 		for (i = 0; c->l.frames == CPYTHON_FRAME_OBJECTS && i + 8 <= ev[k].nbytes &&
-			    probes < CPYTHON_PROBES_PER_SAMPLE; i += 8) {
+			    probes < PROBES_PER_SAMPLE; i += 8) {
 			uint64_t w;
 
 			memcpy(&w, ev[k].words + i, 8);
-			probes += probe(c, w);
+			probes += cpython_names__probe(c, w);
 		}
 		if (probes)
-			cpython__sort_ranges(c);
+			cpython_names__sort(c);
 	}
-}
-
-static uint32_t name_of(const struct cpython *c, uint64_t code)
-{
-	const struct cpython_code *e = entry_of(c, code);
-
-	/* the sample holds no line for it: the one last read */
-	return e ? (e->recent ? e->recent : e->name) : 0;
 }
 
 /* The name the stack read gives code (with its line, when lines are on),
@@ -224,7 +156,8 @@ static uint32_t name_in(const struct cpython *c, const struct cpython_stack *sta
 	for (j = 0; j < stack->n; j++)
 		if (stack->f[j].code == code)
 			return stack->f[j].name;
-	return name_of(c, code);
+	/* the sample holds no line for it: the one last read */
+	return cpython_names__recent(c, code);
 }
 
 static void put(struct cpython_placed *out, uint64_t code, uint32_t name)
@@ -239,20 +172,22 @@ static void put(struct cpython_placed *out, uint64_t code, uint32_t name)
 	f->name = name;
 }
 
-/* The thread's previous stack, if it holds code: the frames from there to
- * the outermost of that native eval call go to out. */
-static bool from_previous(const struct cpython_last *prev, uint64_t code, struct cpython_placed *out)
+/* The thread's previous stack (nprev frames at prev, 0 when none), if it
+ * holds code: the frames from there to the outermost of that native eval
+ * call go to out. */
+static bool from_previous(const struct cpython_frame *prev, size_t nprev, uint64_t code,
+			  struct cpython_placed *out)
 {
 	size_t j;
 
-	for (j = 0; prev && j < prev->n; j++)
-		if (prev->f[j].code == code)
+	for (j = 0; j < nprev; j++)
+		if (prev[j].code == code)
 			break;
-	if (!prev || j == prev->n)
+	if (j == nprev)
 		return false;
-	for (; j < prev->n; j++) {
-		put(out, prev->f[j].code, prev->f[j].name);
-		if (prev->f[j].entry_end)
+	for (; j < nprev; j++) {
+		put(out, prev[j].code, prev[j].name);
+		if (prev[j].entry_end)
 			break;
 	}
 	return true;
@@ -260,8 +195,8 @@ static bool from_previous(const struct cpython_last *prev, uint64_t code, struct
 
 /* Places group [g0, g0 + glen) of stack (glen 0: none) on native frame ev. */
 static void place_one(const struct cpython *c, const struct cpython_stack *stack, size_t g0,
-		      size_t glen, const struct cpython_native *ev, const struct cpython_last *prev,
-		      struct cpython_placed *out)
+		      size_t glen, const struct cpython_native *ev, const struct cpython_frame *prev,
+		      size_t nprev, struct cpython_placed *out)
 {
 	uint64_t code = reg_code(c, ev, stack, g0, glen);
 	size_t j;
@@ -279,7 +214,7 @@ static void place_one(const struct cpython *c, const struct cpython_stack *stack
 		out->corrected++;
 		/* the thread ran it when it was read before: its callers then
 		 * are more likely its callers at the sample than now's */
-		if (from_previous(prev, code, out))
+		if (from_previous(prev, nprev, code, out))
 			return;
 		put(out, code, name_in(c, stack, code));
 		for (j = 1; j < glen; j++)
@@ -294,13 +229,10 @@ static void place_one(const struct cpython *c, const struct cpython_stack *stack
 void cpython__place(const struct cpython *c, int tid, const struct cpython_stack *stack,
 		    const struct cpython_native *ev, size_t nev, bool rooted, struct cpython_placed *out)
 {
-	size_t gstart[CPYTHON_MAX_FRAMES], glen[CPYTHON_MAX_FRAMES], ng = 0, i, k;
-	const struct cpython_last *prev = NULL;
-	uint64_t v;
+	size_t gstart[CPYTHON_MAX_FRAMES], glen[CPYTHON_MAX_FRAMES], ng = 0, i, k, nprev = 0;
+	const struct cpython_frame *prev = cpython_last__frames(c->last, tid, &nprev);
 	long offset;
 
-	if (u64map__get(c->last_by_tid, (uint64_t)tid, &v))
-		prev = (const struct cpython_last *)(uintptr_t)v;
 	out->n = 0;
 	out->confirmed = out->corrected = out->unanchored = 0;
 	if (nev > CPYTHON_MAX_FRAMES)
@@ -320,9 +252,9 @@ void cpython__place(const struct cpython *c, int tid, const struct cpython_stack
 		size_t before = out->n;
 
 		if (g >= 0 && (size_t)g < ng)
-			place_one(c, stack, gstart[g], glen[g], &ev[k], prev, out);
+			place_one(c, stack, gstart[g], glen[g], &ev[k], prev, nprev, out);
 		else
-			place_one(c, stack, 0, 0, &ev[k], prev, out);
+			place_one(c, stack, 0, 0, &ev[k], prev, nprev, out);
 		out->first[k] = (uint16_t)before;
 		out->count[k] = (uint16_t)(out->n - before);
 	}

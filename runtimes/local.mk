@@ -19,8 +19,10 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/hotspot_code.c runtimes/hotspot_names.c \
 	runtimes/hotspot.h runtimes/hotspot_impl.h \
 	runtimes/cpython_layout.c runtimes/cpython_layout.h \
-	runtimes/cpython.c runtimes/cpython_ahead.c runtimes/cpython_names.c \
+	runtimes/cpython.c runtimes/cpython.h runtimes/cpython_state.h \
+	runtimes/cpython_ahead.c runtimes/cpython_ahead.h \
+	runtimes/cpython_names.c runtimes/cpython_names.h \
+	runtimes/cpython_last.c runtimes/cpython_last.h \
 	runtimes/cpython_stack.c \
-	runtimes/cpython_lines.c runtimes/cpython_lines.h \
-	runtimes/cpython.h runtimes/cpython_impl.h
+	runtimes/cpython_lines.c runtimes/cpython_lines.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)
