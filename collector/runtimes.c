@@ -432,7 +432,6 @@ static void count_sample(struct runtimes *rs, size_t r, const struct runtime_sam
 		if (s->now_ns - s->sample_ns > st->lag_max_ns)
 			st->lag_max_ns = s->now_ns - s->sample_ns;
 	}
-	st->last_known += out->last_known;
 }
 
 /* Readers answer in the table's order; splices go innermost first. */
@@ -458,7 +457,7 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
 	memset(out, 0, offsetof(struct runtime_stack, at));
 	for (i = 0; i < s->nframes; i++) {
 		const struct unwind_frame *f = &s->frames[i];
-		unsigned before[3] = { out->confirmed, out->corrected, out->unanchored };
+		unsigned before[3] = { out->confirmed, out->chained, out->unproven };
 		struct agent_runtime_stats *st;
 		const struct runtime_reader *rd;
 		struct slot *sl;
@@ -482,7 +481,6 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
 		}
 		sl = &entry(rs, p)->slot[r];
 		s->tag = f->runtime;
-		out->last_known = false;
 		t0 = clock__mono_ns();
 		err = rd->read_stack(inst, s, out);
 		ledger__charge_cpu(sl->ledger, clock__mono_ns() - t0);
@@ -490,8 +488,8 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
 		st = window_block(rs, r);
 		if (st && !err) {
 			st->confirmed += out->confirmed - before[0];
-			st->corrected += out->corrected - before[1];
-			st->unanchored += out->unanchored - before[2];
+			st->chained += out->chained - before[1];
+			st->unproven += out->unproven - before[2];
 		}
 	}
 	sort_splices(out);

@@ -310,7 +310,7 @@ static void pace_wakeups(struct sampler *s, uint64_t now_ns)
 
 	if (!s->eager_events || !s->enabled)
 		return;
-	want = runtimes__eager(s->runtimes, now_ns);
+	want = now_ns < s->eager_until || runtimes__eager(s->runtimes, now_ns);
 	if (want == s->eager)
 		return;
 	(void)perf_events__disable(want ? s->events : s->eager_events);
@@ -581,9 +581,18 @@ int sampler__set_frequency(struct sampler *s, unsigned hz)
 	return rc;
 }
 
+/* Samples are handled at once for the first moments of a recording: the
+ * runtimes among the first samples are found then, and their stacks read
+ * as near their samples as the later ones. */
+#define EAGER_START_NS 1000000000ull
+
 int sampler__enable(struct sampler *s)
 {
 	s->enabled = true;
+	if (s->eager_events && !s->eager) {
+		s->eager = true;
+		s->eager_until = clock__mono_ns() + EAGER_START_NS;
+	}
 	return perf_events__enable(s->eager ? s->eager_events : s->events);
 }
 

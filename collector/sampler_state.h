@@ -43,6 +43,7 @@ struct sampler {
 	 * read (runtimes__eager); NULL: none could be opened */
 	struct perf_events *eager_events;
 	bool eager;               /* eager_events are the enabled set */
+	uint64_t eager_until;     /* CLOCK_MONOTONIC: eager at least until then */
 	bool enabled;             /* sampler__enable'd */
 	/* one ring per CPU; the other events of that CPU write into it */
 	struct ring **rings;

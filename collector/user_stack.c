@@ -260,6 +260,11 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 	proc.pid = process__pid(p);
 	proc.uid = process__uid(p);
 	proc.jitdump = process__jitdump(p);
+	/* language frames older than the native stack reaches (it was cut):
+	 * the root of what is known */
+	while (k > 0 && u->lang->at[k - 1].frame >= nframes)
+		if (append_splice(u, --k, stack, cap, n) < 0)
+			return -ENOSPC;
 	for (i = nframes; i-- > 0;) {
 		const struct unwind_frame *f = &u->frames[i];
 		struct symbolize_code code;

@@ -67,14 +67,13 @@ const struct agent_stat_field agent_runtime_stats__fields[] = {
 	RMAX("names_refused", names_refused),
 	RMAX("cpu_ns", cpu_ns),
 	RSUM("stacks", stacks),
-	RSUM("last_known", last_known),
 	RSUM("lag_ns", lag_ns),
 	RMAX("lag_max_ns", lag_max_ns),
 	RSUM("no_thread", no_thread),
 	RSUM("unreadable", unreadable),
 	RSUM("confirmed", confirmed),
-	RSUM("corrected", corrected),
-	RSUM("unanchored", unanchored),
+	RSUM("chained", chained),
+	RSUM("unproven", unproven),
 	{ NULL, 0, AGENT_STAT_SUM },
 };
 
@@ -86,14 +85,11 @@ const struct agent_stat_former agent_stats__former[] = {
 	{ "python_reads", "cpython", "reads" },
 	{ "python_failures", "cpython", "failures" },
 	{ "python_stacks", "cpython", "stacks" },
-	{ "python_last_known", "cpython", "last_known" },
 	{ "python_lag_ns", "cpython", "lag_ns" },
 	{ "python_lag_max_ns", "cpython", "lag_max_ns" },
 	{ "python_no_thread", "cpython", "no_thread" },
 	{ "python_unreadable", "cpython", "unreadable" },
 	{ "python_confirmed", "cpython", "confirmed" },
-	{ "python_corrected", "cpython", "corrected" },
-	{ "python_unanchored", "cpython", "unanchored" },
 	{ NULL, NULL, NULL },
 };
 

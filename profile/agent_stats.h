@@ -27,19 +27,17 @@ struct agent_runtime_stats {
 	uint64_t cpu_ns;         /* time spent reading stacks and opening */
 	/* samples of the window whose native stack ran the runtime's code: */
 	uint64_t stacks;         /* named with the language frames they ran */
-	uint64_t last_known;     /* ... with the thread's last stack read, the
-	                          * thread having exited since */
 	uint64_t lag_ns;         /* the sum over stacks of how long after the
 	                          * sample it was read (CLOCK_MONOTONIC times) */
 	uint64_t lag_max_ns;     /* the longest of them */
 	uint64_t no_thread;      /* the thread ran none of the runtime's code
 	                          * (any more): native frames only */
 	uint64_t unreadable;     /* the runtime could not be read: native only */
-	/* native frames of those samples, by how their innermost language
-	 * frame was known (window): */
-	uint64_t confirmed;      /* the sample's registers held what was read */
-	uint64_t corrected;      /* ... held other code: taken instead */
-	uint64_t unanchored;     /* ... held no code known: what was read */
+	/* native frames of those samples that ran language frames, by how
+	 * what they ran was known (window): */
+	uint64_t confirmed;      /* the sample's own words prove it */
+	uint64_t chained;        /* callers of a proven frame: the read's */
+	uint64_t unproven;       /* nothing proves it: "[unproven]" */
 };
 
 struct agent_stats {

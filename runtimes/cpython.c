@@ -9,11 +9,12 @@
 #include "common/u64map.h"
 #include "runtimes/accountant.h"
 #include "runtimes/cpython_ahead.h"
-#include "runtimes/cpython_last.h"
 #include "runtimes/cpython_names.h"
 #include "runtimes/cpython_state.h"
 
-/* A thread no thread state matches is looked for again after this long. */
+/* The whole list of thread states is read again, for a thread no state
+ * matches, at most this often (the states of threads started since are
+ * found without it: scan_new_threads). */
 #define RESCAN_NS 200000000ull
 
 static int layout_of(struct memsource *m, const struct cpython_symbols *sym, struct cpython_layout *out)
@@ -60,9 +61,9 @@ int cpython__open(const struct memsource *m, const struct cpython_symbols *sym, 
 	c->tstate_by_tid = u64map__new(16);
 	c->thread_by_tid = u64map__new(16);
 	c->ahead = cpython_ahead__new();
+	c->known_tstates = u64map__new(16);
 	c->codes = cpython_names__new(lines);
-	c->last = cpython_last__new();
-	if (!c->tstate_by_tid || !c->thread_by_tid || !c->ahead || !c->codes || !c->last) {
+	if (!c->tstate_by_tid || !c->thread_by_tid || !c->known_tstates || !c->ahead || !c->codes) {
 		cpython__delete(c);
 		return -ENOMEM;
 	}
@@ -74,11 +75,11 @@ void cpython__delete(struct cpython *c)
 {
 	if (!c)
 		return;
-	cpython_last__delete(c->last);
 	cpython_names__delete(c->codes);
 	cpython_ahead__delete(c->ahead);
 	u64map__delete(c->tstate_by_tid);
 	u64map__delete(c->thread_by_tid);
+	u64map__delete(c->known_tstates);
 	free(c);
 }
 
@@ -140,17 +141,23 @@ static int tstate_tid(struct cpython *c, const uint8_t *ts, int32_t *tid, uint64
 	return *tid > 0 ? 0 : -ENOENT;
 }
 
-/* Walks every thread state of the first interpreter and maps TIDs to them. */
-static int scan_threads(struct cpython *c)
+/* Maps the TIDs of the first interpreter's thread states from its list's
+ * head, until a state already known when only_new (CPython puts a new
+ * thread's state at the head: the threads started since the last walk come
+ * first), else through the whole list, anew. */
+static int scan_threads(struct cpython *c, bool only_new)
 {
 	const struct cpython_layout *l = &c->l;
 	uint32_t tsz = tstate_bytes(l);
-	uint64_t interp, ts, seen = 0;
+	uint64_t interp, ts, seen = 0, v;
 	uint8_t b[TSTATE_MAX_BYTES];
 	int err;
 
-	u64map__clear(c->tstate_by_tid);
-	u64map__clear(c->thread_by_tid);
+	if (!only_new) {
+		u64map__clear(c->tstate_by_tid);
+		u64map__clear(c->thread_by_tid);
+		u64map__clear(c->known_tstates);
+	}
 	err = first_interp(c, &interp);
 	if (err)
 		return err;
@@ -162,8 +169,14 @@ static int scan_threads(struct cpython *c)
 		int32_t tid;
 		uint64_t thread;
 
+		if (only_new && u64map__get(c->known_tstates, ts, &v))
+			break;
 		if (!cpython_state__plausible(ts) || memsource__read(&c->mem, ts, b, tsz) != 0)
 			return -EFAULT;
+		if (u64map__count(c->known_tstates) >= CPYTHON_MAX_THREADS)
+			u64map__clear(c->known_tstates);
+		if (u64map__put(c->known_tstates, ts, 1) != 0)
+			return -ENOMEM;
 		if (tstate_tid(c, b, &tid, &thread) == 0 &&
 		    (u64map__put(c->tstate_by_tid, (uint64_t)tid, ts) != 0 ||
 		     u64map__put(c->thread_by_tid, (uint64_t)tid, thread) != 0))
@@ -173,41 +186,46 @@ static int scan_threads(struct cpython *c)
 	return 0;
 }
 
-/* Thread tid's state, read into b (tstate_bytes of it) with what its last
- * walk read (cpython_ahead.c): looked up in the map, checked to still be
- * that thread's, else looked for again (at most once per RESCAN_NS). */
-static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b, uint64_t *at)
+/* Thread tid's state as mapped, read into b (tstate_bytes of it), with
+ * what its last walk read when ahead (cpython_ahead.c), and checked to
+ * still be that thread's: 3.11+ by its TID, before by its pthread_t (one
+ * read less than following it to the TID). */
+static int mapped_state(struct cpython *c, int tid, bool ahead, uint8_t *b, uint64_t *at)
 {
 	uint32_t tsz = tstate_bytes(&c->l);
-	int pass;
+	uint64_t ts, thread, got_thread;
+	int32_t got;
 
-	for (pass = 0; pass < 2; pass++) {
-		uint64_t ts, thread;
-		int32_t got;
-		uint64_t got_thread;
-
-		if (u64map__get(c->tstate_by_tid, (uint64_t)tid, &ts) &&
-		    u64map__get(c->thread_by_tid, (uint64_t)tid, &thread) &&
-		    (pass == 0 ? cpython_ahead__read(c, tid, ts, b, tsz)
-			       : memsource__read(&c->mem, ts, b, tsz)) == 0) {
-			/* the same thread still: 3.11+ by its TID, before by its
-			 * pthread_t (one read less than following it to the TID) */
-			*at = ts;
-			if (c->l.tstate_native_id >= 0) {
-				if (tstate_tid(c, b, &got, &got_thread) == 0 && got == tid)
-					return 0;
-			} else if (cpython_state__u64_at(b, c->l.tstate_thread_id) == thread) {
-				return 0;
-			}
-			cpython_ahead__reset(c->ahead);
-		}
-		if (pass == 1 || (c->last_scan_ns && now_ns - c->last_scan_ns < RESCAN_NS))
-			return -ENOENT;
-		c->last_scan_ns = now_ns ? now_ns : 1;
-		if (scan_threads(c) == -ENOMEM)
-			return -ENOMEM;
-	}
+	if (!u64map__get(c->tstate_by_tid, (uint64_t)tid, &ts) ||
+	    !u64map__get(c->thread_by_tid, (uint64_t)tid, &thread) ||
+	    (ahead ? cpython_ahead__read(c, tid, ts, b, tsz) : memsource__read(&c->mem, ts, b, tsz)) != 0)
+		return -ENOENT;
+	*at = ts;
+	if (c->l.tstate_native_id >= 0 ? tstate_tid(c, b, &got, &got_thread) == 0 && got == tid
+				       : cpython_state__u64_at(b, c->l.tstate_thread_id) == thread)
+		return 0;
+	cpython_ahead__reset(c->ahead);
 	return -ENOENT;
+}
+
+/* Thread tid's state: as mapped; else among the threads started since
+ * the last walk of the list (a thread that lives for one request is read
+ * at its first sample); else, at most once per RESCAN_NS, through the whole
+ * list. */
+static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b, uint64_t *at)
+{
+	if (mapped_state(c, tid, true, b, at) == 0)
+		return 0;
+	if (scan_threads(c, true) == -ENOMEM)
+		return -ENOMEM;
+	if (mapped_state(c, tid, false, b, at) == 0)
+		return 0;
+	if (c->last_scan_ns && now_ns - c->last_scan_ns < RESCAN_NS)
+		return -ENOENT;
+	c->last_scan_ns = now_ns ? now_ns : 1;
+	if (scan_threads(c, false) == -ENOMEM)
+		return -ENOMEM;
+	return mapped_state(c, tid, false, b, at);
 }
 
 void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *data, size_t size)
@@ -251,16 +269,25 @@ static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
 static int name_frames(struct cpython *c, struct cpython_stack *out, const uint64_t *instr)
 {
 	const uint8_t *head[CPYTHON_MAX_FRAMES];
-	bool alone[CPYTHON_MAX_FRAMES];
-	size_t i;
+	bool alone[CPYTHON_MAX_FRAMES], shim;
+	size_t i, kept = 0;
 	int err = cpython_ahead__heads(c, out, head, alone);
 
 	if (err)
 		return err;
-	for (i = 0; i < out->n; i++)
+	for (i = 0; i < out->n; i++) {
 		if ((!head[i] && !alone[i]) ||
-		    cpython_names__name(c, out->f[i].code, head[i], instr[i], &out->f[i].name) != 0)
+		    cpython_names__name(c, &out->f[i], head[i], instr[i], &shim) != 0)
 			return -EPROTO;
+		if (shim) {
+			/* no frame of its own: it ends its native call's frames */
+			if (out->f[i].entry_end && kept)
+				out->f[kept - 1].entry_end = true;
+			continue;
+		}
+		out->f[kept++] = out->f[i];
+	}
+	out->n = kept;
 	return 0;
 }
 
@@ -304,6 +331,7 @@ static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpytho
 			}
 		}
 		pf = &out->f[out->n++];
+		pf->addr = f;
 		pf->code = cpython_state__u64_at(b, l->frame_code);
 		pf->name = 0;
 		pf->entry_end = l->frames == CPYTHON_FRAME_OBJECTS ||
@@ -315,26 +343,6 @@ static int walk_frames(struct cpython *c, uint64_t f, uint64_t ts, struct cpytho
 	return name_frames(c, out, instr);
 }
 
-void cpython__remember(struct cpython *c, int tid, const struct cpython_placed *pl, size_t nev)
-{
-	cpython_last__keep(c->last, tid, pl, nev);
-}
-
-/* The stack of tid as last read into out; false when there is none. */
-static bool recall(struct cpython *c, int tid, struct cpython_stack *out)
-{
-	const struct cpython_frame *f;
-	size_t n;
-
-	f = cpython_last__frames(c->last, tid, &n);
-	if (!f)
-		return false;
-	out->n = n <= CPYTHON_MAX_FRAMES ? n : CPYTHON_MAX_FRAMES;
-	memcpy(out->f, f, out->n * sizeof(out->f[0]));
-	out->last_known = true;
-	return true;
-}
-
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out)
 {
 	uint8_t b[TSTATE_MAX_BYTES];
@@ -342,12 +350,11 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 	int err;
 
 	out->n = 0;
-	out->last_known = false;
 	if (tstate_bytes(&c->l) > sizeof(b))
 		return -EPROTO;
 	if (!ledger__may_read(c->mem.ledger, now_ns)) {
 		c->failures++;
-		return recall(c, tid, out) ? 0 : -EBUSY;
+		return -EBUSY;
 	}
 	cpython_ahead__reset(c->ahead);
 	err = thread_state(c, tid, now_ns, b, &ts);
@@ -355,15 +362,12 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 		err = current_frame(c, b, &frame);
 	if (!err)
 		err = walk_frames(c, frame, ts, out);
-	cpython_names__sort(c);
 	if (!err && out->n) {
 		cpython_ahead__keep(c, tid, out);
 		return 0;
 	}
 	if (err && err != -ENOENT)
 		c->failures++;
-	if (recall(c, tid, out))
-		return 0;
 	return err ? err : -ENOENT;
 }
 
@@ -375,10 +379,7 @@ void cpython__stats(const struct cpython *c, struct cpython_stats *out)
 
 int cpython__remap_names(struct cpython *c, struct strtab_remap *r)
 {
-	int err;
-
 	if (r->commit)
 		c->names = r->to;
-	err = cpython_names__remap(c, r);
-	return err ? err : cpython_last__remap(c->last, r);
+	return cpython_names__remap(c, r);
 }

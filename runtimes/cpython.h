@@ -45,7 +45,10 @@ void cpython__delete(struct cpython *c);
 #define CPYTHON_MAX_FRAMES 256
 
 struct cpython_frame {
+	uint64_t addr;   /* the frame (PyFrameObject, _PyInterpreterFrame) */
 	uint64_t code;   /* the code object */
+	uint64_t code_end;          /* the end of its head as read */
+	uint64_t bc_start, bc_end;  /* its bytecode */
 	uint32_t name;   /* its frame name (strtab id), with its line if asked */
 	bool entry_end;  /* the outermost frame of its native eval call */
 };
@@ -54,8 +57,6 @@ struct cpython_frame {
 struct cpython_stack {
 	struct cpython_frame f[CPYTHON_MAX_FRAMES];
 	size_t n;
-	bool last_known; /* the thread's stack as last read: it could not be
-	                    read now (the process or thread exited since) */
 };
 
 /* The copy of the sampled thread's stack the next reads may take words
@@ -64,24 +65,16 @@ struct cpython_stack {
  * less. data NULL: none. Borrowed until the next call. */
 void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *data, size_t size);
 
-/* Reads thread tid's Python stack now, every code validated and named.
- * Samples are handled up to a poll interval after they were taken, and a
- * process may have exited since: when the thread cannot be read any more
- * its last stack (cpython__remember) is given (last_known; the sample's
- * own words then correct its innermost frames, cpython__place). Returns 0;
- * -ENOENT when tid runs no Python (no thread state is its, and none was);
- * -EFAULT/-ESRCH/-EPROTO when the memory could not be read or makes no
- * sense (exiting, changing), -EBUSY past the read budget of its ledger
- * for this second (runtimes/accountant.h): the caller keeps the native
- * stack. */
+/* Reads thread tid's Python stack now, every code validated and named,
+ * CPython's own entry shims left out (3.12's "<interpreter trampoline>",
+ * 3.13's "__init__" cleanup): they run no code of the program. Returns 0;
+ * -ENOENT when tid runs no Python (no thread state is its); -EAGAIN when
+ * its frames returned while they were read; -EFAULT/-ESRCH/-EPROTO when
+ * the memory could not be read or makes no sense (exiting, changing);
+ * -EBUSY past the read budget of its ledger for this second
+ * (runtimes/accountant.h). Nothing read before stands in for a stack that
+ * could not be read now. */
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out);
-
-/* Keeps what was placed on a sample of thread tid (its nev native eval
- * calls) as the thread's last stack: what the next samples look for a code
- * in when the stack read then lacks it, and what a thread that cannot be
- * read any more is taken to run. */
-struct cpython_placed;
-void cpython__remember(struct cpython *c, int tid, const struct cpython_placed *pl, size_t nev);
 
 /* One native eval-loop frame of the sample, as the kernel copied it: the
  * words of its own stack frame and the registers it had. */
@@ -92,34 +85,41 @@ struct cpython_native {
 	size_t nregs;
 };
 
-/* What the sample's eval frames ran, placed: for each native eval frame
+/* How a native eval call's Python frames were known. */
+enum cpython_placement {
+	CPYTHON_UNPROVEN = 0, /* no word of it proves a frame, and no call
+	                         inside it is proven: what it ran is unknown */
+	CPYTHON_PROVEN,       /* one of its words holds the address of the
+	                         frame it ran, still on the stack when read */
+	CPYTHON_CHAINED,      /* a caller of a proven frame: the read's */
+	CPYTHON_NONE,         /* the thread's stack has fewer calls than the
+	                         sample's native stack: nothing to place */
+};
+
+/* What the sample's eval frames ran, placed: for each native eval frame k
  * (innermost first) the Python frames it was running, innermost first,
- * from frames[first[k]] for count[k]. */
+ * from frames[first[k]] for count[k], and how they were known; at nev,
+ * frames older than the outermost eval frame the native stack reached
+ * (it was cut short): the root of what is known. */
 struct cpython_placed {
 	struct cpython_frame frames[CPYTHON_MAX_FRAMES];
 	size_t n;
-	uint16_t first[CPYTHON_MAX_FRAMES], count[CPYTHON_MAX_FRAMES];
-	/* how the innermost frame of each native call was known */
-	unsigned confirmed;  /* the stack read now agrees with the sample */
-	unsigned corrected;  /* the sample held another code: taken */
-	unsigned unanchored; /* the sample held no code the reader knows */
+	uint16_t first[CPYTHON_MAX_FRAMES + 1], count[CPYTHON_MAX_FRAMES + 1];
+	uint8_t state[CPYTHON_MAX_FRAMES]; /* enum cpython_placement */
+	unsigned confirmed; /* eval calls CPYTHON_PROVEN */
+	unsigned chained;   /* ... CPYTHON_CHAINED */
+	unsigned unproven;  /* ... CPYTHON_UNPROVEN */
 };
 
-/* Reads the code objects the sample's eval frames point at from their
- * registers that the reader has never read (a function that ran only
- * between the reads of the stack): the code object itself (2.7-3.10), or
- * the one whose bytecode holds the instruction pointer (3.11+, found by
- * its header in the 4 KiB before it). Bounded per sample, and words that
- * led to no code are remembered. */
-void cpython__learn(struct cpython *c, const struct cpython_native *ev, size_t nev);
-
-/* Places stack (read late) of thread tid on the sample's nev native eval
- * frames (innermost first). rooted: the native stack reaches its root, so
- * the outermost calls are matched first; else the innermost are. A code the
- * sample held that the read stack lacks is looked for in the thread's last
- * stack (cpython__remember), with its callers then. */
-void cpython__place(const struct cpython *c, int tid, const struct cpython_stack *stack,
-		    const struct cpython_native *ev, size_t nev, bool rooted, struct cpython_placed *out);
+/* Places stack (read just after the sample) on the sample's nev native
+ * eval frames (innermost first; ev: their words and registers as the
+ * kernel copied them). The innermost eval call holding the address of a
+ * frame of the read proves it, and with it every frame older than it
+ * (runtimes/cpython_stack.c); the eval calls inside it are unproven.
+ * rooted: the native stack reaches its root, so frames older than its
+ * outermost eval call are that call's; else they are kept apart, at nev. */
+void cpython__place(const struct cpython_stack *stack, const struct cpython_native *ev, size_t nev,
+		    bool rooted, struct cpython_placed *out);
 
 struct cpython_stats {
 	uint64_t reads;      /* reads of the process's memory */

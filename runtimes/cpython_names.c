@@ -1,4 +1,4 @@
-/* CPython code objects: found, read, validated at every use, named. */
+/* CPython code objects: read, validated at every use, named. */
 #include "config.h"
 
 #include <errno.h>
@@ -29,8 +29,6 @@
 #define LINETABLE_MAX (64u << 10)
 #define LINETABLES_TOTAL (16u << 20)
 #define LINE_NAMES_MAX 65536
-/* Words remembered as no code's (emptied when full). */
-#define NOT_CODE_MAX 4096
 
 /* A code object as read: what identifies it, where its bytecode is, and its
  * frame name. */
@@ -40,30 +38,18 @@ struct code {
 	int32_t firstlineno;
 	uint64_t bc_start, bc_end; /* its bytecode: [bc_start, bc_end) */
 	uint32_t name;             /* "qualname (file)_[py]" */
-	uint32_t recent;           /* with lines: the name with the line last
-	                              read for it (0: none yet) */
+	bool shim;                 /* one of CPython's entry shims */
 	uint8_t *lines;            /* its line table, read on first use */
 	uint32_t nlines;
 	bool lines_read;
-};
-
-/* An address range that means a code object: the object itself, and its
- * bytecode (a pointer the eval loop keeps into it). */
-struct range {
-	uint64_t start, end, code;
 };
 
 struct cpython_names {
 	struct u64map *code_index;     /* code address -> index + 1 in codes */
 	struct code *codes;            /* grown up to MAX_CODES */
 	size_t ncodes, codes_cap;
-	struct range *ranges;          /* 2 * codes_cap, by start; rebuilt
-	                                  when dirty */
-	size_t nranges;
-	bool ranges_dirty;
 	struct u64map *name_by_line;   /* code | line << 47 -> name id */
 	size_t linetable_bytes;        /* held by codes[].lines */
-	struct u64map *not_code;       /* words found to point at no code */
 };
 
 struct cpython_names *cpython_names__new(bool lines)
@@ -74,8 +60,7 @@ struct cpython_names *cpython_names__new(bool lines)
 		return NULL;
 	n->code_index = u64map__new(256);
 	n->name_by_line = u64map__new(lines ? 256 : 1);
-	n->not_code = u64map__new(64);
-	if (!n->code_index || !n->name_by_line || !n->not_code) {
+	if (!n->code_index || !n->name_by_line) {
 		cpython_names__delete(n);
 		return NULL;
 	}
@@ -92,9 +77,7 @@ void cpython_names__delete(struct cpython_names *n)
 		free(n->codes[i].lines);
 	u64map__delete(n->code_index);
 	u64map__delete(n->name_by_line);
-	u64map__delete(n->not_code);
 	free(n->codes);
-	free(n->ranges);
 	free(n);
 }
 
@@ -249,6 +232,10 @@ static int name_code(struct cpython *c, struct code *e)
 	n = read_str(c, e->file_ptr, file);
 	if (n < 0)
 		return n;
+	/* the frames CPython pushes to enter code (3.12's trampoline, 3.13's
+	 * __init__ cleanup) run no code of the program */
+	e->shim = strcmp(file, "<shim>") == 0 ||
+		  (strcmp(name, "__init__") == 0 && strcmp(file, "__init__") == 0);
 	snprintf(full, sizeof(full), "%s (%s)", name[0] ? name : "?", short_path(file));
 	return ledger__intern_frame(c->mem.ledger, c->names, full, FRAME_SUFFIX_PYTHON, &e->name);
 }
@@ -268,7 +255,6 @@ static int grow_codes(struct cpython_names *n)
 {
 	size_t cap = n->codes_cap ? 2 * n->codes_cap : 64;
 	struct code *codes;
-	struct range *ranges;
 
 	if (cap > MAX_CODES)
 		cap = MAX_CODES;
@@ -276,10 +262,6 @@ static int grow_codes(struct cpython_names *n)
 	if (!codes)
 		return -ENOMEM;
 	n->codes = codes;
-	ranges = realloc(n->ranges, 2 * cap * sizeof(*ranges));
-	if (!ranges)
-		return -ENOMEM;
-	n->ranges = ranges;
 	n->codes_cap = cap;
 	return 0;
 }
@@ -294,8 +276,6 @@ static void clear_codes(struct cpython_names *n)
 	u64map__clear(n->code_index);
 	u64map__clear(n->name_by_line);
 	n->ncodes = 0;
-	n->nranges = 0;
-	n->ranges_dirty = false;
 }
 
 /* The code object at addr validated, from its head (l.code_size bytes at
@@ -326,12 +306,11 @@ static struct code *code_head(struct cpython *c, uint64_t addr, const uint8_t *h
 	if (bytecode_range(c, addr, head, &e.bc_start, &e.bc_end) != 0 || name_code(c, &e) != 0)
 		return NULL;
 	if (old) {
-		/* freed and reused: the new object's name, its ranges rebuilt,
-		 * its lines read again (and named again: the map is by address) */
+		/* freed and reused: the new object's name, its lines read
+		 * again (and named again: the map is by address) */
 		drop_lines(n, old);
 		u64map__clear(n->name_by_line);
 		*old = e;
-		n->ranges_dirty = true;
 		return old;
 	}
 	if (n->ncodes == MAX_CODES)
@@ -341,7 +320,6 @@ static struct code *code_head(struct cpython *c, uint64_t addr, const uint8_t *h
 	if (u64map__put(n->code_index, addr, n->ncodes + 1) != 0)
 		return NULL;
 	n->codes[n->ncodes] = e;
-	n->ranges_dirty = true;
 	return &n->codes[n->ncodes++];
 }
 
@@ -424,7 +402,7 @@ static uint32_t line_name(struct cpython *c, struct code *e, uint64_t instr)
 		return e->name;
 	key = e->addr | ((uint64_t)line << 47);
 	if (u64map__get(names->name_by_line, key, &v))
-		return e->recent = (uint32_t)v;
+		return (uint32_t)v;
 	/* "qualname (file)_[py]" -> "qualname (file:LINE)_[py]" */
 	base = strtab__str(c->names, e->name);
 	n = base ? strlen(base) : 0;
@@ -437,157 +415,22 @@ static uint32_t line_name(struct cpython *c, struct code *e, uint64_t instr)
 	if (u64map__count(names->name_by_line) >= LINE_NAMES_MAX)
 		u64map__clear(names->name_by_line);
 	(void)u64map__put(names->name_by_line, key, id);
-	return e->recent = id;
+	return id;
 }
 
-int cpython_names__name(struct cpython *c, uint64_t addr, const uint8_t *head, uint64_t instr,
-			uint32_t *name)
+int cpython_names__name(struct cpython *c, struct cpython_frame *f, const uint8_t *head,
+			uint64_t instr, bool *shim)
 {
-	struct code *e = head ? code_head(c, addr, head) : code_read(c, addr);
+	struct code *e = head ? code_head(c, f->code, head) : code_read(c, f->code);
 
 	if (!e)
 		return -EPROTO;
-	*name = c->lines ? line_name(c, e, instr) : e->name;
+	*shim = e->shim;
+	f->name = e->shim ? 0 : c->lines ? line_name(c, e, instr) : e->name;
+	f->code_end = e->addr + c->l.code_size;
+	f->bc_start = e->bc_start;
+	f->bc_end = e->bc_end;
 	return 0;
-}
-
-/* The code object whose inline bytecode (3.11+) holds p, looked for by its
- * header in the 4 KiB before p; 0 when none. */
-static uint64_t code_around(struct cpython *c, uint64_t p)
-{
-	const struct cpython_layout *l = &c->l;
-	uint8_t b[CPYTHON_PAGE];
-	uint64_t start, end = p & ~(uint64_t)7, h;
-
-	start = end > sizeof(b) ? end - sizeof(b) : 0;
-	if (start < 4096)
-		return 0;
-	if (memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0) {
-		/* the page before may be unmapped: the one of p alone */
-		start = end & ~(uint64_t)(CPYTHON_PAGE - 1);
-		if (start == end || memsource__read(&c->mem, start, b, (size_t)(end - start)) != 0)
-			return 0;
-	}
-	/* the nearest header below p whose bytecode reaches p */
-	for (h = end - 24; h >= start && h + 24 <= end; h -= 8) {
-		uint64_t type, units;
-
-		memcpy(&type, b + (h - start) + 8, 8);
-		if (type != c->sym.code_type)
-			continue;
-		memcpy(&units, b + (h - start) + 16, 8);
-		if (h + l->code_bytecode <= p && units <= (1u << 24) &&
-		    p < h + l->code_bytecode + 2 * units)
-			return h;
-	}
-	return 0;
-}
-
-bool cpython_names__probe(struct cpython *c, uint64_t w)
-{
-	struct cpython_names *n = c->codes;
-	uint64_t v, code;
-
-	if (!cpython_state__pointer_like(w) || cpython_names__at(c, w) || u64map__get(n->not_code, w, &v))
-		return false;
-	if (c->l.frames == CPYTHON_FRAME_OBJECTS && !cpython_state__plausible(w))
-		return false;
-	code = c->l.frames == CPYTHON_FRAME_OBJECTS ? w : code_around(c, w);
-	if (code && code_read(c, code))
-		return true;
-	if (u64map__count(n->not_code) >= NOT_CODE_MAX)
-		u64map__clear(n->not_code);
-	(void)u64map__put(n->not_code, w, 1);
-	return true;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-void cpython_names__sort(struct cpython *c)
-{
-	struct cpython_names *names = c->codes;
-	struct range *r = names->ranges;
-	size_t i, n = 0;
-
-	if (!names->ranges_dirty)
-		return;
-	for (i = 0; i < names->ncodes; i++) {
-		const struct code *e = &names->codes[i];
-
-		/* the object's head (2.7-3.10 keep the code object itself in a
-		 * local; 3.11+ keep a pointer into the inline bytecode, which
-		 * this range then covers too) */
-		r[n].start = e->addr;
-		r[n].end = e->addr + c->l.code_size;
-		r[n++].code = e->addr;
-		if (e->bc_start >= e->addr + c->l.code_size || e->bc_end <= e->addr) {
-			r[n].start = e->bc_start;
-			r[n].end = e->bc_end;
-			r[n++].code = e->addr;
-		} else if (e->bc_end > r[n - 1].end) {
-			r[n - 1].end = e->bc_end;
-		}
-	}
-	qsort(r, n, sizeof(*r), cmp_range);
-	names->nranges = n;
-	names->ranges_dirty = false;
-}
-
-uint64_t cpython_names__at(const struct cpython *c, uint64_t word)
-{
-	const struct cpython_names *n = c->codes;
-	size_t lo = 0, hi = n->nranges, steps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (n->ranges[mid].start <= word)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* ranges overlap only when an object was freed and its memory reused
-	 * before the old entry went: a few steps back find any cover */
-	for (steps = 0; lo-- > 0 && steps < 4; steps++)
-		if (word < n->ranges[lo].end)
-			return n->ranges[lo].code;
-	return 0;
-}
-
-/* The entry of code object addr, NULL when there is none. */
-static const struct code *entry_of(const struct cpython_names *n, uint64_t code)
-{
-	uint64_t idx;
-
-	if (!u64map__get(n->code_index, code, &idx) || idx - 1 >= n->ncodes)
-		return NULL;
-	return &n->codes[idx - 1];
-}
-
-bool cpython_names__span(const struct cpython *c, uint64_t code, struct cpython_span *out)
-{
-	const struct code *e = entry_of(c->codes, code);
-
-	if (!e)
-		return false;
-	out->addr = e->addr;
-	out->head_end = e->addr + c->l.code_size;
-	out->bc_start = e->bc_start;
-	out->bc_end = e->bc_end;
-	return true;
-}
-
-uint32_t cpython_names__recent(const struct cpython *c, uint64_t code)
-{
-	const struct code *e = entry_of(c->codes, code);
-
-	/* the sample holds no line for it: the one last read */
-	return e ? (e->recent ? e->recent : e->name) : 0;
 }
 
 int cpython_names__remap(struct cpython *c, struct strtab_remap *r)
@@ -597,8 +440,7 @@ int cpython_names__remap(struct cpython *c, struct strtab_remap *r)
 	uint64_t key, v;
 
 	for (i = 0; i < n->ncodes; i++)
-		if ((n->codes[i].name && strtab_remap__id(r, &n->codes[i].name)) ||
-		    (n->codes[i].recent && strtab_remap__id(r, &n->codes[i].recent)))
+		if (n->codes[i].name && strtab_remap__id(r, &n->codes[i].name))
 			return -ENOMEM;
 	while (u64map__next(n->name_by_line, &pos, &key, &v)) {
 		uint32_t id = (uint32_t)v;

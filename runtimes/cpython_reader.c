@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strtab_remap.h"
+#include "profile/frame_name.h"
+#include "runtimes/accountant.h"
 #include "runtimes/cpython.h"
 #include "runtimes/elf_symbols.h"
 #include "runtimes/glibc.h"
@@ -15,6 +18,8 @@
 
 /* Bytes of a native eval frame's own stack looked at for what it ran. */
 #define FRAME_WORDS_MAX 2048
+/* An eval call whose Python frames the sample does not prove. */
+#define UNPROVEN_NAME "[unproven]"
 
 /* What an interpreter binary says, as ELF vaddrs. */
 struct cpython_binary {
@@ -110,6 +115,8 @@ static void describe_file(const void *data, uint64_t vaddr, struct unwind_module
 /* An instance: the interpreter's reader and one sample's scratch. */
 struct instance {
 	struct cpython *c;
+	struct ledger *ledger;     /* the process's, for the marker's name */
+	uint32_t unproven;         /* "[unproven]_[py]" */
 	size_t neval;
 	size_t eval_frame[CPYTHON_MAX_FRAMES]; /* native eval calls, innermost first */
 	struct cpython_native ev[CPYTHON_MAX_FRAMES];
@@ -138,7 +145,10 @@ static int open_instance(const struct runtime_process *p, void **out)
 	in = calloc(1, sizeof(*in));
 	if (!in)
 		return -ENOMEM;
-	err = cpython__open(&p->mem, &sym, p->lines, p->names, &in->c);
+	in->ledger = p->mem.ledger;
+	err = ledger__intern_frame(in->ledger, p->names, UNPROVEN_NAME, FRAME_SUFFIX_PYTHON, &in->unproven);
+	if (!err)
+		err = cpython__open(&p->mem, &sym, p->lines, p->names, &in->c);
 	if (err) {
 		free(in);
 		return err;
@@ -196,25 +206,41 @@ static void frame_regs(struct instance *in, const struct runtime_sample *s, size
 	in->ev[k].nregs = m;
 }
 
-/* The placed frames as splices: those of eval call k, outermost first. */
-static void splice(const struct instance *in, struct runtime_stack *out)
+/* One splice at native frame `frame`: the n placed frames from `first`,
+ * outermost first, or the marker alone when n is 0 and marker is set. */
+static void add_splice(const struct instance *in, uint32_t frame, size_t first, size_t n,
+		       bool marker, struct runtime_stack *out)
+{
+	const struct cpython_placed *pl = &in->placed;
+	struct runtime_splice *sp;
+	size_t j = marker ? 1 : n;
+
+	if (!j || out->nsplices == RUNTIME_MAX_SPLICES || out->nids + j > RUNTIME_MAX_IDS)
+		return;
+	sp = &out->at[out->nsplices++];
+	sp->frame = frame;
+	sp->first = (uint16_t)out->nids;
+	sp->count = (uint16_t)j;
+	if (marker) {
+		out->ids[out->nids++] = in->unproven;
+		return;
+	}
+	while (j-- > 0)
+		out->ids[out->nids++] = pl->frames[first + j].name;
+}
+
+/* The placed frames as splices, innermost first: each eval call's, a
+ * marker for those not proven, and what is older than the native stack
+ * reached at one past its outermost frame. */
+static void splice(const struct instance *in, size_t nframes, struct runtime_stack *out)
 {
 	const struct cpython_placed *pl = &in->placed;
 	size_t k;
 
-	for (k = 0; k < in->neval; k++) {
-		struct runtime_splice *sp;
-		size_t j = pl->count[k];
-
-		if (!j || out->nsplices == RUNTIME_MAX_SPLICES || out->nids + j > RUNTIME_MAX_IDS)
-			continue;
-		sp = &out->at[out->nsplices++];
-		sp->frame = (uint32_t)in->eval_frame[k];
-		sp->first = (uint16_t)out->nids;
-		sp->count = (uint16_t)j;
-		while (j-- > 0)
-			out->ids[out->nids++] = pl->frames[pl->first[k] + j].name;
-	}
+	for (k = 0; k < in->neval; k++)
+		add_splice(in, (uint32_t)in->eval_frame[k], pl->first[k], pl->count[k],
+			   pl->state[k] == CPYTHON_UNPROVEN, out);
+	add_splice(in, (uint32_t)nframes, pl->first[in->neval], pl->count[in->neval], false, out);
 }
 
 static int read_stack(void *inst, const struct runtime_sample *s, struct runtime_stack *out)
@@ -238,20 +264,19 @@ static int read_stack(void *inst, const struct runtime_sample *s, struct runtime
 		frame_words(s, in->eval_frame[k], &in->ev[k]);
 		frame_regs(in, s, k);
 	}
-	cpython__learn(in->c, in->ev, in->neval);
-	cpython__place(in->c, s->tid, &in->stack, in->ev, in->neval, s->rooted, &in->placed);
-	cpython__remember(in->c, s->tid, &in->placed, in->neval);
-	out->last_known = in->stack.last_known;
+	cpython__place(&in->stack, in->ev, in->neval, s->rooted, &in->placed);
 	out->confirmed += in->placed.confirmed;
-	out->corrected += in->placed.corrected;
-	out->unanchored += in->placed.unanchored;
-	splice(in, out);
+	out->chained += in->placed.chained;
+	out->unproven += in->placed.unproven;
+	splice(in, s->nframes, out);
 	return 0;
 }
 
 static int remap_names(void *inst, struct strtab_remap *r)
 {
-	return cpython__remap_names(((struct instance *)inst)->c, r);
+	struct instance *in = inst;
+
+	return strtab_remap__id(r, &in->unproven) ? -ENOMEM : cpython__remap_names(in->c, r);
 }
 
 static void counters(const void *inst, struct runtime_counters *out)

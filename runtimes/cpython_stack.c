@@ -1,261 +1,188 @@
-/* A Python stack read after the sample, placed on the sample's native
- * eval frames.
+/* A thread's Python stack, read just after its sample, placed on the
+ * sample's native eval frames: only what the sample proves is shown.
  *
- * The sampler reads a thread's Python stack when it handles the sample,
- * up to a poll interval after it was taken: by then the thread may run
- * another function. What the sample itself holds is exact: each native
- * eval frame's registers and stack slots, as the kernel copied them, keep
- * what that eval call was running (2.7-3.10 their code object, 3.11+ the
- * pointer to the instruction, inside the code object). So each native eval
- * call's innermost Python frame is checked against its own native frame's
- * words, registers first (stack slots the call no longer uses keep stale
- * pointers): the code the stack read now names is confirmed; another code
- * is taken instead, with its callers as the thread's last stack had them
- * (the thread moved on since); a native frame pointing at no known code
- * keeps what was read. Codes the reader has not read yet are first looked
- * for from the registers (cpython__learn). */
+ * The proof is a frame's identity. Every eval call keeps the frame it runs
+ * (2.7-3.10 its PyFrameObject, 3.11+ its _PyInterpreterFrame) in a
+ * register or a stack slot of its own native frame for as long as it runs
+ * it, and the kernel copied those words at the sample. A frame the read
+ * found whose address one of them holds was running in that eval call at
+ * the sample, and since it is still on the thread's stack when read, so are
+ * its callers: a frame's callers cannot change while it lives. So the
+ * innermost eval call whose frame is proven gives the read's frames from
+ * that frame down to the thread's entry, call by call; the eval calls
+ * inside it, which no word proves (the thread returned from them, or called
+ * on, between the sample and the read), are shown as unproven, never as
+ * what the read happened to find there. Registers are looked at before
+ * stack slots: a slot the call no longer uses may hold an older frame's
+ * address. Pointers into code objects prove nothing of the kind (a
+ * register holding the code of the function about to be called is
+ * common), and the thread's earlier stacks are not looked at. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#include "runtimes/cpython_last.h"
-#include "runtimes/cpython_names.h"
 #include "runtimes/cpython_state.h"
 
-/* Probing a sample's registers for code the reader has not read yet: at
- * most this many probes a sample. */
-#define PROBES_PER_SAMPLE 8
+/* A read frame's address, and where it is in the stack. */
+struct frame_at {
+	uint64_t addr;
+	size_t index;
+};
 
-/* Whether word points at or into the code object at sp. */
-static bool covers(const struct cpython_span *sp, uint64_t word)
+static int cmp_frame_at(const void *a, const void *b)
 {
-	return (word >= sp->addr && word < sp->head_end) || (word >= sp->bc_start && word < sp->bc_end);
+	const struct frame_at *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Whether code is one of the group's frames. */
-static bool in_group(const struct cpython_stack *stack, size_t g0, size_t glen, uint64_t code)
+/* The index of the read frame at word, or -1. */
+static long lookup(const struct frame_at *by_addr, size_t n, uint64_t word)
 {
-	size_t j;
+	size_t lo = 0, hi = n;
 
-	for (j = 0; j < glen; j++)
-		if (stack->f[g0 + j].code == code)
-			return true;
-	return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_addr[mid].addr == word)
+			return (long)by_addr[mid].index;
+		if (by_addr[mid].addr < word)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
 }
 
-/* The first code object the reader knows that one of the native frame's
- * registers points at or into, but for the group's outer frames (see
- * slot_code). The registers hold what the eval loop keeps live across the
- * call it is in: its instruction pointer (3.11+), its code object
- * (2.7-3.10). */
-static uint64_t reg_code(const struct cpython *c, const struct cpython_native *ev,
-			 const struct cpython_stack *stack, size_t g0, size_t glen)
+/* Whether word points at or into frame f's code: the object itself
+ * (2.7-3.10 keep it live in the eval loop), or its bytecode (3.11+ keep a
+ * pointer to the instruction). */
+static bool into_code(const struct cpython_frame *f, uint64_t word)
+{
+	return (word >= f->code && word < f->code_end) || (word >= f->bc_start && word < f->bc_end);
+}
+
+/* Whether ev's words say it ran f's code: a register, else (when no
+ * register points into f's code nor at any other read frame's) a slot. */
+static bool runs_code(const struct cpython_native *ev, const struct cpython_frame *f)
 {
 	size_t i;
-	uint64_t code;
 
 	for (i = 0; i < ev->nregs; i++)
-		if (cpython_state__pointer_like(ev->regs[i]) &&
-		    (code = cpython_names__at(c, ev->regs[i])) != 0 &&
-		    (!glen || code == stack->f[g0].code || !in_group(stack, g0, glen, code)))
-			return code;
-	return 0;
-}
-
-/* Whether one of the native frame's stack slots points at or into code. */
-static bool slot_holds(const struct cpython *c, const struct cpython_native *ev, uint64_t code)
-{
-	struct cpython_span sp;
-	bool known = cpython_names__span(c, code, &sp);
-	size_t i;
-
-	for (i = 0; known && i + 8 <= ev->nbytes; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, ev->words + i, 8);
-		if (covers(&sp, w))
+		if (into_code(f, ev->regs[i]))
 			return true;
-	}
-	return false;
-}
-
-/* A code object the reader knows that one of the native frame's stack
- * slots points into, other than the group's: slots the eval call no longer
- * uses keep stale pointers, most often to the code it started with (its
- * outermost frame). */
-static uint64_t slot_code(const struct cpython *c, const struct cpython_native *ev,
-			  const struct cpython_stack *stack, size_t g0, size_t glen)
-{
-	size_t i;
-
 	for (i = 0; i + 8 <= ev->nbytes; i += 8) {
-		uint64_t w, code;
-
-		memcpy(&w, ev->words + i, 8);
-		if (cpython_state__pointer_like(w) && (code = cpython_names__at(c, w)) != 0 &&
-		    !in_group(stack, g0, glen, code))
-			return code;
-	}
-	return 0;
-}
-
-/* Whether a word of the native frame that says what it runs points at or
- * into a known code: a register, or for 2.7-3.10 a stack slot too (the
- * eval loop may keep its code object there). 3.11+ keep the instruction
- * pointer in a register; their slots hold stale pointers, often to the
- * code the eval call started with, and one of those must not keep the
- * register's code from being learnt (placing would take neither). */
-static bool anchored(const struct cpython *c, const struct cpython_native *ev)
-{
-	size_t i;
-
-	for (i = 0; i < ev->nregs; i++)
-		if (cpython_state__pointer_like(ev->regs[i]) && cpython_names__at(c, ev->regs[i]))
-			return true;
-	for (i = 0; c->l.frames == CPYTHON_FRAME_OBJECTS && i + 8 <= ev->nbytes; i += 8) {
 		uint64_t w;
 
 		memcpy(&w, ev->words + i, 8);
-		if (cpython_state__pointer_like(w) && cpython_names__at(c, w))
+		if (into_code(f, w))
 			return true;
 	}
 	return false;
 }
 
-void cpython__learn(struct cpython *c, const struct cpython_native *ev, size_t nev)
+/* The read frame native eval frame ev proves it was running: one of its
+ * registers holds its address, else one of its stack slots, and its words
+ * point into that frame's code (a frame's address alone does not tell one
+ * activation from the next that takes its place). -1: none. */
+static long proven_frame(const struct frame_at *by_addr, size_t n, const struct cpython_stack *stack,
+			 const struct cpython_native *ev)
 {
-	unsigned probes = 0;
-	size_t k, i;
+	size_t i;
+	long q = -1;
 
-	/* only native frames that point at no code known: the others are
-	 * placed, and probing every new pointer would cost reads each sample */
-	for (k = 0; k < nev && probes < PROBES_PER_SAMPLE; k++) {
-		if (anchored(c, &ev[k]))
-			continue;
-		for (i = 0; i < ev[k].nregs && probes < PROBES_PER_SAMPLE; i++)
-			probes += cpython_names__probe(c, ev[k].regs[i]);
-		/* 2.7-3.10 may keep the code object in a stack slot */
-		for (i = 0; c->l.frames == CPYTHON_FRAME_OBJECTS && i + 8 <= ev[k].nbytes &&
-			    probes < PROBES_PER_SAMPLE; i += 8) {
-			uint64_t w;
+	for (i = 0; i < ev->nregs && q < 0; i++)
+		q = lookup(by_addr, n, ev->regs[i]);
+	for (i = 0; i + 8 <= ev->nbytes && q < 0; i += 8) {
+		uint64_t w;
 
-			memcpy(&w, ev[k].words + i, 8);
-			probes += cpython_names__probe(c, w);
-		}
-		if (probes)
-			cpython_names__sort(c);
+		memcpy(&w, ev->words + i, 8);
+		q = lookup(by_addr, n, w);
 	}
+	return q >= 0 && runs_code(ev, &stack->f[q]) ? q : -1;
 }
 
-/* The name the stack read gives code (with its line, when lines are on),
- * else the code's own. */
-static uint32_t name_in(const struct cpython *c, const struct cpython_stack *stack, uint64_t code)
+/* The end (one past) of the native eval call's frames that start at q. */
+static size_t group_end(const struct cpython_stack *stack, size_t q)
 {
-	size_t j;
-
-	for (j = 0; j < stack->n; j++)
-		if (stack->f[j].code == code)
-			return stack->f[j].name;
-	/* the sample holds no line for it: the one last read */
-	return cpython_names__recent(c, code);
+	while (q < stack->n && !stack->f[q].entry_end)
+		q++;
+	return q < stack->n ? q + 1 : stack->n;
 }
 
-static void put(struct cpython_placed *out, uint64_t code, uint32_t name)
+static void take(struct cpython_placed *out, const struct cpython_stack *stack, size_t from, size_t to)
 {
-	struct cpython_frame *f;
-
-	if (out->n == CPYTHON_MAX_FRAMES || !name)
-		return;
-	f = &out->frames[out->n++];
-	memset(f, 0, sizeof(*f));
-	f->code = code;
-	f->name = name;
+	for (; from < to && out->n < CPYTHON_MAX_FRAMES; from++)
+		out->frames[out->n++] = stack->f[from];
 }
 
-/* The thread's previous stack (nprev frames at prev, 0 when none), if it
- * holds code: the frames from there to the outermost of that native eval
- * call go to out. */
-static bool from_previous(const struct cpython_frame *prev, size_t nprev, uint64_t code,
-			  struct cpython_placed *out)
+void cpython__place(const struct cpython_stack *stack, const struct cpython_native *ev, size_t nev,
+		    bool rooted, struct cpython_placed *out)
 {
-	size_t j;
-
-	for (j = 0; j < nprev; j++)
-		if (prev[j].code == code)
-			break;
-	if (j == nprev)
-		return false;
-	for (; j < nprev; j++) {
-		put(out, prev[j].code, prev[j].name);
-		if (prev[j].entry_end)
-			break;
-	}
-	return true;
-}
-
-/* Places group [g0, g0 + glen) of stack (glen 0: none) on native frame ev. */
-static void place_one(const struct cpython *c, const struct cpython_stack *stack, size_t g0,
-		      size_t glen, const struct cpython_native *ev, const struct cpython_frame *prev,
-		      size_t nprev, struct cpython_placed *out)
-{
-	uint64_t code = reg_code(c, ev, stack, g0, glen);
-	size_t j;
-
-	/* a register is what runs; slots only when no register says */
-	if (glen && (code ? code == stack->f[g0].code : slot_holds(c, ev, stack->f[g0].code))) {
-		out->confirmed++;
-		for (j = 0; j < glen; j++)
-			put(out, stack->f[g0 + j].code, stack->f[g0 + j].name);
-		return;
-	}
-	if (!code)
-		code = slot_code(c, ev, stack, g0, glen);
-	if (code) {
-		out->corrected++;
-		/* the thread ran it when it was read before: its callers then
-		 * are more likely its callers at the sample than now's */
-		if (from_previous(prev, nprev, code, out))
-			return;
-		put(out, code, name_in(c, stack, code));
-		for (j = 1; j < glen; j++)
-			put(out, stack->f[g0 + j].code, stack->f[g0 + j].name);
-		return;
-	}
-	out->unanchored++;
-	for (j = 0; j < glen; j++)
-		put(out, stack->f[g0 + j].code, stack->f[g0 + j].name);
-}
-
-void cpython__place(const struct cpython *c, int tid, const struct cpython_stack *stack,
-		    const struct cpython_native *ev, size_t nev, bool rooted, struct cpython_placed *out)
-{
-	size_t gstart[CPYTHON_MAX_FRAMES], glen[CPYTHON_MAX_FRAMES], ng = 0, i, k, nprev = 0;
-	const struct cpython_frame *prev = cpython_last__frames(c->last, tid, &nprev);
-	long offset;
+	struct frame_at by_addr[CPYTHON_MAX_FRAMES];
+	long proof[CPYTHON_MAX_FRAMES];
+	size_t i, k, first = SIZE_MAX, cursor;
 
 	out->n = 0;
-	out->confirmed = out->corrected = out->unanchored = 0;
+	out->confirmed = out->chained = out->unproven = 0;
 	if (nev > CPYTHON_MAX_FRAMES)
 		nev = CPYTHON_MAX_FRAMES;
 	for (i = 0; i < stack->n; i++) {
-		if (i == 0 || stack->f[i - 1].entry_end) {
-			gstart[ng] = i;
-			glen[ng++] = 0;
-		}
-		glen[ng - 1]++;
+		by_addr[i].addr = stack->f[i].addr;
+		by_addr[i].index = i;
 	}
-	/* a stack that reaches its root lines up from the root: calls made or
-	 * returned since the sample change the innermost end */
-	offset = rooted ? (long)ng - (long)nev : 0;
+	qsort(by_addr, stack->n, sizeof(by_addr[0]), cmp_frame_at);
 	for (k = 0; k < nev; k++) {
-		long g = (long)k + offset;
-		size_t before = out->n;
+		proof[k] = proven_frame(by_addr, stack->n, stack, &ev[k]);
+		if (proof[k] >= 0 && first == SIZE_MAX)
+			first = k;
+		out->first[k] = 0;
+		out->count[k] = 0;
+		out->state[k] = CPYTHON_UNPROVEN;
+	}
+	out->first[nev] = 0;
+	out->count[nev] = 0;
+	if (first == SIZE_MAX) {
+		out->unproven = (unsigned)nev;
+		return;
+	}
+	out->unproven = (unsigned)first;
+	/* from the innermost proven call outwards, each eval call runs the
+	 * next group of the read; a call's own proof moves the cursor to its
+	 * frame (frames between belong to calls not unwound: kept, inside) */
+	cursor = (size_t)proof[first];
+	for (k = first; k < nev && cursor < stack->n; k++) {
+		size_t start = cursor, end;
 
-		if (g >= 0 && (size_t)g < ng)
-			place_one(c, stack, gstart[g], glen[g], &ev[k], prev, nprev, out);
-		else
-			place_one(c, stack, 0, 0, &ev[k], prev, nprev, out);
-		out->first[k] = (uint16_t)before;
-		out->count[k] = (uint16_t)(out->n - before);
+		if (proof[k] >= 0 && (size_t)proof[k] >= cursor) {
+			out->confirmed++;
+			out->state[k] = CPYTHON_PROVEN;
+			start = (size_t)proof[k];
+		} else {
+			out->chained++;
+			out->state[k] = CPYTHON_CHAINED;
+		}
+		end = group_end(stack, start);
+		out->first[k] = (uint16_t)out->n;
+		take(out, stack, cursor, end);
+		out->count[k] = (uint16_t)(out->n - out->first[k]);
+		cursor = end;
+	}
+	for (; k < nev; k++)
+		out->state[k] = CPYTHON_NONE;
+	/* what is older than the outermost eval call: its own callers when the
+	 * native stack reached its root (eval calls it did not recognise),
+	 * else the root of what is known */
+	if (cursor < stack->n) {
+		if (rooted) {
+			/* the last group taken is the outermost call's */
+			take(out, stack, cursor, stack->n);
+			out->count[nev - 1] = (uint16_t)(out->n - out->first[nev - 1]);
+		} else {
+			out->first[nev] = (uint16_t)out->n;
+			take(out, stack, cursor, stack->n);
+			out->count[nev] = (uint16_t)(out->n - out->first[nev]);
+		}
 	}
 }

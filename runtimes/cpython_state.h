@@ -2,9 +2,8 @@
  * reads (the interpreter's layout and memory, set at open) and a pointer to
  * each file's own state, whose definition only that file has. Each field
  * says which file owns it; a file touches another's state only through that
- * file's functions. For cpython.c, cpython_ahead.c, cpython_names.c,
- * cpython_last.c and cpython_stack.c; not for other files. Not
- * thread-safe, as the reader. */
+ * file's functions. For cpython.c, cpython_ahead.c, cpython_names.c and
+ * cpython_stack.c; not for other files. Not thread-safe, as the reader. */
 #ifndef SMOLDER_RUNTIMES_CPYTHON_STATE_H
 #define SMOLDER_RUNTIMES_CPYTHON_STATE_H
 #include <stdbool.h>
@@ -14,7 +13,6 @@
 #include "runtimes/memsource.h"
 
 struct cpython_ahead;
-struct cpython_last;
 struct cpython_names;
 struct u64map;
 
@@ -41,13 +39,10 @@ struct cpython {
 	                                  thread's last walk read */
 	struct cpython_names *codes;   /* cpython_names.c: the code objects
 	                                  read, their ranges and names */
-	struct cpython_last *last;     /* cpython_last.c: each thread's stack
-	                                  as last placed (cpython.c keeps and
-	                                  recalls it, cpython_stack.c looks in
-	                                  it) */
 	/* cpython.c's own */
 	struct u64map *tstate_by_tid;  /* tid -> PyThreadState address */
 	struct u64map *thread_by_tid;  /* tid -> its thread_id (pthread_t) */
+	struct u64map *known_tstates;  /* PyThreadState addresses walked */
 	uint64_t last_scan_ns;
 	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
 	uint64_t copy_base;
@@ -69,13 +64,6 @@ static inline uint64_t cpython_state__u64_at(const uint8_t *b, uint32_t off)
 static inline bool cpython_state__plausible(uint64_t p)
 {
 	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
-}
-
-/* Words of a sample that may point at or into a code object: 3.11+ keep a
- * pointer to an instruction, 2-byte aligned. */
-static inline bool cpython_state__pointer_like(uint64_t w)
-{
-	return w >= 4096 && w < (1ull << 47) && (w & 1) == 0;
 }
 
 /* Whether frame f is not on its thread's data stack (3.11+): it lies

@@ -22,7 +22,6 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/cpython.c runtimes/cpython.h runtimes/cpython_state.h \
 	runtimes/cpython_ahead.c runtimes/cpython_ahead.h \
 	runtimes/cpython_names.c runtimes/cpython_names.h \
-	runtimes/cpython_last.c runtimes/cpython_last.h \
 	runtimes/cpython_stack.c \
 	runtimes/cpython_lines.c runtimes/cpython_lines.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

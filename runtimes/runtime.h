@@ -98,7 +98,10 @@ struct runtime_sample {
 
 /* A sample's language frames, placed: splice k puts ids[first, first +
  * count) (outermost first) where native frame `frame` is. Splices are
- * innermost first. */
+ * innermost first. A splice at frame nframes (one past the outermost) holds
+ * language frames older than any native frame unwound (the native stack
+ * was cut before reaching the code that ran them): they are the root of
+ * what is shown, so a runtime's frames never depend on the native copy. */
 #define RUNTIME_MAX_SPLICES 256
 #define RUNTIME_MAX_IDS 256
 struct runtime_splice {
@@ -107,12 +110,10 @@ struct runtime_splice {
 };
 struct runtime_stack {
 	size_t nsplices, nids;
-	/* how the innermost language frame of each splice was known */
-	unsigned confirmed;  /* what was read agrees with the sample's registers */
-	unsigned corrected;  /* the sample held other code: it was taken */
-	unsigned unanchored; /* the sample held no code the reader knows */
-	bool last_known;     /* the thread could not be read any more: its
-	                        last stack stood in */
+	/* how each native frame that ran language frames was known */
+	unsigned confirmed;  /* the sample's own words prove what it ran */
+	unsigned chained;    /* a caller of a proven frame: what the read found */
+	unsigned unproven;   /* nothing proves it: a marker stands for it */
 	struct runtime_splice at[RUNTIME_MAX_SPLICES];
 	uint32_t ids[RUNTIME_MAX_IDS];
 };

@@ -1,8 +1,8 @@
 /* runtimes/cpython*: the CPython reader on synthetic interpreter images
  * (3.11's and 2.7's layouts from the table, 3.13's from its own offsets):
- * thread states found by TID, frames walked and named, a sample's words
- * placing the stack read late, a reused code address renamed, and damaged
- * images or a process exiting mid-read never crashing it. */
+ * thread states found by TID, frames walked and named, what a sample's
+ * words prove of the stack read after it, a reused code address renamed,
+ * and damaged images or a process exiting mid-read never crashing it. */
 #include "config.h"
 
 #include <criterion/criterion.h>
@@ -161,6 +161,12 @@ static struct cpython *open_image(struct image *im, struct strtab *t, unsigned m
 	return c;
 }
 
+/* Where a code object's bytecode starts, from the object (3.11+: inline). */
+static uint32_t im_bytecode(unsigned major, unsigned minor)
+{
+	return cpython_layout__table(major, minor)->code_bytecode;
+}
+
 static const char *name(struct strtab *t, const struct cpython_frame *f)
 {
 	return strtab__str(t, f->name);
@@ -307,7 +313,7 @@ static struct cpython *open_batched(struct image *im, struct returning *r, struc
 
 /* Frames read after the thread left them (the program ending between the
  * read of its thread state and that of its frames) are not a stack: the
- * read fails, counted, and the thread's last stack stands. */
+ * read fails, counted, and nothing read before stands in for it. */
 static void check_returned_mid_read(unsigned major, unsigned minor)
 {
 	struct image *im = malloc(sizeof(*im));
@@ -321,7 +327,8 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 	struct memsource m;
 	struct cpython_native ev;
 	struct cpython *c = NULL;
-	uint64_t reg = at(O_CODES + 0x400); /* inner's code */
+	uint64_t reg = at(O_CODES + 0x400) + im_bytecode(major, minor) + 2; /* into inner's code */
+	uint64_t regs[2];
 	uint32_t ds;
 
 	build(im, major, minor);
@@ -345,19 +352,17 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
 	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
 	cr_assert_eq(st->n, 3);
-	cr_assert_not(st->last_known);
 	memset(&ev, 0, sizeof(ev));
-	ev.regs = &reg;
-	ev.nregs = 1;
-	cpython__place(c, TID, st, &ev, 1, false, pl);
+	regs[0] = f2;
+	regs[1] = reg;
+	ev.regs = regs;
+	ev.nregs = 2;
+	cpython__place(st, &ev, 1, false, pl);
 	cr_assert_eq(pl->confirmed, 1);
-	cpython__remember(c, TID, pl, 1);
 	/* inner, outer and main return while their page is read */
 	r.top = at(O_FRAMES);
-	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
-	cr_assert(st->last_known);
-	cr_assert_eq(st->n, pl->n);
-	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	cr_assert_eq(cpython__read_stack(c, TID, 2, st), -EAGAIN);
+	cr_assert_eq(st->n, 0);
 	cpython__stats(c, &stats);
 	cr_assert_eq(stats.failures, 1);
 	cpython__delete(c);
@@ -370,55 +375,75 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 Test(cpython, frames_left_while_read_are_no_stack_311) { check_returned_mid_read(3, 11); }
 Test(cpython, frames_left_while_read_are_no_stack_312) { check_returned_mid_read(3, 12); }
 
-/* The sample held a pointer into another code's bytecode than the one the
- * stack read later shows: that code is what ran; with the pointer into the
- * innermost's, it is confirmed. */
-Test(cpython, the_samples_own_words_place_the_late_stack)
+/* What the sample proves (runtimes/cpython_stack.c), on 3.11's layout:
+ * main runs in the outermost eval call, outer -> inner in the innermost.
+ * An eval call whose words hold a read frame's address and point into that
+ * frame's code ran it; its callers are the read's; what no word proves is
+ * unproven, not what the read found there. */
+Test(cpython, a_sample_proves_the_frames_it_ran)
 {
 	struct image *im = malloc(sizeof(*im));
 	struct strtab *t = strtab__new();
 	struct cpython_stack *st = malloc(sizeof(*st));
 	struct cpython_placed *pl = malloc(sizeof(*pl));
+	const uint32_t bc = im_bytecode(3, 11);
+	const uint64_t f0 = at(O_FRAMES), f1 = at(O_FRAMES + 0x80), f2 = at(O_FRAMES + 0x100);
+	const uint64_t main_bc = at(O_CODES + bc + 2), outer_bc = at(O_CODES + 0x200 + bc + 4);
+	const uint64_t inner_bc = at(O_CODES + 0x400 + bc + 6), other_bc = at(O_CODES + 0x600 + bc + 4);
 	struct cpython_native ev[2];
-	uint64_t regs[2];
-	uint8_t words[64];
+	uint64_t r0[2], r1[2];
 	struct cpython *c;
-	uint64_t inner_bc = at(O_CODES + 0x200u * 2 + (uint32_t)cpython_layout__table(3, 11)->code_bytecode + 6);
-	uint64_t other_bc = at(O_CODES + 0x200u * 3 + (uint32_t)cpython_layout__table(3, 11)->code_bytecode + 4);
 
 	build(im, 3, 11);
 	c = open_image(im, t, 3, 11);
 	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
-	memset(words, 0, sizeof(words));
+	cr_assert_eq(st->n, 3);
 	memset(ev, 0, sizeof(ev));
-	/* innermost eval call: outer -> inner; outermost: main */
-	regs[0] = inner_bc;
-	ev[0].regs = regs;
-	ev[0].nregs = 1;
-	ev[1].words = words;
-	ev[1].nbytes = sizeof(words);
-	cpython__place(c, TID, st, ev, 2, true, pl);
+	ev[0].regs = r0;
+	ev[0].nregs = 2;
+
+	/* inner's frame and code in the innermost call: proven, and main,
+	 * which nothing of its own proves, with it: the caller of a live frame */
+	r0[0] = inner_bc;
+	r0[1] = f2;
+	cpython__place(st, ev, 2, true, pl);
 	cr_assert_eq(pl->confirmed, 1);
-	cr_assert_eq(pl->unanchored, 1);
+	cr_assert_eq(pl->chained, 1);
+	cr_assert_eq(pl->unproven, 0);
 	cr_assert_eq(pl->count[0], 2);
-	cr_assert_str_eq(strtab__str(t, pl->frames[pl->first[0]].name), "inner (app.py)_[py]");
-	cpython__remember(c, TID, pl, 2);
+	cr_assert_str_eq(name(t, &pl->frames[pl->first[0]]), "inner (app.py)_[py]");
+	cr_assert_str_eq(name(t, &pl->frames[pl->first[0] + 1]), "outer (app.py)_[py]");
+	cr_assert_eq(pl->count[1], 1);
+	cr_assert_str_eq(name(t, &pl->frames[pl->first[1]]), "main (app.py)_[py]");
 
-	/* "other" becomes known, then the sample shows it running */
-	im->b[O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code] = 0;
-	put64(im, O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code, at(O_CODES + 0x200 * 3));
-	cr_assert_eq(cpython__read_stack(c, TID, 2, st), 0);
-	put64(im, O_FRAMES + 0x80 * 2 + cpython_layout__table(3, 11)->frame_code, at(O_CODES + 0x200 * 2));
-	cr_assert_eq(cpython__read_stack(c, TID, 3, st), 0);
-	regs[0] = 0;
-	memcpy(words + 16, &other_bc, 8);
-	ev[0].words = words;
-	ev[0].nbytes = sizeof(words);
-	ev[0].nregs = 0;
-	memset(ev + 1, 0, sizeof(ev[1]));
-	cpython__place(c, TID, st, ev, 2, true, pl);
-	cr_assert_eq(pl->corrected, 1);
-	cr_assert_str_eq(strtab__str(t, pl->frames[pl->first[0]].name), "other (app.py)_[py]");
+	/* inner's frame, but pointing into another code: the frame at that
+	 * address is not the one the sample ran (a new call took its place);
+	 * the outer eval call's own words prove main */
+	r0[1] = other_bc;
+	r0[0] = f2;
+	ev[1].regs = r1;
+	ev[1].nregs = 2;
+	r1[0] = f0;
+	r1[1] = main_bc;
+	cpython__place(st, ev, 2, true, pl);
+	cr_assert_eq(pl->state[0], CPYTHON_UNPROVEN);
+	cr_assert_eq(pl->count[0], 0);
+	cr_assert_eq(pl->state[1], CPYTHON_PROVEN);
+	cr_assert_eq(pl->count[1], 1);
+	cr_assert_eq(pl->unproven, 1);
+
+	/* outer's frame: the sample ran outer, inner was called since */
+	r0[0] = f1;
+	r0[1] = outer_bc;
+	cpython__place(st, ev, 2, true, pl);
+	cr_assert_eq(pl->count[0], 1);
+	cr_assert_str_eq(name(t, &pl->frames[pl->first[0]]), "outer (app.py)_[py]");
+
+	/* nothing at all: no eval call is proven */
+	memset(ev, 0, sizeof(ev));
+	cpython__place(st, ev, 2, true, pl);
+	cr_assert_eq(pl->unproven, 2);
+	cr_assert_eq(pl->n, 0);
 	cpython__delete(c);
 	strtab__delete(t);
 	free(pl);
@@ -426,47 +451,117 @@ Test(cpython, the_samples_own_words_place_the_late_stack)
 	free(im);
 }
 
-/* 3.11+: a register points into a code never read, while a stack slot
- * keeps a stale pointer to one of the read group's outer codes (the code
- * the eval call started with). The register's code is learnt and placed;
- * the slot must not pass for an anchor (CPython 3.13 under load: samples
- * in one phase placed in the other for whole runs). */
-Test(cpython, a_stale_slot_does_not_keep_a_register_code_unlearnt)
+/* Registers before stack slots: a slot the call no longer uses may hold an
+ * older frame's address and a pointer into its code. */
+Test(cpython, registers_prove_before_slots)
 {
 	struct image *im = malloc(sizeof(*im));
 	struct strtab *t = strtab__new();
 	struct cpython_stack *st = malloc(sizeof(*st));
 	struct cpython_placed *pl = malloc(sizeof(*pl));
-	const struct cpython_layout *l = cpython_layout__table(3, 11);
-	struct cpython_native ev[2];
-	uint64_t regs[1];
-	uint8_t words[64];
+	const uint32_t bc = im_bytecode(3, 11);
+	const uint64_t f1 = at(O_FRAMES + 0x80), f2 = at(O_FRAMES + 0x100);
+	const uint64_t outer_bc = at(O_CODES + 0x200 + bc + 4), inner_bc = at(O_CODES + 0x400 + bc + 6);
+	struct cpython_native ev;
+	uint64_t regs[2];
+	uint8_t words[32];
 	struct cpython *c;
-	uint64_t outer_bc = at(O_CODES + 0x200u * 1 + (uint32_t)l->code_bytecode + 2);
-	uint64_t other_bc = at(O_CODES + 0x200u * 3 + (uint32_t)l->code_bytecode + 6);
 
 	build(im, 3, 11);
 	c = open_image(im, t, 3, 11);
 	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	memset(&ev, 0, sizeof(ev));
 	memset(words, 0, sizeof(words));
-	memset(ev, 0, sizeof(ev));
-	memcpy(words + 8, &outer_bc, 8);
-	regs[0] = other_bc;
-	ev[0].regs = regs;
-	ev[0].nregs = 1;
-	ev[0].words = words;
-	ev[0].nbytes = sizeof(words);
-	cpython__learn(c, ev, 2);
-	cpython__place(c, TID, st, ev, 2, true, pl);
-	cr_assert_eq(pl->corrected, 1, "the register's code was not learnt: %u corrected, %u unanchored",
-		     pl->corrected, pl->unanchored);
-	cr_assert_str_eq(strtab__str(t, pl->frames[pl->first[0]].name), "other (app.py)_[py]");
+	memcpy(words + 8, &f1, 8);
+	memcpy(words + 16, &outer_bc, 8);
+	regs[0] = f2;
+	regs[1] = inner_bc;
+	ev.regs = regs;
+	ev.nregs = 2;
+	ev.words = words;
+	ev.nbytes = sizeof(words);
+	cpython__place(st, &ev, 1, true, pl);
+	cr_assert_eq(pl->confirmed, 1);
+	cr_assert_str_eq(name(t, &pl->frames[pl->first[0]]), "inner (app.py)_[py]");
+	/* no register says: the slots do */
+	ev.nregs = 0;
+	cpython__place(st, &ev, 1, true, pl);
+	cr_assert_eq(pl->confirmed, 1);
+	cr_assert_str_eq(name(t, &pl->frames[pl->first[0]]), "outer (app.py)_[py]");
 	cpython__delete(c);
 	strtab__delete(t);
 	free(pl);
 	free(st);
 	free(im);
 }
+
+/* Python frames older than the native stack reaches: the root of the
+ * sample when the native stack was cut short, the outermost eval call's
+ * callers when it reached its root. Either way they are there: a Python
+ * stack does not depend on how much of the native stack was copied. */
+Test(cpython, frames_older_than_the_native_stack_are_kept)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_placed *pl = malloc(sizeof(*pl));
+	const uint64_t f2 = at(O_FRAMES + 0x100);
+	const uint64_t inner_bc = at(O_CODES + 0x400 + im_bytecode(3, 11) + 6);
+	struct cpython_native ev;
+	uint64_t regs[2] = { f2, inner_bc };
+	struct cpython *c;
+
+	build(im, 3, 11);
+	c = open_image(im, t, 3, 11);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.regs = regs;
+	ev.nregs = 2;
+	cpython__place(st, &ev, 1, false, pl);
+	cr_assert_eq(pl->count[0], 2);
+	cr_assert_eq(pl->count[1], 1, "main kept apart, at the root");
+	cr_assert_str_eq(name(t, &pl->frames[pl->first[1]]), "main (app.py)_[py]");
+	cpython__place(st, &ev, 1, true, pl);
+	cr_assert_eq(pl->count[0], 3, "main with the outermost eval call");
+	cr_assert_eq(pl->count[1], 0);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(pl);
+	free(st);
+	free(im);
+}
+
+/* CPython's entry shims (3.12's trampoline, "<interpreter trampoline>" in
+ * "<shim>"; 3.13's "__init__" cleanup in "__init__") run no code of the
+ * program: they are no frames. */
+static void check_shims(unsigned major, unsigned minor, const char *shim_name, const char *shim_file)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	const uint32_t o = O_CODES + 0x200u * 3;
+	struct cpython *c;
+
+	build(im, major, minor);
+	/* outer's frame runs code 3, renamed to the shim */
+	put64(im, o + im->l->code_name, str(im, 6, shim_name));
+	if (im->l->code_qualname >= 0)
+		put64(im, o + (uint32_t)im->l->code_qualname, str(im, 6, shim_name));
+	put64(im, o + im->l->code_filename, str(im, 7, shim_file));
+	put64(im, O_FRAMES + 0x80 + im->l->frame_code, at(o));
+	c = open_image(im, t, major, minor);
+	cr_assert_eq(cpython__read_stack(c, TID, 1, st), 0);
+	cr_assert_eq(st->n, 2, "%zu frames", st->n);
+	cr_assert_str_eq(name(t, &st->f[0]), "inner (app.py)_[py]");
+	cr_assert_str_eq(name(t, &st->f[1]), "main (app.py)_[py]");
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+Test(cpython, entry_shims_are_no_frames_312) { check_shims(3, 12, "<interpreter trampoline>", "<shim>"); }
+Test(cpython, entry_shims_are_no_frames_311) { check_shims(3, 11, "__init__", "__init__"); }
 
 /* A thread read again while it runs the same frames costs one call of
  * the source: its thread state, the pages its frames were on and its codes'
@@ -763,9 +858,8 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 			memset(&ev, 0, sizeof(ev));
 			ev.words = words;
 			ev.nbytes = sizeof(words);
-			cpython__place(c, TID, st, &ev, 1, k & 1, pl);
+			cpython__place(st, &ev, 1, k & 1, pl);
 			cr_assert_leq(pl->n, CPYTHON_MAX_FRAMES);
-			cpython__remember(c, TID, pl, 1);
 		}
 		cpython__delete(c);
 	}
@@ -776,8 +870,8 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 }
 
 /* A stack built to be walked costs a bounded number of reads a second
- * (its ledger's, runtimes/accountant.h); the thread's last stack stands in
- * beyond, and the next second reads. */
+ * (its ledger's, runtimes/accountant.h); beyond, the stack is not read
+ * (the native frames stand), and the next second reads. */
 Test(cpython, reads_per_second_are_bounded)
 {
 	struct image *im = malloc(sizeof(*im));
@@ -800,7 +894,7 @@ Test(cpython, reads_per_second_are_bounded)
 	for (i = 0; i < 40000; i++) {
 		rc = cpython__read_stack(c, TID, 5000000000ull + (uint64_t)i, st);
 		cr_assert(rc == 0 || rc == -EBUSY);
-		busy += rc == -EBUSY; /* no last stack remembered: none stands in */
+		busy += rc == -EBUSY;
 	}
 	cpython__stats(c, &s0);
 	cr_assert_leq(s0.reads, ACCOUNTANT_PROCESS_READS_PER_SEC + 64, "%llu reads in one second",
@@ -894,22 +988,6 @@ Test(cpython, frames_carry_their_line)
 	cr_assert_str_eq(name(t, &st->f[0]), want);
 	/* no table: the name without a line */
 	cr_assert_str_eq(name(t, &st->f[1]), "outer (app.py)_[py]");
-	/* a sample holding inner's code with nothing read for it (the
-	 * process exited): the line last read for inner */
-	{
-		struct cpython_placed *pl = malloc(sizeof(*pl));
-		struct cpython_native ev;
-		uint64_t reg = at(code2);
-
-		memset(&ev, 0, sizeof(ev));
-		ev.regs = &reg;
-		ev.nregs = 1;
-		st->n = 0;
-		cpython__place(c, TID + 7, st, &ev, 1, true, pl);
-		cr_assert_eq(pl->corrected, 1);
-		cr_assert_str_eq(strtab__str(t, pl->frames[0].name), want);
-		free(pl);
-	}
 	cpython__delete(c);
 	strtab__delete(t);
 	free(st);

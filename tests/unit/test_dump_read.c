@@ -459,14 +459,14 @@ Test(dump_read, runtime_blocks_and_their_former_keys)
 	dump__delete(d);
 
 	cr_assert_eq(parse_with_stats("\"jvms\":1,\"jvm_reads\":300,\"pythons\":3,"
-				      "\"python_stacks\":55,\"python_unanchored\":4", &d), 0, "%s", err);
+				      "\"python_stacks\":55,\"python_confirmed\":4", &d), 0, "%s", err);
 	hs = agent_stats__runtime(&d->stats, "hotspot");
 	py = agent_stats__runtime(&d->stats, "cpython");
 	cr_assert_eq(hs->readers, 1);
 	cr_assert_eq(hs->reads, 300);
 	cr_assert_eq(py->readers, 3);
 	cr_assert_eq(py->stacks, 55);
-	cr_assert_eq(py->unanchored, 4);
+	cr_assert_eq(py->confirmed, 4);
 	dump__delete(d);
 
 	/* only counters, in objects */

@@ -416,7 +416,10 @@ Test(runtimes, keep_native_names_the_eval_loop_beside_its_frames)
 
 /* Without a reader for it, the same sample cannot be unwound through the
  * JIT frame, nor named there: what the registry and the symbolizer take
- * from the reader is what makes the stack whole. */
+ * from the reader is what makes the stack whole. (Built with frame
+ * pointers, as the sanitizer builds are, the frame-pointer step that
+ * stands in gets past the JIT frame, but skips its caller: the stub keeps
+ * no frame pointer of its own.) */
 Test(runtimes, without_the_reader_the_sample_is_cut)
 {
 	enum unwind_stop why;
@@ -425,7 +428,7 @@ Test(runtimes, without_the_reader_the_sample_is_cut)
 	setup_agent(false);
 	fake.fail_open = true;
 	stack = sampled_stack(&why);
-	cr_assert_neq(why, UNWIND_COMPLETE, "%s", stack);
+	cr_assert(why != UNWIND_COMPLETE || !strstr(stack, "run_through_jit;"), "%s", stack);
 	cr_assert_null(strstr(stack, "jit_stub"), "%s", stack);
 	cr_assert_null(strstr(stack, "_[fake]"), "%s", stack);
 	cr_assert_not_null(strstr(stack, "fake_eval;fake_leaf"), "%s", stack);

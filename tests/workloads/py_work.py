@@ -1,8 +1,10 @@
 # Python workloads for smolder's CPython tests; runs on 2.7 and 3.6+.
 #   py_work.py chain SECONDS      outer -> middle -> inner, tight loops in inner
 #   py_work.py native SECONDS     compress_data -> zlib.compress (C code under it)
-#   py_work.py alternate SECONDS  deflate_phase and hash_phase, alternating
-#                                 about every millisecond, each in its own C library
+#   py_work.py chains SECONDS     a_outer -> a_mid -> a_leaf (zlib) and
+#                                 b_outer -> b_mid -> b_leaf (sha256), the
+#                                 main loop switching chains about every
+#                                 millisecond
 #   py_work.py threads SECONDS    two threads, each with its own chain
 import hashlib
 import sys
@@ -32,24 +34,38 @@ def compress_data(blob, until):
         zlib.compress(blob, 9)
 
 
-def deflate_phase(blob, until):
+def a_leaf(blob, until):
     while time.time() < until:
         zlib.compress(blob, 6)
 
 
-def hash_phase(blob, until):
+def a_mid(blob, until):
+    a_leaf(blob, until)
+
+
+def a_outer(blob, until):
+    a_mid(blob, until)
+
+
+def b_leaf(blob, until):
     while time.time() < until:
         hashlib.sha256(blob).digest()
 
 
-def alternate(until):
-    # incompressible-ish data keeps deflate busy; 64 KiB per call keeps
-    # each call well under the phase length
+def b_mid(blob, until):
+    b_leaf(blob, until)
+
+
+def b_outer(blob, until):
+    b_mid(blob, until)
+
+
+def chains(until):
     blob = bytes(bytearray((i * 7919 + (i >> 3)) & 0xff for i in range(16384)))
     while time.time() < until:
         t = time.time()
-        deflate_phase(blob, t + 0.001)
-        hash_phase(blob, t + 0.002)
+        a_outer(blob, t + 0.001)
+        b_outer(blob, t + 0.002)
 
 
 def worker_a(until):
@@ -93,8 +109,8 @@ def main():
     elif mode == "native":
         blob = bytes(bytearray((i * 31 + (i >> 5)) & 0xff for i in range(1 << 16)))
         compress_data(blob, until)
-    elif mode == "alternate":
-        alternate(until)
+    elif mode == "chains":
+        chains(until)
     elif mode == "threads":
         threads(until)
     else:
