@@ -79,6 +79,9 @@ static void usage(FILE *f)
 		"      --max-frames N      user frames kept per stack (default 128)\n"
 		"      --event EVENT       cpu-clock (default, works without a PMU) or cycles\n"
 		"      --per-pid           one profile per process id instead of per executable\n"
+		"      --group-by thread   one profile per thread name as well (a thread label;\n"
+		"                          a top table per thread, a thread frame under each\n"
+		"                          process in svg and collapsed)\n"
 		"      --python-eval-frames  keep CPython's native eval-loop frames beside the\n"
 		"                          Python frames they ran (default: replaced by them)\n"
 		"      --python-lines      Python frames carry the line they run:\n"
@@ -126,7 +129,7 @@ static int parse_pids(const char *arg, struct record_args *a)
 }
 
 enum { OPT_FORMAT = 256, OPT_STACK, OPT_FRAMES, OPT_EVENT, OPT_PERPID, OPT_PYEVAL, OPT_PYLINES, OPT_CACHE, OPT_NOCACHE,
-       OPT_NAMES };
+       OPT_NAMES, OPT_GROUP_BY };
 
 /* One option that takes a value, or a flag of the sampler. Returns 0, or 2
  * after logging a usage error. */
@@ -185,6 +188,13 @@ static int parse_option(int c, const char *arg, struct record_args *a)
 		}
 		a->so.event = arg;
 		return 0;
+	case OPT_GROUP_BY:
+		if (strcmp(arg, "thread") != 0 && strcmp(arg, "process") != 0) {
+			log__error("--group-by: '%s' is not thread or process", arg);
+			return 2;
+		}
+		a->so.group_by_thread = strcmp(arg, "thread") == 0;
+		return 0;
 	case OPT_NAMES:
 		if (name_detail__parse(arg, &a->so.names) < 0) {
 			log__error("--names: '%s' is not short or full", arg);
@@ -241,6 +251,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "max-frames", required_argument, NULL, OPT_FRAMES },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "per-pid", no_argument, NULL, OPT_PERPID },
+		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		{ "python-eval-frames", no_argument, NULL, OPT_PYEVAL },
 		{ "python-lines", no_argument, NULL, OPT_PYLINES },
 		{ "names", required_argument, NULL, OPT_NAMES },

@@ -36,6 +36,7 @@ struct report {
 	const char *output, *title;
 	const char *from_arg, *until_arg; /* as given, for messages */
 	int icicle;
+	int by_thread;                    /* --group-by thread */
 	size_t top;
 	struct dump_merge_filter filter;
 	struct dump_merge_label labels[MAX_LABELS];
@@ -50,7 +51,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: smolder report FILE|DIR ... [--format top|svg|pprof|collapsed|json] [-o FILE]\n"
 		"                      [--from T] [--until T] [--label NAME=VALUE ...] [--pid PID]\n"
-		"                      [--diff BASE ...] [--icicle] [--top N] [--title TEXT]\n"
+		"                      [--group-by thread] [--diff BASE ...] [--icicle] [--top N]\n"
+		"                      [--title TEXT]\n"
 		"\n"
 		"Merges smolder dumps (files, or every *.json / *.json.gz of a directory such as\n"
 		"the spool) into one report.\n"
@@ -63,9 +65,15 @@ static void usage(FILE *f)
 		"      --until T         (2026-11-22T10:00:00Z, ...+01:00), 'now', or relative\n"
 		"                        to now: -90s, -30m, -1h, -2d, -1w, -1h30m\n"
 		"  -l, --label N=V       only profiles whose label N (service_name, exe, comm,\n"
-		"                        pid, or a global label) is V; repeat to require more\n"
-		"                        labels, or to accept several values of one label\n"
+		"                        pid, thread, or a global label) is V; repeat to\n"
+		"                        require more labels, or to accept several values of\n"
+		"                        one label\n"
 		"  -p, --pid PID         only the profiles of PID (dumps grouped per pid)\n"
+		"      --group-by thread one profile per thread name (dumps recorded with\n"
+		"                        --group-by thread): a top table per thread, a thread\n"
+		"                        frame under each process in svg and collapsed, the\n"
+		"                        thread label in json and pprof (default: process,\n"
+		"                        the threads of a process merged)\n"
 		"      --diff BASE       differential against the dumps BASE (file or directory;\n"
 		"                        repeatable): with --format svg a differential flame\n"
 		"                        graph, with --format top the change of self shares\n"
@@ -226,12 +234,16 @@ static int write_report(void *ctx, FILE *out)
 {
 	const struct report *r = ctx;
 	struct encode_opts o;
-	char title[512], subtitle[256];
+	char title[512], subtitle[256], rates[128];
 
 	encode__opts_init(&o, r->format);
 	o.base = r->base;
-	/* the counters of the dumps read, for the top header and a merged dump */
+	/* The counters of the dumps read, for the top header and a merged
+	 * dump. They count every process of their windows: a header of a part
+	 * of the profiles (--label, --pid) says what its stacks say instead. */
 	o.agent = &r->info->stats;
+	if (r->info->profiles_left_out && r->format == ENCODE_TOP)
+		o.agent = NULL;
 	o.top_rows = r->top;
 	o.pprof = r->pprof;
 	o.icicle = r->icicle;
@@ -241,8 +253,10 @@ static int write_report(void *ctx, FILE *out)
 		if (!r->base) {
 			const struct profile_meta *m = profile__meta_const(r->now);
 
-			snprintf(subtitle, sizeof(subtitle), "%zu dumps, %s, %u Hz", r->info->dumps_used,
-				 m->event_name && *m->event_name ? m->event_name : "cpu", m->frequency_hz);
+			dump_merge__describe_rates(r->info, rates, sizeof(rates));
+			snprintf(subtitle, sizeof(subtitle), "%zu dumps, %s%s%s", r->info->dumps_used,
+				 m->event_name && *m->event_name ? m->event_name : "cpu",
+				 *rates ? ", " : "", rates);
 			o.subtitle = subtitle;
 		}
 	}
@@ -269,7 +283,7 @@ static void pprof_period(struct report *r)
 	r->pprof.duration_ns = in->end_ns - in->start_ns;
 }
 
-enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE };
+enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE, OPT_GROUP_BY };
 
 /* One option with a value. Returns 0, 2 on a usage error, 1 on another
  * failure (both logged). */
@@ -314,6 +328,13 @@ static int parse_option(struct report *r, int c, const char *arg, uint64_t now_n
 	case OPT_TITLE:
 		r->title = arg;
 		return 0;
+	case OPT_GROUP_BY:
+		if (strcmp(arg, "thread") != 0 && strcmp(arg, "process") != 0) {
+			log__error("--group-by: '%s' is not thread or process", arg);
+			return 2;
+		}
+		r->by_thread = strcmp(arg, "thread") == 0;
+		return 0;
 	}
 	return 2;
 }
@@ -357,6 +378,7 @@ static int parse_args(int argc, char **argv, struct report *r)
 		{ "icicle", no_argument, NULL, OPT_ICICLE },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -389,6 +411,23 @@ static int parse_args(int argc, char **argv, struct report *r)
 	return check_args(r, argc - optind);
 }
 
+/* --group-by thread needs dumps that were grouped per thread. Returns 0,
+ * or -1 after logging. */
+static int check_threads(const struct dump_merge_info *in)
+{
+	if (!in->profiles_threaded) {
+		log__error("--group-by thread: none of the %zu profiles kept has a thread label: they "
+			   "were recorded per process (record with --group-by thread, or set "
+			   "group_by = thread in the daemon's configuration)", in->profiles_used);
+		return -1;
+	}
+	if (in->profiles_threaded < in->profiles_used)
+		log__warn("--group-by thread: %zu of the %zu profiles kept have no thread label "
+			  "(recorded per process): their stacks are shown under no thread",
+			  in->profiles_used - in->profiles_threaded, in->profiles_used);
+	return 0;
+}
+
 /* The merges of the inputs and of the base, both into names. Returns 0, or
  * 1 after logging why. */
 static int merge_all(struct report *r, struct strtab *names, struct dump_merge **now,
@@ -407,12 +446,15 @@ static int merge_all(struct report *r, struct strtab *names, struct dump_merge *
 		log__error("out of memory");
 		return 1;
 	}
+	dump_merge__set_group_by_thread(*now, r->by_thread);
+	if (*base)
+		dump_merge__set_group_by_thread(*base, r->by_thread);
 	if (merge_files(*now, &r->inputs) < 0 || (*base && merge_files(*base, &r->bases) < 0))
 		return 1;
 	if (dump_merge__check_labels(*now, &unknown) < 0) {
 		log__error("--label %s: no dump has a label '%s' (profiles have service_name, exe, comm "
-			   "and, with per_pid, pid; global labels come from label.NAME in the config)",
-			   unknown, unknown);
+			   "and, with per_pid, pid, with group_by = thread, thread; global labels come "
+			   "from label.NAME in the config)", unknown, unknown);
 		return 1;
 	}
 	r->now = dump_merge__profile(*now);
@@ -421,6 +463,8 @@ static int merge_all(struct report *r, struct strtab *names, struct dump_merge *
 		explain_empty(r, r->info, "");
 		return 1;
 	}
+	if (r->by_thread && check_threads(r->info) < 0)
+		return 1;
 	if (*base) {
 		r->base = dump_merge__profile(*base);
 		r->base_info = dump_merge__info(*base);

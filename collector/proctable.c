@@ -1,4 +1,4 @@
-/* Process table: per-process executable address maps, comm, exe, service. */
+/* Process table: per-process executable maps, comm, exe, service, thread names. */
 #include "config.h"
 
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #include "collector/binary.h"
 #include "collector/procmaps.h"
 #include "collector/proctable.h"
+#include "collector/thread_names.h"
 #include "collector/threads.h"
 #include "symbolize/jitdump.h"
 #include "common/fileio.h"
@@ -58,6 +59,8 @@ struct process {
 	unsigned nthreads;
 	int nthreads_known;
 	uint32_t jitdump;            /* path of its jit-PID.dump mapping, 0: none */
+	struct thread_names *threads; /* with keep_thread_names; NULL until a
+	                              * thread other than the main one is named */
 };
 
 struct proctable {
@@ -67,6 +70,7 @@ struct proctable {
 	size_t nexited;
 	uint32_t vdso_path; /* id of "[vdso]" */
 	uint64_t load_cpu_ns; /* reading processes from /proc */
+	int keep_thread_names;
 	void (*image_gone)(void *ctx, int pid);
 	void *image_gone_ctx;
 };
@@ -118,6 +122,7 @@ static void process_delete(struct proctable *pt, struct process *p)
 		return;
 	image_gone(pt, p->pid);
 	release_all(pt, p);
+	thread_names__delete(p->threads);
 	free(p->maps);
 	free(p);
 }
@@ -158,6 +163,8 @@ static int remap_process(struct process *p, struct strtab_remap *r)
 		err = strtab_remap__id(r, &p->service);
 	for (i = 0; !err && i < p->nmaps; i++)
 		err = strtab_remap__id(r, &p->maps[i].path);
+	if (!err)
+		err = thread_names__remap(p->threads, r);
 	return err;
 }
 
@@ -501,6 +508,31 @@ static int guess_exec(struct proctable *pt, const struct process *p, uint32_t co
 	return comm_id != p->comm;
 }
 
+/* The thread names of p, made on first use; NULL when they are not kept
+ * (or on ENOMEM: the threads are then read from /proc again). */
+static struct thread_names *threads_of(struct proctable *pt, struct process *p)
+{
+	if (!pt->keep_thread_names)
+		return NULL;
+	if (!p->threads)
+		p->threads = thread_names__new();
+	return p->threads;
+}
+
+/* A COMM of a thread other than the main one (exec makes the thread that
+ * called it the main one, so this is a rename). A process not seen yet has
+ * its threads read from /proc when they are sampled. */
+static int thread_renamed(struct proctable *pt, int pid, int tid, const char *comm)
+{
+	struct process *p = proctable__find(pt, pid);
+	struct thread_names *t = p ? threads_of(pt, p) : NULL;
+	uint32_t id;
+
+	if (!t || strtab__intern(pt->names, comm, strlen(comm), &id) < 0)
+		return 0;
+	return thread_names__set(t, tid, id);
+}
+
 int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, int is_exec)
 {
 	struct process *p;
@@ -508,7 +540,7 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 
 	/* thread names do not rename the process */
 	if (pid != tid && is_exec <= 0)
-		return 0;
+		return thread_renamed(pt, pid, tid, comm);
 	/* A process not seen yet predates us: a rename reads it from /proc;
 	 * an exec (or what may be one) starts it empty, the new image's
 	 * mappings follow. */
@@ -552,9 +584,20 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		/* exec ends every other thread, whose exits may come after this */
 		if (p->nthreads != 1)
 			p->nthreads_known = 0;
+		thread_names__clear(p->threads);
 		image_gone(pt, pid);
 	}
 	return 0;
+}
+
+/* clone gives a new thread its creator's name */
+static void inherit_name(struct proctable *pt, struct process *p, int tid, int ptid)
+{
+	uint32_t name = ptid == p->pid ? p->comm : thread_names__get(p->threads, ptid);
+	struct thread_names *t = name ? threads_of(pt, p) : NULL;
+
+	if (t)
+		thread_names__set(t, tid, name);
 }
 
 int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
@@ -564,8 +607,10 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 
 	if (pid == ppid) { /* a new thread shares its process's maps */
 		parent = proctable__find(pt, pid);
-		if (parent)
+		if (parent) {
 			parent->nthreads++;
+			inherit_name(pt, parent, tid, ptid);
+		}
 		return 0;
 	}
 	child = proctable__find(pt, pid);
@@ -605,6 +650,8 @@ void proctable__exit(struct proctable *pt, int pid, int tid, uint64_t now_ns)
 
 	if (!p || p->exited_ns)
 		return;
+	if (pid != tid)
+		thread_names__forget(p->threads, tid);
 	if (p->nthreads)
 		p->nthreads--;
 	/* a thread of a process whose main thread lives: nothing ends */
@@ -699,6 +746,15 @@ struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint
 		}
 	}
 	return NULL;
+}
+
+void proctable__keep_thread_names(struct proctable *pt, int on) { pt->keep_thread_names = on; }
+
+uint32_t proctable__thread_name(struct proctable *pt, struct process *p, int tid)
+{
+	if (tid == p->pid)
+		return p->comm;
+	return thread_names__lookup(threads_of(pt, p), pt->names, p->pid, tid, &pt->load_cpu_ns);
 }
 
 int process__pid(const struct process *p) { return p->pid; }

@@ -1,8 +1,8 @@
 /* The process table: for each process its executable mappings, comm, exe and
- * service name, seeded from /proc and kept current by MMAP/MMAP2, COMM, FORK
- * and EXIT records. Binaries are resolved lazily (first sample in a mapping)
- * through the shared registry, so a process costs only its address map.
- * Not thread-safe. */
+ * service name (and, on request, its threads' names), seeded from /proc and
+ * kept current by MMAP/MMAP2, COMM, FORK and EXIT records. Binaries are
+ * resolved lazily (first sample in a mapping) through the shared registry,
+ * so a process costs only its address map. Not thread-safe. */
 #ifndef SMOLDER_COLLECTOR_PROCTABLE_H
 #define SMOLDER_COLLECTOR_PROCTABLE_H
 #include <stddef.h>
@@ -63,6 +63,16 @@ void proctable__fill_exe(struct proctable *pt, struct process *p);
 /* The executable mapping holding pc, resolving its binary on first use. */
 struct proc_map *process__find_map(struct proctable *pt, struct process *p, uint64_t pc);
 
+/* Keep the names of the processes' threads (collector/thread_names.h),
+ * for grouping samples per thread; off by default: then nothing per thread
+ * is kept. */
+void proctable__keep_thread_names(struct proctable *pt, int on);
+/* The name (strtab id) of thread tid of p: the process's comm for its main
+ * thread, else what the records said or, for a thread they never named,
+ * /proc/PID/task/TID/comm (rate-limited per process). 0 when unknown (not
+ * kept, gone, or the read postponed). */
+uint32_t proctable__thread_name(struct proctable *pt, struct process *p, int tid);
+
 /* What a process is. Names are strtab ids (0: unknown). */
 int process__pid(const struct process *p);
 uid_t process__uid(const struct process *p);
@@ -100,8 +110,8 @@ uint64_t proctable__load_cpu_ns(const struct proctable *pt);
 
 /* One pass of a compaction of the names table (common/strtab_remap.h): the
  * ids of every process (comm, exe, service, its mappings' paths, its JIT
- * symbols) go through strtab_remap__id(); in the commit pass the table
- * switches to r->to. Returns 0, or -ENOMEM in the collect pass. */
+ * symbols, its threads' names) go through strtab_remap__id(); in the commit
+ * pass the table switches to r->to. Returns 0, or -ENOMEM in the collect pass. */
 struct strtab_remap;
 int proctable__remap_names(struct proctable *pt, struct strtab_remap *r);
 

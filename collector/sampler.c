@@ -107,6 +107,16 @@ static uint32_t pending_exe(struct sampler *s, const struct process *p)
 	return 0;
 }
 
+/* The sampled thread's name for the group key; "" when it is not known. */
+static uint32_t thread_key(struct sampler *s, struct process *p, int tid)
+{
+	uint32_t id = proctable__thread_name(s->procs, p, tid);
+
+	if (!id && strtab__intern(s->names, "", 0, &id) < 0)
+		return 0;
+	return id;
+}
+
 static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 {
 	struct agent_stats *st = &s->stats;
@@ -179,6 +189,7 @@ add:
 		key.service_name = process__comm(p);
 	key.comm = process__comm(p);
 	key.pid = s->opts.per_pid ? (int32_t)process__pid(p) : -1;
+	key.thread = s->opts.group_by_thread ? thread_key(s, p, (int)smp.tid) : 0;
 	profile__add(s->profile, &key, s->stack, n, 1);
 }
 

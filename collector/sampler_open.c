@@ -210,6 +210,8 @@ static int make_model(struct sampler *s, int with_kernel)
 	binaries__set_name_detail(s->bins, o->names);
 	symbolizer__set_budget(s->sym, s->budget);
 	s->procs = proctable__new(s->names, s->bins);
+	if (s->procs)
+		proctable__keep_thread_names(s->procs, o->group_by_thread);
 	s->accountant = accountant__new(NULL, s->names);
 	ro.lines = o->lines;
 	ro.keep_native = o->keep_native;

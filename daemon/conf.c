@@ -48,6 +48,7 @@ int conf__init(struct conf *c)
 	c->load_max_size = LOADBUDGET_DEFAULT_BYTES;
 	c->load_cpu_budget_bp = LOADBUDGET_DEFAULT_LOAD_PPM / 100;
 	c->per_pid = 0;
+	c->group_by_thread = 0;
 	c->interval_ns = 10 * NS_PER_S;
 	c->stats_interval_ns = 60 * NS_PER_S;
 	c->cpu_budget_bp = 100;

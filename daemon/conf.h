@@ -28,6 +28,8 @@ struct conf {
 	unsigned max_frames;       /* max_frames = 128 */
 	char *event;               /* event = cpu-clock | cycles */
 	int per_pid;               /* per_pid = no */
+	int group_by_thread;       /* group_by = process | thread: one profile
+	                            * per thread name too (a "thread" label) */
 	int python_lines;          /* python_lines = no: Python frames carry
 	                            * the line they run */
 	int python_eval_frames;    /* python_eval_frames = no: keep CPython's

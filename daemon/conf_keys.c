@@ -67,6 +67,7 @@ enum kind {
 	K_EXPORT,
 	K_NAMES,    /* enum name_detail: short | full */
 	K_PERCENT,  /* unsigned hundredths of a percent, "1%", "0.5%", [min, max] */
+	K_GROUP_BY, /* int: 0 process, 1 thread */
 };
 
 struct key {
@@ -85,6 +86,7 @@ static const struct key keys[] = {
 	{ "max_frames", K_UINT, F(max_frames), 1, 1024, 0 },
 	{ "event", K_EVENT, F(event), 0, 0, 0 },
 	{ "per_pid", K_BOOL, F(per_pid), 0, 0, 0 },
+	{ "group_by", K_GROUP_BY, F(group_by_thread), 0, 0, 0 },
 	{ "python_eval_frames", K_BOOL, F(python_eval_frames), 0, 0, 0 },
 	{ "python_lines", K_BOOL, F(python_lines), 0, 0, 0 },
 	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
@@ -142,6 +144,9 @@ static const struct name_value exports[] = {
 
 static const struct name_value details[] = {
 	{ "short", NAME_DETAIL_SHORT }, { "full", NAME_DETAIL_FULL }, { NULL, 0 },
+};
+static const struct name_value groupings[] = {
+	{ "process", 0 }, { "thread", 1 }, { NULL, 0 },
 };
 
 static const struct key *find_key(const char *name)
@@ -381,6 +386,14 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 			return -EINVAL;
 		}
 		*(enum name_detail *)field = (enum name_detail)nv->value;
+		return 0;
+	case K_GROUP_BY:
+		nv = find_name(groupings, v);
+		if (!nv) {
+			not_one_of(groupings, 2, v, msg, msglen);
+			return -EINVAL;
+		}
+		*(int *)field = nv->value;
 		return 0;
 	}
 	conf_msg__set(msg, msglen, "internal error");

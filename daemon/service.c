@@ -146,10 +146,12 @@ static void keep_restart_keys(struct service *sv, struct conf *nc)
 
 	if (nc->frequency != c->frequency || nc->stack_size != c->stack_size ||
 	    nc->max_frames != c->max_frames || nc->per_pid != c->per_pid ||
+	    nc->group_by_thread != c->group_by_thread ||
 	    nc->python_eval_frames != c->python_eval_frames || nc->python_lines != c->python_lines ||
 	    !same_str(nc->event, c->event))
 		log__notice("reload: sampling settings (frequency, stack_size, max_frames, event, "
-			    "per_pid, python_eval_frames, python_lines) take effect at the next restart");
+			    "per_pid, group_by, python_eval_frames, python_lines) take effect at the next "
+			    "restart");
 	if (!same_str(nc->spool_dir, c->spool_dir))
 		log__notice("reload: spool_dir takes effect at the next restart; still using %s",
 			    spool__path(sv->spool));
@@ -163,6 +165,7 @@ static void keep_restart_keys(struct service *sv, struct conf *nc)
 	nc->stack_size = c->stack_size;
 	nc->max_frames = c->max_frames;
 	nc->per_pid = c->per_pid;
+	nc->group_by_thread = c->group_by_thread;
 	nc->python_eval_frames = c->python_eval_frames;
 	nc->python_lines = c->python_lines;
 	nc->cache_max_size = c->cache_max_size;
@@ -248,6 +251,7 @@ static int open_sampler(struct service *sv)
 	so.stack_size = sv->conf.stack_size;
 	so.event = sv->conf.event;
 	so.per_pid = sv->conf.per_pid;
+	so.group_by_thread = sv->conf.group_by_thread;
 	so.keep_native = sv->conf.python_eval_frames != 0;
 	so.lines = sv->conf.python_lines != 0;
 	so.max_frames = sv->conf.max_frames;

@@ -58,6 +58,16 @@ int collapsed__append_name(const char *s, char **buf, size_t *cap, size_t *len)
 	return 0;
 }
 
+int collapsed__append_thread(const char *name, char **buf, size_t *cap, size_t *len)
+{
+	if (!*name)
+		return collapsed__append_name(COLLAPSED_UNKNOWN_THREAD, buf, cap, len);
+	if (collapsed__append_name("[thread ", buf, cap, len) < 0 ||
+	    collapsed__append_name(name, buf, cap, len) < 0)
+		return -ENOMEM;
+	return collapsed__append_name("]", buf, cap, len);
+}
+
 static int append_sep(char **buf, size_t *cap, size_t *len)
 {
 	if (reserve(buf, cap, *len, 1) < 0)
@@ -95,6 +105,7 @@ struct line {
 struct collect {
 	const struct strtab *names;
 	const char *comm; /* NULL without COLLAPSED_WITH_COMM */
+	const char *thread; /* NULL: the group is not one thread's */
 	char *text;
 	size_t text_cap, text_len;
 	struct line *lines;
@@ -106,7 +117,7 @@ static int collect_stack(void *ctx, const uint32_t *frames, size_t n, uint64_t c
 	struct collect *c = ctx;
 	size_t start = c->text_len;
 
-	if (!n && !c->comm)
+	if (!n && !c->comm && !c->thread)
 		return 0;
 	if (c->nlines == c->lines_cap) {
 		size_t ncap = c->lines_cap ? c->lines_cap * 2 : 256;
@@ -122,6 +133,12 @@ static int collect_stack(void *ctx, const uint32_t *frames, size_t n, uint64_t c
 	}
 	if (c->comm) {
 		if (collapsed__append_name(c->comm, &c->text, &c->text_cap, &c->text_len) < 0)
+			return -ENOMEM;
+		if ((n || c->thread) && append_sep(&c->text, &c->text_cap, &c->text_len) < 0)
+			return -ENOMEM;
+	}
+	if (c->thread) {
+		if (collapsed__append_thread(c->thread, &c->text, &c->text_cap, &c->text_len) < 0)
 			return -ENOMEM;
 		if (n && append_sep(&c->text, &c->text_cap, &c->text_len) < 0)
 			return -ENOMEM;
@@ -160,6 +177,9 @@ int collapsed__write(const struct profile *p, FILE *out, unsigned flags)
 			if (!c.comm || !*c.comm)
 				c.comm = UNKNOWN_COMM;
 		}
+		c.thread = grp.key.thread ? strtab__str(names, grp.key.thread) : NULL;
+		if (grp.key.thread && !c.thread)
+			c.thread = "";
 		err = profile__foreach_stack(p, g, collect_stack, &c);
 		if (err)
 			goto out_free;

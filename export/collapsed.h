@@ -12,13 +12,18 @@ struct strtab;
 /* Prefix every line with the group's comm as an extra root frame (what
  * `smolder record --format collapsed` does by default). */
 #define COLLAPSED_WITH_COMM 0x1u
+/* The frame of a thread whose name is not known. */
+#define COLLAPSED_UNKNOWN_THREAD "[unknown thread]"
 
-/* Writes every (group, stack) of p to out as "[comm;]root;...;leaf count\n".
+/* Writes every (group, stack) of p to out as
+ * "[comm;][[thread NAME];]root;...;leaf count\n": a group of one thread
+ * (grouped per thread) gets its thread frame below the comm ("[unknown
+ * thread]" when the name is not known).
  * Identical lines (groups sharing a comm, or all groups without the comm
  * flag) are merged by summing their counts, so every line is unique. Lines
  * are sorted bytewise by stack. An empty stack (no frames) is written as
- * "comm count" with COLLAPSED_WITH_COMM and skipped without it (a line with
- * no frame confuses flamegraph.pl). Frame names are re-sanitized on output:
+ * its prefix frames alone ("comm count", "comm;[thread NAME] count") and
+ * skipped without any (a line with no frame confuses flamegraph.pl). Frame names are re-sanitized on output:
  * ';' becomes ':', control characters become '?'; ids unknown to the strtab
  * are written "[unknown]". Returns 0, -ENOMEM, or -EIO when out reports a
  * write error. Allocates per call; does not modify p. */
@@ -32,5 +37,8 @@ int collapsed__append_stack(const struct strtab *names, const uint32_t *frames, 
 			    char **buf, size_t *cap, size_t *len);
 /* Appends s (sanitized as a frame name) to the same kind of buffer. */
 int collapsed__append_name(const char *s, char **buf, size_t *cap, size_t *len);
+/* Appends the frame standing for a thread of that name: "[thread NAME]",
+ * "[unknown thread]" for "" (sanitized as a frame name). */
+int collapsed__append_thread(const char *name, char **buf, size_t *cap, size_t *len);
 
 #endif

@@ -36,6 +36,7 @@ struct dump_merge {
 	char **gl_names, **gl_values;
 	size_t ngl;
 	int have_gl;
+	int by_thread;
 };
 
 static int distinct_init(struct distinct *d)
@@ -207,6 +208,11 @@ static int intern_or_zero(struct strtab *t, const char *s, uint32_t *id)
 	return strtab__intern_cstr(t, s, id);
 }
 
+void dump_merge__set_group_by_thread(struct dump_merge *m, int on)
+{
+	m->by_thread = on;
+}
+
 static int make_key(struct dump_merge *m, const struct dump_profile *p, struct profile_key *k)
 {
 	size_t i;
@@ -223,6 +229,13 @@ static int make_key(struct dump_merge *m, const struct dump_profile *p, struct p
 			dst = &k->exe;
 		else if (strcmp(l->name, "comm") == 0)
 			dst = &k->comm;
+		else if (strcmp(l->name, "thread") == 0) {
+			/* "" (a name not known) is a thread label too */
+			m->info.profiles_threaded++;
+			if (m->by_thread && strtab__intern_cstr(m->names, l->value, &k->thread) < 0)
+				return -ENOMEM;
+			continue;
+		}
 		if (dst && intern_or_zero(m->names, l->value, dst) < 0)
 			return -ENOMEM;
 	}
@@ -325,6 +338,60 @@ static int note_globals(struct dump_merge *m, const struct dump *d)
 	return 0;
 }
 
+/* Keeps the distinct rates, highest first. Past DUMP_MERGE_RATES only the
+ * range is told: the highest and the lowest stay right. */
+static void note_rate(struct dump_merge_info *in, uint32_t hz)
+{
+	size_t i, n = in->nrates;
+
+	if (!hz)
+		return;
+	for (i = 0; i < n && in->rates[i] > hz; i++)
+		;
+	if (i < n && in->rates[i] == hz)
+		return;
+	if (n == DUMP_MERGE_RATES) {
+		in->more_rates = 1;
+		if (i == n)
+			in->rates[n - 1] = hz;
+		if (i + 1 < n) {
+			memmove(&in->rates[i + 1], &in->rates[i], (n - 2 - i) * sizeof(in->rates[0]));
+			in->rates[i] = hz;
+		}
+		return;
+	}
+	memmove(&in->rates[i + 1], &in->rates[i], (in->nrates - i) * sizeof(in->rates[0]));
+	in->rates[i] = hz;
+	in->nrates++;
+}
+
+void dump_merge__describe_rates(const struct dump_merge_info *in, char *buf, size_t size)
+{
+	size_t i, len = 0;
+	int n;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (in->nrates == 1 && !in->more_rates) {
+		snprintf(buf, size, "%u Hz", in->rates[0]);
+		return;
+	}
+	if (in->more_rates) {
+		snprintf(buf, size, "windows at %u to %u Hz", in->rates[in->nrates - 1], in->rates[0]);
+		return;
+	}
+	for (i = 0; i < in->nrates; i++) {
+		n = snprintf(buf + len, size - len, "%s%u", i == 0 ? "windows at " :
+			     i + 1 == in->nrates ? " and " : ", ", in->rates[i]);
+		if (n < 0 || (size_t)n >= size - len)
+			return;
+		len += (size_t)n;
+	}
+	if (len)
+		snprintf(buf + len, size - len, " Hz");
+}
+
 static int note_used_dump(struct dump_merge *m, const struct dump *d)
 {
 	struct dump_merge_info *in = &m->info;
@@ -339,6 +406,7 @@ static int note_used_dump(struct dump_merge *m, const struct dump *d)
 	if (!in->dumps_used || hz > in->max_hz)
 		in->max_hz = hz;
 	in->dumps_used++;
+	note_rate(in, hz);
 	agent_stats__merge(&in->stats, &d->stats);
 	if (distinct_add(&m->hosts, d->hostname) < 0 || distinct_add(&m->kernels, d->kernel) < 0 ||
 	    distinct_add(&m->arches, d->arch) < 0 || distinct_add(&m->events, d->event_name) < 0)
@@ -397,7 +465,14 @@ int dump_merge__add(struct dump_merge *m, const struct dump *d)
 			m->info.cpu_ns = sat_add(m->info.cpu_ns, sat_mul(p->stacks[j].count, period));
 		}
 	}
-	return used ? note_used_dump(m, d) : 0;
+	if (!used)
+		return 0;
+	/* A window's dropped samples belong to no profile: they are the merged
+	 * window's only when all its profiles were kept. */
+	if (used == d->nprofiles)
+		profile__drop(m->p, d->dropped);
+	m->info.profiles_left_out += d->nprofiles - used;
+	return note_used_dump(m, d);
 }
 
 int dump_merge__check_labels(const struct dump_merge *m, const char **unknown)

@@ -33,6 +33,9 @@ struct dump_merge_filter {
 	int64_t pid;                /* -1: any */
 };
 
+/* Distinct sampling rates kept in dump_merge_info. */
+#define DUMP_MERGE_RATES 8
+
 /* Counters for messages ("N dumps read, none overlaps ...") and titles. */
 struct dump_merge_info {
 	size_t dumps;               /* dumps added */
@@ -42,12 +45,23 @@ struct dump_merge_info {
 	size_t profiles_in_range;   /* profiles of dumps in range */
 	size_t profiles_label_ok;   /* ... that pass the label conditions */
 	size_t profiles_used;       /* ... that also pass the pid condition */
+	size_t profiles_left_out;   /* profiles of the used dumps that the label
+				     * or pid conditions left out: then the
+				     * used dumps' stats describe more than
+				     * the merged samples */
+	size_t profiles_threaded;   /* used profiles with a "thread" label */
 	uint64_t samples;           /* samples merged */
 	uint64_t start_ns, end_ns;  /* span of the used dumps' windows (0 if none) */
 	uint64_t cpu_ns;            /* sum of count * (1e9 / frequency_hz) over
 				     * merged samples, each with its own dump's
 				     * period (0 for frequency 0) */
 	uint32_t min_hz, max_hz;    /* frequencies of the used dumps */
+	uint32_t rates[DUMP_MERGE_RATES]; /* their distinct nonzero values,
+				     * highest first; nrates of them (past
+				     * DUMP_MERGE_RATES, the highest and the
+				     * lowest are among them) */
+	size_t nrates;
+	int more_rates;             /* there were more than DUMP_MERGE_RATES */
 	struct agent_stats stats;   /* the used dumps' agent counters combined
 				     * (profile/agent_stats.h) */
 	const char *hosts;          /* distinct hostnames of the used dumps,
@@ -76,7 +90,14 @@ int dump_merge__add(struct dump_merge *m, const struct dump *d);
  * first condition's name that no dump has (borrowed from the filter). */
 int dump_merge__check_labels(const struct dump_merge *m, const char **unknown);
 
-/* The merged profile, owned by m (valid until dump_merge__delete). Its meta
+/* Keep the profiles' "thread" labels in the group keys (one group per
+ * thread name); by default they are merged away, as if the dumps had been
+ * grouped per process. Before the first add. */
+void dump_merge__set_group_by_thread(struct dump_merge *m, int on);
+
+/* The merged profile, owned by m (valid until dump_merge__delete). Its
+ * dropped samples are those of the used dumps whose every profile was kept
+ * (profile__samples counts them too, as in a window). Its meta
  * describes the used dumps: the span of their windows; hostname, kernel,
  * arch and event name the common value or the distinct values ", "-joined;
  * frequency_hz the common one or, when they differ, the sample-weighted
@@ -86,5 +107,10 @@ int dump_merge__check_labels(const struct dump_merge *m, const char **unknown);
 const struct profile *dump_merge__profile(struct dump_merge *m);
 /* Counters; strings owned by m and valid until the next add or delete. */
 const struct dump_merge_info *dump_merge__info(const struct dump_merge *m);
+/* The sampling rates of the used dumps as a title says them: "99 Hz"
+ * when they agree, "windows at 99, 49 and 25 Hz" when they differ, "windows
+ * at 25 to 99 Hz" past DUMP_MERGE_RATES values; "" when no dump gave one.
+ * Never an average: no window ran at it. */
+void dump_merge__describe_rates(const struct dump_merge_info *in, char *buf, size_t size);
 
 #endif

@@ -24,6 +24,9 @@
 #define MAX_PROFILES 100000u
 #define MAX_STACKS 10000000u
 #define MAX_LABELS 256u
+/* A profile's labels: the five this reader knows and any string labels a
+ * newer agent adds (kept for --label filters, otherwise ignored). */
+#define MAX_PROFILE_LABELS 32u
 #define MAX_WINDOW_ID 512u
 /* The deepest valid document nests 4 levels (profiles[].stacks[].{}); the
  * parser recurses per level, so hostile nesting is refused before parsing. */
@@ -469,17 +472,20 @@ static void strset_free(struct strset *s)
 	free(s->len);
 }
 
+/* service_name, exe, comm, [pid], [thread], then the labels this reader
+ * does not know, in file order. */
 static int parse_profile_labels(struct ctx *c, json_t *labels, const char *path,
 				struct dump_label *out, size_t *n)
 {
-	static const char *const keys[] = {"service_name", "exe", "comm", "pid", NULL};
-	const char *pid;
+	static const char *const keys[] = {"service_name", "exe", "comm", "pid", "thread", NULL};
+	const char *pid, *key;
+	char p[PATH_LEN];
 	json_t *v;
 	size_t i, k = 0;
 	int err;
 
-	if ((err = closed(c, labels, path, keys)))
-		return err;
+	if (json_object_size(labels) > MAX_PROFILE_LABELS)
+		return fail(c, "%s: more than %u labels", path, MAX_PROFILE_LABELS);
 	for (i = 0; i < 3; i++) {
 		out[k].name = keys[i];
 		if ((err = get_string(c, labels, path, keys[i], &out[k].value)))
@@ -499,6 +505,25 @@ static int parse_profile_labels(struct ctx *c, json_t *labels, const char *path,
 			return fail(c, "%s.pid: not a decimal pid", path);
 		out[k].name = "pid";
 		out[k].value = pid;
+		k++;
+	}
+	if (json_object_get(labels, "thread")) {
+		out[k].name = "thread";
+		if ((err = get_string(c, labels, path, "thread", &out[k].value)))
+			return err;
+		k++;
+	}
+	json_object_foreach(labels, key, v) {
+		for (i = 0; keys[i] && strcmp(keys[i], key) != 0; i++)
+			;
+		if (keys[i])
+			continue;
+		if (!json_is_string(v)) {
+			path_key(p, sizeof(p), path, key);
+			return fail(c, "%s: not a string", p);
+		}
+		out[k].name = key;
+		out[k].value = json_string_value(v);
 		k++;
 	}
 	*n = k;
@@ -570,7 +595,7 @@ static int parse_profile(struct ctx *c, json_t *prof, size_t pi, struct dump_pro
 static int parse_profiles(struct ctx *c, json_t *root, struct dump_impl *di, uint64_t dropped)
 {
 	json_t *profiles, *prof, *st;
-	size_t np, i, nstacks = 0, maxstacks = 0, nl = di->d.nlabels, ns = 0;
+	size_t np, i, nstacks = 0, maxstacks = 0, nl = di->d.nlabels, ns = 0, npl = 0, lo = 0;
 	uint64_t sum = 0;
 	struct strset set;
 	int err;
@@ -588,6 +613,10 @@ static int parse_profiles(struct ctx *c, json_t *root, struct dump_impl *di, uin
 		size_t n;
 
 		prof = json_array_get(profiles, i);
+		st = json_is_object(prof) ? json_object_get(prof, "labels") : NULL;
+		n = json_is_object(st) ? json_object_size(st) : 0;
+		/* more than that is refused before any is stored */
+		npl += n < MAX_PROFILE_LABELS ? n : MAX_PROFILE_LABELS;
 		st = json_is_object(prof) ? json_object_get(prof, "stacks") : NULL;
 		n = json_is_array(st) ? json_array_size(st) : 0;
 		nstacks += n;
@@ -598,11 +627,11 @@ static int parse_profiles(struct ctx *c, json_t *root, struct dump_impl *di, uin
 	}
 	di->profiles = calloc(np ? np : 1, sizeof(*di->profiles));
 	di->stacks = calloc(nstacks ? nstacks : 1, sizeof(*di->stacks));
-	/* Global labels are already in di->labels[0..nl); 4 per profile. */
-	if (!di->profiles || !di->stacks || np > (SIZE_MAX / sizeof(*di->labels) - nl) / 4)
+	/* Global labels are already in di->labels[0..nl); each profile's follow. */
+	if (!di->profiles || !di->stacks || npl > SIZE_MAX / sizeof(*di->labels) - nl - 1)
 		return -ENOMEM;
 	{
-		struct dump_label *l = realloc(di->labels, (nl + 4 * np + 1) * sizeof(*l));
+		struct dump_label *l = realloc(di->labels, (nl + npl + 1) * sizeof(*l));
 
 		if (!l)
 			return -ENOMEM;
@@ -613,9 +642,10 @@ static int parse_profiles(struct ctx *c, json_t *root, struct dump_impl *di, uin
 		return -ENOMEM;
 	for (i = 0; i < np; i++) {
 		err = parse_profile(c, json_array_get(profiles, i), i, &di->profiles[i],
-				    di->labels + nl + 4 * i, di->stacks + ns, &set);
+				    di->labels + nl + lo, di->stacks + ns, &set);
 		if (err)
 			goto out_set;
+		lo += di->profiles[i].nlabels;
 		ns += di->profiles[i].nstacks;
 		if (sum > UINT64_MAX - di->profiles[i].samples) {
 			err = fail(c, "profiles: samples overflow");
@@ -698,6 +728,7 @@ int dump__parse(const char *buf, size_t len, struct dump **out, char *err, size_
 	if ((rc = parse_labels(&c, labels, "labels", di->labels, &di->d.nlabels)) ||
 	    (rc = parse_profiles(&c, root, di, dropped)))
 		goto out_free;
+	di->d.dropped = dropped;
 	*out = &di->d;
 	return 0;
 

@@ -23,7 +23,9 @@ struct dump_stack {
 };
 
 struct dump_profile {
-	const struct dump_label *labels; /* service_name, exe, comm[, pid] first, as in the file */
+	/* service_name, exe, comm[, pid][, thread], then labels a newer agent
+	 * added, in file order */
+	const struct dump_label *labels;
 	size_t nlabels;
 	uint64_t samples;
 	const struct dump_stack *stacks;
@@ -43,6 +45,7 @@ struct dump {
 	const struct dump_profile *profiles;
 	size_t nprofiles;
 	uint64_t total_samples;         /* stats.samples */
+	uint64_t dropped;               /* stats.dropped */
 	struct agent_stats stats;       /* the agent's counters (absent ones 0) */
 };
 

@@ -12,6 +12,7 @@
 #include "common/hash.h"
 #include "common/strtab.h"
 #include "common/u64map.h"
+#include "export/collapsed.h"
 #include "export/flamegraph.h"
 #include "export/flamegraph_viewer.h"
 #include "export/svg_text.h"
@@ -36,6 +37,7 @@ struct node {
 	uint64_t base;  /* same in the base profile */
 	uint64_t start; /* offset of the frame, in samples, from the left edge */
 	uint32_t parent, name, depth;
+	int context;    /* "all", a process, a thread: not code */
 };
 
 struct fg {
@@ -48,6 +50,9 @@ struct fg {
 	int adding_base;
 	int err;
 	uint32_t proc; /* process frame of the group being added */
+	uint32_t thread; /* its thread frame below proc, 0: not one thread's */
+	char *tname;     /* the thread frame's text */
+	size_t tname_cap;
 };
 
 struct order {
@@ -153,6 +158,10 @@ static int add_stack(void *ctx, const uint32_t *frames, size_t n, uint64_t count
 
 	bump(f, 0, count);
 	bump(f, cur, count);
+	if (f->thread) {
+		cur = f->thread;
+		bump(f, cur, count);
+	}
 	for (i = 0; i < n; i++) {
 		uint32_t name;
 
@@ -175,6 +184,28 @@ static const char *process_name(const struct strtab *names, const struct profile
 	return s && *s ? s : UNKNOWN_NAME;
 }
 
+/* The thread frame below the process frame of a group of one thread, as
+ * the collapsed text writes it. */
+static int thread_frame(struct fg *f, const struct profile_key *k)
+{
+	const char *s = strtab__str(f->pnames, k->thread);
+	size_t len = 0;
+	uint32_t name;
+	int err;
+
+	f->thread = 0;
+	if (!k->thread)
+		return 0;
+	err = collapsed__append_thread(s ? s : "", &f->tname, &f->tname_cap, &len);
+	if (!err)
+		err = local_name(f, f->tname, &name);
+	if (!err)
+		err = child(f, f->proc, name, &f->thread);
+	if (!err)
+		f->nodes[f->thread].context = 1;
+	return err;
+}
+
 static int add_profile(struct fg *f, const struct profile *p, int is_base)
 {
 	size_t g;
@@ -191,6 +222,8 @@ static int add_profile(struct fg *f, const struct profile *p, int is_base)
 		err = local_name(f, process_name(f->pnames, &grp.key), &name);
 		if (!err)
 			err = child(f, 0, name, &f->proc);
+		if (!err)
+			err = thread_frame(f, &grp.key);
 		if (!err)
 			err = profile__foreach_stack(p, g, add_stack, f);
 		if (err)
@@ -323,7 +356,7 @@ static int threshold(const struct fg *f, double span, double min_px, size_t max_
 
 /* Deterministic per name, so the same function has the same colour in every
  * graph; the family tells where the frame comes from. */
-static void frame_fill(char *buf, size_t len, const char *name, uint32_t depth)
+static void frame_fill(char *buf, size_t len, const char *name, int context)
 {
 	uint64_t h = hash__bytes(name, strlen(name), 0);
 	struct frame_parts fp;
@@ -332,7 +365,7 @@ static void frame_fill(char *buf, size_t len, const char *name, uint32_t depth)
 	unsigned r, g, bl;
 
 	frame_name__parse(name, &fp);
-	if (depth <= 1) { /* "all" and the processes: lavender */
+	if (context) { /* "all", the processes and threads: lavender */
 		r = 190 + a * 30 / 255;
 		g = 185 + b * 25 / 255;
 		bl = 225 + c * 25 / 255;
@@ -482,7 +515,7 @@ static void put_frame(FILE *out, const struct draw *d, const struct node *nd)
 
 		diff_fill(fill, sizeof(fill), (s1 - s0) / d->diff_scale);
 	} else {
-		frame_fill(fill, sizeof(fill), name, nd->depth);
+		frame_fill(fill, sizeof(fill), name, nd->depth <= 1 || nd->context);
 	}
 	fprintf(out, "<g class=\"f\" data-n=\"%llu\" data-s=\"%llu\"><title>",
 		(unsigned long long)nd->n, (unsigned long long)nd->start);
@@ -671,6 +704,7 @@ int flamegraph__write(const struct profile *p, const struct flamegraph_opts *opt
 out_free:
 	free(ord);
 	free(f.nodes);
+	free(f.tname);
 	u64map__delete(f.idmap);
 	u64map__delete(f.children);
 	strtab__delete(f.lnames);

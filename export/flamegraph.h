@@ -37,9 +37,11 @@ void flamegraph__opts_init(struct flamegraph_opts *o);
  * Tree: the root frame "all" holds every aggregated sample; its children are
  * one frame per process name (the group's comm, else its service_name, else
  * "[unknown]"; groups with the same name merge, as in the collapsed output
- * with COLLAPSED_WITH_COMM); below them the stacks, root first, siblings
- * merged by frame name and sorted by name. A sample with an empty stack is
- * self time of its process frame. Widths are proportional to samples.
+ * with COLLAPSED_WITH_COMM); for a group of one thread, its thread frame
+ * ("[thread NAME]", collapsed__append_thread) below its process frame;
+ * below them the stacks, root first, siblings merged by frame name and
+ * sorted by name. A sample with an empty stack is self time of its process
+ * (or thread) frame. Widths are proportional to samples.
  *
  * Differential (o->base): widths and tree are p's; each frame's fill shows
  * the change of its share (frame samples / profile total) from base to p:

@@ -160,6 +160,7 @@ struct group_ent {
 	uint64_t samples;
 	int32_t pid;
 	const char *service, *exe, *comm;
+	const char *thread; /* NULL: not grouped per thread */
 };
 
 static int cmp_group(const void *a, const void *b)
@@ -175,7 +176,11 @@ static int cmp_group(const void *a, const void *b)
 		return r;
 	if ((r = strcmp(x->comm, y->comm)) != 0)
 		return r;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (!x->thread || !y->thread)
+		return !!x->thread - !!y->thread;
+	return strcmp(x->thread, y->thread);
 }
 
 static json_t *build_profile(const struct profile *p, const struct group_ent *ge,
@@ -197,6 +202,8 @@ static json_t *build_profile(const struct profile *p, const struct group_ent *ge
 		if (set(labels, "pid", json_string(pid)) < 0)
 			goto out_nomem;
 	}
+	if (ge->thread && set(labels, "thread", jstr(ge->thread)) < 0)
+		goto out_nomem;
 	sc->n = 0;
 	sc->text_len = 0;
 	if (profile__foreach_stack(p, ge->g, collect_stack, sc) != 0)
@@ -393,6 +400,7 @@ static json_t *build(const struct profile *p, const struct agent_stats *agent)
 		ges[i].service = name_or_empty(names, grp.key.service_name);
 		ges[i].exe = name_or_empty(names, grp.key.exe);
 		ges[i].comm = name_or_empty(names, grp.key.comm);
+		ges[i].thread = grp.key.thread ? name_or_empty(names, grp.key.thread) : NULL;
 	}
 	if (ng)
 		qsort(ges, ng, sizeof(*ges), cmp_group);

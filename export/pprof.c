@@ -253,6 +253,8 @@ static int begin_group(struct enc *e, size_t g)
 		if (add_label(&e->labels, e, "pid", pid) < 0)
 			return -ENOMEM;
 	}
+	if (add_label(&e->labels, e, "thread", str_or_null(e->names, grp.key.thread)) < 0)
+		return -ENOMEM;
 	if (!exe || !*exe)
 		exe = UNKNOWN_NAME;
 	if (sid(e, exe, &exe_sid) < 0 || mapping_of(e, exe_sid, &e->exe_map) < 0)

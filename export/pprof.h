@@ -6,7 +6,8 @@
  * - sample types [samples/count, cpu/nanoseconds]; value = [count,
  *   count * period_ns]; period_type cpu/nanoseconds;
  * - one Sample per (group, stack), location ids leaf first, string labels
- *   service_name, exe, comm (when not empty) and pid (when grouping per pid);
+ *   service_name, exe, comm (when not empty), pid (when grouping per pid)
+ *   and thread (when grouping per thread and the name is known);
  *   an empty stack (a sample nothing could be unwound for) gets one
  *   location, function "[no stack]" in the exe, because pprof drops
  *   samples without locations and its totals would no longer match;

@@ -316,6 +316,8 @@ char *pyroscope__name(const struct dump *d, size_t profile)
 	/* exe and comm stay out: per-binary series would multiply cardinality */
 	add_label(&b, ls, "hostname", d->hostname);
 	add_label(&b, ls, "pid", label_get(pr->labels, pr->nlabels, "pid"));
+	/* grouped per thread on request: the operator chose the cardinality */
+	add_label(&b, ls, "thread", label_get(pr->labels, pr->nlabels, "thread"));
 	sb_add(&b, "}", 1);
 	free(ls);
 	if (b.err) {

@@ -36,8 +36,9 @@ void pyroscope__delete(struct pyroscope *p);
 enum sink_result pyroscope__send(struct pyroscope *p, const struct dump *d, char *msg,
 				 size_t msglen);
 
-/* "<service>.cpu{<global labels>,hostname=<host>[,pid=<pid>]}", sanitized to
- * the grammar the server parses (see pyroscope.c). malloc'd; NULL on ENOMEM. */
+/* "<service>.cpu{<global labels>,hostname=<host>[,pid=<pid>][,thread=<name>]}",
+ * sanitized to the grammar the server parses (see pyroscope.c); a label
+ * whose value is empty is left out. malloc'd; NULL on ENOMEM. */
 char *pyroscope__name(const struct dump *d, size_t profile);
 
 /* "name=...&from=...&until=...&sampleRate=...&spyName=smolder&format=folded",

@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "profile/agent_stats.h"
+#include "profile/frame_name.h"
 #include "profile/profile.h"
 #include "common/strtab.h"
 #include "common/u64map.h"
 #include "common/units.h"
+#include "export/collapsed.h"
 #include "export/top.h"
 
 #define LINE_WIDTH 100
@@ -30,6 +32,8 @@ struct acc {
 	struct fn *fns;
 	size_t nfns, cap;
 	uint64_t serial;
+	const struct strtab *names;
+	uint64_t truncated;   /* samples of stacks rooted at [truncated] */
 };
 
 static struct fn *get_fn(struct acc *a, uint32_t id)
@@ -63,6 +67,12 @@ static int account(void *ctx, const uint32_t *frames, size_t n, uint64_t count)
 	size_t i;
 
 	a->serial++;
+	if (n && frames[0]) {
+		const char *root = strtab__str(a->names, frames[0]);
+
+		if (root && !strcmp(root, FRAME_TRUNCATED))
+			a->truncated += count;
+	}
 	for (i = 0; i < n; i++) {
 		struct fn *f = get_fn(a, frames[i]);
 
@@ -259,19 +269,23 @@ out:
 	return err;
 }
 
-/* Self and total per function of p into a (zeroed by the caller), names set. */
-static int accumulate(const struct profile *p, struct acc *a)
+/* Self and total per function of the groups gs[0..ng) of p (gs NULL: all
+ * groups) into a, names set. */
+static int accumulate_groups(const struct profile *p, const size_t *gs, size_t ng, struct acc *a)
 {
 	const struct strtab *names = profile__names(p);
 	size_t g, i;
 	int err;
 
 	memset(a, 0, sizeof(*a));
+	a->names = names;
 	a->index = u64map__new(1024);
 	if (!a->index)
 		return -ENOMEM;
-	for (g = 0; g < profile__ngroups(p); g++) {
-		err = profile__foreach_stack(p, g, account, a);
+	if (!gs)
+		ng = profile__ngroups(p);
+	for (g = 0; g < ng; g++) {
+		err = profile__foreach_stack(p, gs ? gs[g] : g, account, a);
 		if (err)
 			return err;
 	}
@@ -283,60 +297,224 @@ static int accumulate(const struct profile *p, struct acc *a)
 	return 0;
 }
 
+static int accumulate(const struct profile *p, struct acc *a)
+{
+	return accumulate_groups(p, NULL, 0, a);
+}
+
 static void acc_free(struct acc *a)
 {
 	free(a->fns);
 	u64map__delete(a->index);
 }
 
-/* The second header line: what the samples do not show, and when. */
-static void write_accounting(const struct profile *p, const struct agent_stats *agent, FILE *out)
+/* The second header line: what the samples do not show; then when. The
+ * agent's counters are its windows', for every process: without them,
+ * what the stacks themselves say. */
+static void write_accounting(const struct profile *p, const struct agent_stats *agent,
+			     const struct acc *a, FILE *out)
 {
 	const struct profile_meta *m = profile__meta_const(p);
 
-	fprintf(out, "lost: %llu  dropped: %llu  unwound to the root: %llu of %llu user stacks",
-		(unsigned long long)agent->lost, (unsigned long long)profile__dropped(p),
-		(unsigned long long)agent->unwind_complete,
-		(unsigned long long)agent_stats__user_stacks(agent));
+	if (agent)
+		fprintf(out, "lost: %llu  dropped: %llu  unwound to the root: %llu of %llu user stacks\n",
+			(unsigned long long)agent->lost, (unsigned long long)profile__dropped(p),
+			(unsigned long long)agent->unwind_complete,
+			(unsigned long long)agent_stats__user_stacks(agent));
+	else
+		fprintf(out, "cut short (" FRAME_TRUNCATED "): %llu of %llu samples\n",
+			(unsigned long long)a->truncated, (unsigned long long)profile__total(p));
 	if (m->start_ns && m->end_ns >= m->start_ns) {
 		char from[40], until[40];
 
 		units__format_time(m->start_ns, from, sizeof(from));
 		units__format_time(m->end_ns, until, sizeof(until));
-		fprintf(out, "\nspan: %s to %s (%.1f s)", from, until,
+		fprintf(out, "span: %s to %s (%.1f s)\n", from, until,
 			(double)(m->end_ns - m->start_ns) / 1e9);
 	}
-	fputc('\n', out);
+}
+
+/* Distinct pids of the groups (0 when not grouped per pid), or -ENOMEM. */
+static long count_pids(const struct profile *p)
+{
+	struct u64map *seen = u64map__new(64);
+	size_t g;
+	long n;
+
+	if (!seen)
+		return -ENOMEM;
+	for (g = 0; g < profile__ngroups(p); g++) {
+		struct profile_group grp;
+
+		profile__group(p, g, &grp);
+		if (grp.key.pid >= 0 && u64map__put(seen, (uint64_t)grp.key.pid, 1) < 0) {
+			u64map__delete(seen);
+			return -ENOMEM;
+		}
+	}
+	n = (long)u64map__count(seen);
+	u64map__delete(seen);
+	return n;
+}
+
+/* The two tables of a, at most n rows each, percentages of total. */
+static int print_tables(FILE *out, struct acc *a, size_t n, uint64_t total)
+{
+	size_t nrows = n && n < a->nfns ? n : a->nfns;
+	char title[64];
+	int err;
+
+	if (!a->nfns)
+		return 0;
+	qsort(a->fns, a->nfns, sizeof(*a->fns), cmp_self);
+	snprintf(title, sizeof(title), "top %zu by self", nrows);
+	err = print_table(out, title, a->fns, nrows, total);
+	qsort(a->fns, a->nfns, sizeof(*a->fns), cmp_total);
+	snprintf(title, sizeof(title), "top %zu by total", nrows);
+	return err ? err : print_table(out, title, a->fns, nrows, total);
+}
+
+/* --- one section per thread ---------------------------------------------- */
+
+static int has_threads(const struct profile *p)
+{
+	size_t g;
+
+	for (g = 0; g < profile__ngroups(p); g++) {
+		struct profile_group grp;
+
+		profile__group(p, g, &grp);
+		if (grp.key.thread)
+			return 1;
+	}
+	return 0;
+}
+
+/* A group, and the section (process name, thread name) it belongs to. */
+struct member {
+	size_t g;
+	uint32_t comm, thread;
+	uint64_t samples;
+};
+
+struct section {
+	size_t first, n; /* members[first .. first + n) */
+	uint64_t samples;
+	const char *comm, *thread;
+};
+
+static int cmp_member(const void *x, const void *y)
+{
+	const struct member *a = x, *b = y;
+
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+static int cmp_section(const void *x, const void *y)
+{
+	const struct section *a = x, *b = y;
+	int r;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	if ((r = strcmp(a->comm, b->comm)) != 0)
+		return r;
+	return strcmp(a->thread, b->thread);
+}
+
+static const char *str_of(const struct strtab *names, uint32_t id, const char *none)
+{
+	const char *s = id ? strtab__str(names, id) : NULL;
+
+	return s && *s ? s : none;
+}
+
+static int write_section(const struct profile *p, const struct section *s, const size_t *gs,
+			 FILE *out, size_t n)
+{
+	uint64_t total = profile__total(p);
+	char comm[NAME_WIDTH * 4 + 1], thread[NAME_WIDTH * 4 + 1];
+	struct acc a;
+	int err;
+
+	fit_name_width(s->thread, thread, sizeof(thread), NAME_WIDTH / 2);
+	fit_name_width(s->comm, comm, sizeof(comm), NAME_WIDTH / 2);
+	fprintf(out, "\n%s / %s: %llu sample%s (%.2f%%)\n", comm, thread,
+		(unsigned long long)s->samples, s->samples == 1 ? "" : "s",
+		total ? 100.0 * (double)s->samples / (double)total : 0.0);
+	err = accumulate_groups(p, gs + s->first, s->n, &a);
+	if (!err)
+		err = print_tables(out, &a, n, s->samples);
+	acc_free(&a);
+	return err;
+}
+
+/* Groups of one process name and thread name make a section; sections by
+ * samples, each with its own tables, percentages of its own samples. */
+static int write_threads(const struct profile *p, FILE *out, size_t n)
+{
+	const struct strtab *names = profile__names(p);
+	size_t ng = profile__ngroups(p), ns = 0, i;
+	struct member *m = calloc(ng ? ng : 1, sizeof(*m));
+	struct section *s = calloc(ng ? ng : 1, sizeof(*s));
+	size_t *gs = calloc(ng ? ng : 1, sizeof(*gs));
+	int err = -ENOMEM;
+
+	if (!m || !s || !gs)
+		goto out_free;
+	for (i = 0; i < ng; i++) {
+		struct profile_group grp;
+
+		profile__group(p, i, &grp);
+		m[i] = (struct member){ i, grp.key.comm, grp.key.thread, grp.samples };
+	}
+	qsort(m, ng, sizeof(*m), cmp_member);
+	for (i = 0; i < ng; i++) {
+		gs[i] = m[i].g;
+		if (i == 0 || cmp_member(&m[i - 1], &m[i]) != 0) {
+			s[ns].first = i;
+			s[ns].comm = str_of(names, m[i].comm, FRAME_UNKNOWN);
+			/* a profile of a dump grouped per process, merged with
+			 * ones grouped per thread */
+			s[ns].thread = m[i].thread ? str_of(names, m[i].thread, COLLAPSED_UNKNOWN_THREAD)
+						   : "[no thread label]";
+			ns++;
+		}
+		s[ns - 1].n++;
+		s[ns - 1].samples += m[i].samples;
+	}
+	qsort(s, ns, sizeof(*s), cmp_section);
+	for (i = 0, err = 0; i < ns && !err; i++)
+		err = write_section(p, &s[i], gs, out, n);
+out_free:
+	free(gs);
+	free(s);
+	free(m);
+	return err;
 }
 
 int top__write(const struct profile *p, const struct agent_stats *agent, FILE *out, size_t n)
 {
 	uint64_t total = profile__total(p);
 	struct acc a;
-	size_t nrows;
-	char title[64];
+	long pids = 0;
 	int err;
 
 	err = accumulate(p, &a);
+	if (!err && !agent && (pids = count_pids(p)) < 0)
+		err = (int)pids;
 	if (err)
 		goto out_free;
-	nrows = n && n < a.nfns ? n : a.nfns;
-
 	fprintf(out, "samples: %llu  profiles: %zu  ", (unsigned long long)total, profile__ngroups(p));
 	if (agent)
 		fprintf(out, "processes: %llu  ", (unsigned long long)agent->processes);
+	else if (pids > 0)
+		fprintf(out, "processes: %ld  ", pids);
 	fprintf(out, "functions: %zu\n", a.nfns);
-	if (agent)
-		write_accounting(p, agent, out);
-	if (a.nfns) {
-		qsort(a.fns, a.nfns, sizeof(*a.fns), cmp_self);
-		snprintf(title, sizeof(title), "top %zu by self", nrows);
-		err = print_table(out, title, a.fns, nrows, total);
-		qsort(a.fns, a.nfns, sizeof(*a.fns), cmp_total);
-		snprintf(title, sizeof(title), "top %zu by total", nrows);
-		if (!err)
-			err = print_table(out, title, a.fns, nrows, total);
-	}
+	write_accounting(p, agent, &a, out);
+	err = has_threads(p) ? write_threads(p, out, n) : print_tables(out, &a, n, total);
 	if (!err && (fflush(out) != 0 || ferror(out)))
 		err = -EIO;
 out_free:

@@ -8,9 +8,12 @@ struct agent_stats;
 struct profile;
 
 /* Writes to out, for all groups of p together: a header line with the total
- * aggregated samples, the number of profiles (groups) and, when agent is not
- * NULL, the processes the agent knew at the window's end;
- * then two tables of at most n rows each (n == 0: all functions), the first
+ * aggregated samples, the number of profiles (groups) and the processes: the
+ * agent's (those it knew at the window's end) when agent is not NULL, else
+ * the distinct pids of groups per pid; then, with agent, its lost samples,
+ * p's dropped ones and the user stacks unwound to their root, without it
+ * the samples of stacks cut short ([truncated] at the root); the span of the
+ * window. Then two tables of at most n rows each (n == 0: all functions), the first
  * sorted by self samples, the second by total samples (ties: the other
  * count, then name). Columns: self%, self samples, total%, total samples,
  * function. self = samples whose leaf frame is the function; total =
@@ -20,8 +23,11 @@ struct profile;
  * the middle (its start and end kept around a U+2026 mark), and where two
  * different names would then read the same, both print whole, wrapped over
  * several lines; control characters print as '?'. Functions are frame display
- * strings, so "foo" and "foo_[i]" are distinct rows. Returns 0, -ENOMEM, or
- * -EIO on a write error. Allocates per call; does not modify p. */
+ * strings, so "foo" and "foo_[i]" are distinct rows. When groups carry a
+ * thread (grouped per thread) the tables come once per process name and
+ * thread name, largest first, under a line "COMM / THREAD: N samples (P%)",
+ * their percentages of that thread's samples. Returns 0, -ENOMEM, or -EIO on
+ * a write error. Allocates per call; does not modify p. */
 int top__write(const struct profile *p, const struct agent_stats *agent, FILE *out, size_t n);
 
 /* Differential table: for every function with self samples in now or base

@@ -35,6 +35,8 @@ struct strtab;
 #define FRAME_SUFFIX_INTERPRETED "_[0]"
 #define FRAME_SUFFIX_PYTHON "_[py]"
 #define FRAME_UNKNOWN "[unknown]"
+/* The root of a stack whose unwinding stopped before its outermost frame. */
+#define FRAME_TRUNCATED "[truncated]"
 
 enum frame_kind {
 	FRAME_FUNCTION,       /* NAME */

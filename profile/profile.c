@@ -121,13 +121,14 @@ static uint64_t key_hash(const struct profile_key *k)
 
 	h = hash__mix(h, k->exe);
 	h = hash__mix(h, k->comm);
+	h = hash__mix(h, k->thread);
 	return hash__mix(h, (uint32_t)k->pid);
 }
 
 static int key_eq(const struct profile_key *a, const struct profile_key *b)
 {
 	return a->service_name == b->service_name && a->exe == b->exe &&
-	       a->comm == b->comm && a->pid == b->pid;
+	       a->comm == b->comm && a->pid == b->pid && a->thread == b->thread;
 }
 
 /* Two frames per mix: cheaper than byte-wise FNV on 128-frame stacks. */

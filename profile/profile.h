@@ -19,6 +19,9 @@ struct profile_key {
 	uint32_t exe;
 	uint32_t comm;
 	int32_t pid; /* -1 unless grouping per pid */
+	uint32_t thread; /* the sampled thread's name when grouping per thread
+	                  * (the id of "" when the name is unknown); 0: not
+	                  * grouped per thread */
 };
 
 /* Describes the window; strings are borrowed and must outlive the profile. */

@@ -32,7 +32,7 @@ int symbolizer__new(struct strtab *names, struct cachedir *cache, int kernel,
 	sz->names = names;
 	if (strtab__intern_cstr(names, "[unknown]", &sz->id_unknown) < 0 ||
 	    strtab__intern_cstr(names, "[kernel]_[k]", &sz->id_kernel) < 0 ||
-	    strtab__intern_cstr(names, "[truncated]", &sz->id_truncated) < 0 ||
+	    strtab__intern_cstr(names, FRAME_TRUNCATED, &sz->id_truncated) < 0 ||
 	    strtab__intern_cstr(names, "[signal]", &sz->id_signal) < 0 ||
 	    jitnames__new(names, sz->id_unknown, &sz->jit) < 0) {
 		symbolizer__delete(sz);

@@ -134,6 +134,7 @@ INTEGRATION_TESTS = \
 	tests/integration/formats.sh \
 	tests/integration/dlopen.sh \
 	tests/integration/threads.sh \
+	tests/integration/thread_view.sh \
 	tests/integration/main_exits.sh \
 	tests/integration/cxx.sh \
 	tests/integration/names.sh \
@@ -153,6 +154,7 @@ INTEGRATION_TESTS = \
 	tests/integration/report_formats.sh \
 	tests/integration/report_pprof.sh \
 	tests/integration/report_errors.sh \
+	tests/integration/report_headers.sh \
 	tests/integration/flamegraph_browser.sh \
 	tests/integration/perf_compare.sh \
 	tests/integration/service_basic.sh \
@@ -179,6 +181,7 @@ INTEGRATION_TESTS = \
 	tests/integration/security_perfmaps.sh \
 	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \
+	tests/integration/upload_threads.sh \
 	tests/integration/upload_names.sh \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
@@ -209,6 +212,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/tree/check_tree.py \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
+	tests/integration/pprof_read.py \
 	tests/integration/service_lib.sh \
 	tests/integration/receiver.py \
 	tests/integration/notify_listener.py \
@@ -217,4 +221,4 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 # Dump fixtures of the report tests.
 EXTRA_DIST += tests/fixtures/report/a.json tests/fixtures/report/b.json \
 	tests/fixtures/report/c.json tests/fixtures/report/truncated.json \
-	tests/fixtures/report/a_b.collapsed
+	tests/fixtures/report/threads.json tests/fixtures/report/a_b.collapsed

@@ -611,14 +611,14 @@ def cmd_collapsed(a):
 
 # --- perf comparison --------------------------------------------------------
 
-def perf_leaves(path, comm):
-    """Leaf user function per sample from `perf script -F comm,ip,sym,dso` output."""
+def perf_leaves(path, comms):
+    """Leaf user function per sample of threads named comms, from `perf script -F comm,ip,sym,dso`."""
     leaves = collections.Counter()
     cur = None
     chain = []
 
     def flush():
-        if cur is None or cur != comm:
+        if cur is None or cur not in comms:
             return
         leaf = "[kernel]"
         for ip, sym, dso in chain:
@@ -668,7 +668,7 @@ def smolder_leaves(dump, exe):
 
 def cmd_perfcmp(a):
     dump = load_valid(a.dump)
-    pl = perf_leaves(a.perf_script, a.comm)
+    pl = perf_leaves(a.perf_script, set((a.perf_comm or a.comm).split(",")))
     sl = smolder_leaves(dump, a.exe)
     pt, st = sum(pl.values()), sum(sl.values())
     if pt == 0:
@@ -783,6 +783,7 @@ def main(argv):
     p.add_argument("--min", type=float, default=90.0)
     p = add("perfcmp", cmd_perfcmp)
     p.add_argument("--perf-script", required=True)
+    p.add_argument("--perf-comm", help="perf's comms (thread names), comma-separated; default --comm")
     p.add_argument("--tol", type=float, default=5.0)
     p = add("perf-allowed", cmd_perf_allowed, dump=False, exe=False)
     p.add_argument("mode", choices=("process", "kernel", "system"))

@@ -37,38 +37,10 @@ first=$(grep -E '^[[:space:]]*[0-9.]+%' "$TMP/smolder.out" | head -n 1)
 echo "$first" | grep -Eq '[[:space:]]c([[:space:]]|$)' || fail "first table row is not the hot function c: $first"
 run_smolder 60 record -F 499 --format pprof -o "$TMP/out.pb.gz" -- "$WORKLOADS/chain" 1.5
 expect_ok
-"$PYTHON3" - "$TMP/out.pb.gz" <<'PY' || fail "record --format pprof: not a profile.proto naming the chain"
-import gzip, sys
-data = gzip.open(sys.argv[1]).read()
-
-def fields(buf):
-    """(field number, wire type, value) of one protobuf message."""
-    i = 0
-    while i < len(buf):
-        key, i = varint(buf, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(buf, i)
-        elif wt == 2:
-            n, i = varint(buf, i)
-            v, i = buf[i:i + n], i + n
-        else:
-            raise ValueError("unexpected wire type %d" % wt)
-        yield num, wt, v
-
-def varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7f) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
-
-top = list(fields(data))
-strings = [v.decode() for n, wt, v in top if n == 6]  # Profile.string_table
-samples = [v for n, wt, v in top if n == 2]             # Profile.sample
+PYTHONPATH="$TESTS_SRCDIR/integration" PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$TMP/out.pb.gz" <<'PY' || fail "record --format pprof: not a profile.proto naming the chain"
+import sys
+import pprof_read
+strings, samples = pprof_read.read(sys.argv[1])
 print("pprof: %d samples, %d strings" % (len(samples), len(strings)))
 assert strings and strings[0] == "", "string_table[0] must be empty"
 for name in ("main", "a", "b", "c", "samples", "cpu"):

@@ -43,6 +43,7 @@ UNIT_TESTS = \
 	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
 	tests/unit/test_proctable \
+	tests/unit/test_thread_names \
 	tests/unit/test_runtimes \
 	tests/unit/test_user_stack \
 	tests/unit/test_json_dump \
@@ -266,8 +267,13 @@ tests_unit_test_procmaps_LINK = $(CXXLINK)
 tests_unit_test_proctable_SOURCES = tests/unit/test_proctable.c
 tests_unit_test_proctable_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_proctable_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_proctable_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_proctable_LDADD = $(COLLECTOR_LIBS) -lpthread $(CRITERION_LIBS)
 tests_unit_test_proctable_LINK = $(CXXLINK)
+tests_unit_test_thread_names_SOURCES = tests/unit/test_thread_names.c
+tests_unit_test_thread_names_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_thread_names_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_thread_names_LDADD = $(COLLECTOR_LIBS) -lpthread $(CRITERION_LIBS)
+tests_unit_test_thread_names_LINK = $(CXXLINK)
 tests_unit_test_user_stack_SOURCES = tests/unit/test_user_stack.c
 tests_unit_test_user_stack_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_user_stack_CFLAGS = $(TEST_CFLAGS)
@@ -478,4 +484,5 @@ EXTRA_DIST += \
 
 # Helpers shared by unit tests.
 EXTRA_DIST += tests/unit/tmpdir.h tests/unit/symfix.h tests/unit/profile_fixture.h \
-	tests/unit/report_fixture.h tests/unit/http_server.h tests/unit/stack_capture.h
+	tests/unit/report_fixture.h tests/unit/http_server.h tests/unit/stack_capture.h \
+	tests/unit/named_thread.h

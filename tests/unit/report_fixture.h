@@ -39,14 +39,16 @@ static inline void filter_init(struct dump_merge_filter *f)
 }
 
 /* Merges the named fixtures into a new merge over the names table tab (not
- * "names": profile_fixture.h, used beside this, has a global of that name). */
-static inline struct dump_merge *merge(struct strtab *tab, const struct dump_merge_filter *f,
-				       const char *const *files)
+ * "names": profile_fixture.h, used beside this, has a global of that name),
+ * grouped per thread or not. */
+static inline struct dump_merge *merge_grouped(struct strtab *tab, const struct dump_merge_filter *f,
+					       const char *const *files, int by_thread)
 {
 	struct dump_merge *m = dump_merge__new(tab, f);
 	size_t i;
 
 	cr_assert_not_null(m);
+	dump_merge__set_group_by_thread(m, by_thread);
 	for (i = 0; files[i]; i++) {
 		struct dump *d = load(files[i]);
 
@@ -54,6 +56,12 @@ static inline struct dump_merge *merge(struct strtab *tab, const struct dump_mer
 		dump__delete(d);
 	}
 	return m;
+}
+
+static inline struct dump_merge *merge(struct strtab *tab, const struct dump_merge_filter *f,
+				       const char *const *files)
+{
+	return merge_grouped(tab, f, files, 0);
 }
 
 #endif

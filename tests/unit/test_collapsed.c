@@ -54,6 +54,37 @@ Test(collapsed, without_comm_skips_empty)
 	free(text);
 }
 
+/* Grouped per thread: the thread's frame below the comm. */
+Test(collapsed, thread_frame_below_the_comm)
+{
+	struct profile_key k = key("s", "/e", "app", -1);
+	uint32_t st[2] = {id("start_thread"), id("work")};
+	char *text;
+
+	profile__reset(prof);
+	k.thread = id("worker-a");
+	cr_assert_eq(profile__add(prof, &k, st, 2, 2), 0);
+	cr_assert_eq(profile__add(prof, &k, NULL, 0, 1), 0);
+	k.thread = id("we;ird");
+	cr_assert_eq(profile__add(prof, &k, st, 2, 3), 0);
+	k.thread = id("");
+	cr_assert_eq(profile__add(prof, &k, st, 1, 4), 0);
+	text = capture_collapsed(COLLAPSED_WITH_COMM);
+	cr_assert_str_eq(text,
+			 "app;[thread we:ird];start_thread;work 3\n"
+			 "app;[thread worker-a] 1\n"
+			 "app;[thread worker-a];start_thread;work 2\n"
+			 "app;[unknown thread];start_thread 4\n");
+	free(text);
+	text = capture_collapsed(0);
+	cr_assert_str_eq(text,
+			 "[thread we:ird];start_thread;work 3\n"
+			 "[thread worker-a] 1\n"
+			 "[thread worker-a];start_thread;work 2\n"
+			 "[unknown thread];start_thread 4\n");
+	free(text);
+}
+
 Test(collapsed, sanitizes_and_unknown)
 {
 	struct profile_key k = key("s", "/e", "we;ird\ncomm", -1);

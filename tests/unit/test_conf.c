@@ -104,6 +104,7 @@ static void assert_conf_eq(const struct conf *a, const struct conf *b)
 	cr_assert_eq(a->max_frames, b->max_frames);
 	cr_assert(streq_null(a->event, b->event));
 	cr_assert_eq(a->per_pid, b->per_pid);
+	cr_assert_eq(a->group_by_thread, b->group_by_thread);
 	cr_assert_eq(a->interval_ns, b->interval_ns);
 	cr_assert_eq(a->stats_interval_ns, b->stats_interval_ns);
 	cr_assert_eq(a->log, b->log);
@@ -142,6 +143,7 @@ Test(conf, defaults)
 	cr_assert_eq(c.max_frames, 128);
 	cr_assert_str_eq(c.event, "cpu-clock");
 	cr_assert_eq(c.per_pid, 0);
+	cr_assert_eq(c.group_by_thread, 0);
 	cr_assert_eq(c.interval_ns, 10 * S);
 	cr_assert_eq(c.stats_interval_ns, 60 * S);
 	cr_assert_eq(c.log, CONF_LOG_STDERR);
@@ -183,6 +185,7 @@ Test(conf, every_key)
 		"max_frames=64\n"
 		"event = cycles\n"
 		"per_pid = on\n"
+		"group_by = thread\n"
 		"interval = 30s\n"
 		"stats_interval = 0\n"
 		"log = syslog\n"
@@ -212,6 +215,7 @@ Test(conf, every_key)
 	cr_assert_eq(c.max_frames, 64);
 	cr_assert_str_eq(c.event, "cycles");
 	cr_assert_eq(c.per_pid, 1);
+	cr_assert_eq(c.group_by_thread, 1);
 	cr_assert_eq(c.load_max_size, UINT64_C(64) << 20);
 	cr_assert_eq(c.load_cpu_budget_bp, 50);
 	cr_assert_eq(c.interval_ns, 30 * S);
@@ -307,6 +311,7 @@ Test(conf, error_messages)
 			  "1: stats_interval: '10ms' is out of range (0 or at least 1s)");
 	expect_load_error("timeout = 0\n", "1: timeout: '0' must be greater than 0");
 	expect_load_error("per_pid = maybe\n", "1: per_pid: 'maybe' is not a boolean (use yes or no)");
+	expect_load_error("group_by = pid\n", "1: group_by: 'pid' is not one of process or thread");
 	expect_load_error("spool_max_size = 5 GiB\n",
 			  "1: spool_max_size: '5 GiB' is not a size (use e.g. 4096, 64KiB, 512MiB)");
 	expect_load_error("spool_max_age = 999999999999d\n", "1: spool_max_age: '999999999999d' is too large");
@@ -537,7 +542,7 @@ Test(conf, copy_is_deep)
 Test(conf, shipped_config)
 {
 	static const char *const all_keys[] = {
-		"frequency", "stack_size", "max_frames", "event", "per_pid", "interval",
+		"frequency", "stack_size", "max_frames", "event", "per_pid", "group_by", "interval",
 		"stats_interval", "log", "log_level", "export", "url", "auth_token_file",
 		"basic_auth_file", "tenant_id", "tls_ca_file", "tls_verify", "connect_timeout",
 		"timeout", "retry_backoff_min", "retry_backoff_max", "spool_dir",

@@ -1,4 +1,5 @@
-/* export/dump_merge.c: dumps merged into one profile, and the time, label and pid filters. */
+/* export/dump_merge.c: dumps merged into one profile, the time, label and pid
+ * filters, grouping per thread, and what the header of the result may say. */
 #include "config.h"
 
 #include <errno.h>
@@ -68,7 +69,9 @@ Test(dump_merge, two_dumps_double_the_counts)
 	p2 = dump_merge__profile(m2);
 	cr_assert_eq(profile__total(p1), 15);
 	cr_assert_eq(profile__total(p2), 30);
-	cr_assert_eq(profile__samples(p2), 30);
+	/* the windows' dropped samples (2 each) come along: all their profiles were kept */
+	cr_assert_eq(profile__samples(p2), 34);
+	cr_assert_eq(profile__dropped(p2), 4);
 	cr_assert_eq(stack_count(p1, "main;ngx_process_events_and_timers;epoll_wait;do_epoll_wait_[k]"), 6);
 	cr_assert_eq(stack_count(p2, "main;ngx_process_events_and_timers;epoll_wait;do_epoll_wait_[k]"), 12);
 	cr_assert_eq(stack_count(p2, "main;compute;hot_[i];hotter_[i]"), 4);
@@ -274,4 +277,162 @@ Test(dump_merge, unknown_label_is_named)
 	cr_assert_eq(dump_merge__check_labels(m, &unknown), 0);
 	dump_merge__delete(m);
 	strtab__delete(names);
+}
+
+/* Thread labels: merged away by default (a view per process), one group
+ * per thread name on request; "" (a name not known) is a thread too. */
+Test(dump_merge, threads_merged_or_kept)
+{
+	static const char *const files[] = {"threads.json", "a.json", NULL};
+	struct strtab *names = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+	const struct profile *p;
+	struct profile_group g;
+	size_t i, seen = 0;
+
+	filter_init(&f);
+	m = merge(names, &f, files);
+	p = dump_merge__profile(m);
+	cr_assert_eq(profile__ngroups(p), 3, "app, nginx, redis");
+	for (i = 0; i < profile__ngroups(p); i++) {
+		profile__group(p, i, &g);
+		cr_assert_eq(g.key.thread, 0);
+		if (!strcmp(key_str(p, g.key.comm), "app"))
+			cr_assert_eq(g.samples, 10);
+	}
+	cr_assert_eq(dump_merge__info(m)->profiles_threaded, 3);
+	dump_merge__delete(m);
+
+	m = merge_grouped(names, &f, files, 1);
+	p = dump_merge__profile(m);
+	cr_assert_eq(profile__ngroups(p), 5);
+	for (i = 0; i < profile__ngroups(p); i++) {
+		profile__group(p, i, &g);
+		if (strcmp(key_str(p, g.key.comm), "app") != 0) {
+			cr_assert_eq(g.key.thread, 0, "a profile without the label has none");
+			continue;
+		}
+		cr_assert_neq(g.key.thread, 0);
+		seen++;
+		if (!strcmp(key_str(p, g.key.thread), "worker-a"))
+			cr_assert_eq(g.samples, 6);
+		else if (!strcmp(key_str(p, g.key.thread), "worker-b"))
+			cr_assert_eq(g.samples, 3);
+		else
+			cr_assert_str_eq(key_str(p, g.key.thread), "");
+	}
+	cr_assert_eq(seen, 3);
+	cr_assert_eq(dump_merge__info(m)->profiles_threaded, 3);
+	cr_assert_eq(dump_merge__info(m)->profiles_used, 5);
+	dump_merge__delete(m);
+	strtab__delete(names);
+}
+
+/* A label filter that keeps part of a window's profiles: the merged
+ * profile has only their samples, and the info says the windows' counters
+ * describe more than that. */
+Test(dump_merge, part_of_windows_kept)
+{
+	static const char *const files[] = {"a.json", "threads.json", NULL};
+	struct dump_merge_label l[1] = { { "thread", "worker-a" } };
+	struct strtab *names = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+	const struct dump_merge_info *in;
+
+	filter_init(&f);
+	m = merge(names, &f, files);
+	cr_assert_eq(dump_merge__info(m)->profiles_left_out, 0);
+	dump_merge__delete(m);
+
+	f.labels = l;
+	f.nlabels = 1;
+	m = merge(names, &f, files);
+	in = dump_merge__info(m);
+	cr_assert_eq(profile__total(dump_merge__profile(m)), 6);
+	cr_assert_eq(in->samples, 6);
+	cr_assert_eq(in->dumps_used, 1);
+	cr_assert_eq(in->profiles_left_out, 2, "worker-b and the unknown thread");
+	cr_assert_eq(profile__dropped(dump_merge__profile(m)), 0,
+		     "the window's dropped samples are not the kept profile's");
+	cr_assert_eq(in->start_ns, (T0 + 30) * S);
+	dump_merge__delete(m);
+	strtab__delete(names);
+}
+
+static void rates_of(const char *const *files, char *buf, size_t size)
+{
+	struct strtab *names = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+
+	filter_init(&f);
+	m = merge(names, &f, files);
+	dump_merge__describe_rates(dump_merge__info(m), buf, size);
+	dump_merge__delete(m);
+	strtab__delete(names);
+}
+
+/* The rates the windows ran at, never their average. */
+Test(dump_merge, rates_said_per_window)
+{
+	static const char *const one[] = {"a.json", "b.json", NULL};
+	static const char *const three[] = {"a.json", "threads.json", "c.json", "b.json", NULL};
+	static const char *const two[] = {"c.json", "a.json", NULL};
+	struct dump_merge_info in;
+	char buf[128];
+	uint32_t hz;
+
+	rates_of(one, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "99 Hz");
+	rates_of(three, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "windows at 99, 49 and 25 Hz");
+	rates_of(two, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "windows at 99 and 49 Hz");
+
+	/* Past DUMP_MERGE_RATES distinct rates: the range, whatever the order
+	 * they came in. */
+	{
+		static const uint32_t order[] = {60, 130, 20, 90, 50, 110, 30, 70, 120, 40, 100, 80};
+		struct strtab *names = strtab__new();
+		struct dump_merge_filter f;
+		struct dump_merge *m;
+		static const char key[] = "\"frequency_hz\":99";
+		char text[4096], edited[4200], *at;
+		FILE *fp = fopen(FIX "a.json", "r");
+		size_t len, i;
+
+		cr_assert_not_null(fp);
+		len = fread(text, 1, sizeof(text) - 1, fp);
+		fclose(fp);
+		text[len] = '\0';
+		at = strstr(text, key);
+		cr_assert_not_null(at);
+		filter_init(&f);
+		m = dump_merge__new(names, &f);
+		for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			struct dump *d = NULL;
+			char err[256];
+			int n = snprintf(edited, sizeof(edited), "%.*s\"frequency_hz\":%u%s", (int)(at - text),
+					 text, order[i], at + strlen(key));
+
+			cr_assert_eq(dump__parse(edited, (size_t)n, &d, err, sizeof(err)), 0, "%s", err);
+			cr_assert_eq(dump_merge__add(m, d), 0);
+			dump__delete(d);
+		}
+		dump_merge__describe_rates(dump_merge__info(m), buf, sizeof(buf));
+		cr_assert_str_eq(buf, "windows at 20 to 130 Hz");
+		dump_merge__delete(m);
+		strtab__delete(names);
+	}
+	memset(&in, 0, sizeof(in));
+	dump_merge__describe_rates(&in, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "", "no dump gave a rate");
+	in.nrates = DUMP_MERGE_RATES;
+	in.more_rates = 1;
+	for (hz = 0; hz < DUMP_MERGE_RATES; hz++)
+		in.rates[hz] = 99 - hz * 10;
+	dump_merge__describe_rates(&in, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "windows at 29 to 99 Hz");
 }

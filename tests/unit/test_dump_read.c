@@ -213,7 +213,8 @@ Test(dump_read, validation_names_the_path)
 	BAD("\"env\":\"prod\"", "\"env\":1", "labels.env: not a string");
 	BAD("\"pid\":\"4242\"", "\"pid\":\"0042\"", "profiles[0].labels.pid: not a decimal pid");
 	BAD("\"pid\":\"4242\"", "\"pid\":4242", "profiles[0].labels.pid: not a string");
-	BAD("\"comm\":\"nginx\"", "\"comm\":\"nginx\",\"x\":\"y\"", "profiles[0].labels.x: unexpected key");
+	BAD("\"comm\":\"nginx\"", "\"comm\":\"nginx\",\"x\":1", "profiles[0].labels.x: not a string");
+	BAD("\"comm\":\"nginx\"", "\"comm\":\"nginx\",\"thread\":7", "profiles[0].labels.thread: not a string");
 	BAD("\"schema\"", "\"extra\":1,\"schema\"", "extra: unexpected key");
 	BAD("\"lost\":0", "\"lost\":-1", "stats.lost: not a non-negative integer");
 	BAD("\"lost\":0,", "", "stats.lost: missing");
@@ -269,24 +270,81 @@ Test(dump_read, parse_rejects_structure_abuse)
 	cr_assert_null(d);
 }
 
-Test(dump_read, too_many_labels)
+/* Parses valid.json with n labels "lN":"v" inserted before where (a
+ * string of it), and expects the error needle. */
+static void expect_too_many(const char *where, size_t n, const char *needle)
 {
 	char *buf = slurp("valid.json", &(size_t){0}), *out, *at;
 	size_t i, off;
 	struct dump *d = NULL;
 
-	at = strstr(buf, "\"labels\":{\"env\"");
+	at = strstr(buf, where);
 	cr_assert_not_null(at);
-	out = malloc(strlen(buf) + 300 * 32);
-	off = (size_t)(at - buf) + strlen("\"labels\":{");
+	out = malloc(strlen(buf) + n * 32);
+	off = (size_t)(at - buf);
 	memcpy(out, buf, off);
-	for (i = 0; i < 300; i++)
+	for (i = 0; i < n; i++)
 		off += (size_t)snprintf(out + off, 32, "\"l%zu\":\"v\",", i);
-	memcpy(out + off, at + strlen("\"labels\":{"), strlen(at + strlen("\"labels\":{")) + 1);
+	memcpy(out + off, at, strlen(at) + 1);
 	cr_assert_eq(dump__parse(out, strlen(out), &d, err, sizeof(err)), -EINVAL);
-	cr_assert(strstr(err, "labels: more than 256 labels"), "%s", err);
+	cr_assert(strstr(err, needle), "%s", err);
 	free(out);
 	free(buf);
+}
+
+Test(dump_read, too_many_labels)
+{
+	expect_too_many("\"env\":\"prod\"", 300, "labels: more than 256 labels");
+}
+
+/* Edits valid.json's first profile labels and parses the result, which
+ * must be valid; *out is the dump (caller deletes). */
+static void parse_labels_edit(const char *to, struct dump **out)
+{
+	static const char from[] = "\"comm\":\"nginx\"";
+	char *buf = slurp("valid.json", &(size_t){0}), *ed, *at = strstr(buf, from);
+
+	cr_assert_not_null(at);
+	ed = malloc(strlen(buf) + strlen(to) + 1);
+	memcpy(ed, buf, (size_t)(at - buf));
+	strcpy(ed + (at - buf), to);
+	strcat(ed, at + strlen(from));
+	err[0] = '\0';
+	cr_assert_eq(dump__parse(ed, strlen(ed), out, err, sizeof(err)), 0, "%s", err);
+	free(ed);
+	free(buf);
+}
+
+/* A thread label comes after pid; labels a newer agent adds are kept,
+ * after the ones this reader knows, for filters. */
+Test(dump_read, profile_labels_thread_and_unknown)
+{
+	const struct dump_profile *p;
+	struct dump *d = NULL;
+
+	parse_labels_edit("\"later\":\"x\",\"thread\":\"worker-a\",\"comm\":\"nginx\"", &d);
+	p = &d->profiles[0];
+	cr_assert_eq(p->nlabels, 6);
+	cr_assert_str_eq(p->labels[2].name, "comm");
+	cr_assert_str_eq(p->labels[3].name, "pid");
+	cr_assert_str_eq(p->labels[4].name, "thread");
+	cr_assert_str_eq(p->labels[4].value, "worker-a");
+	cr_assert_str_eq(p->labels[5].name, "later");
+	cr_assert_str_eq(p->labels[5].value, "x");
+	cr_assert_eq(d->profiles[1].nlabels, 3);
+	dump__delete(d);
+
+	/* an empty name is a thread label too: the name was not known */
+	parse_labels_edit("\"comm\":\"nginx\",\"thread\":\"\"", &d);
+	cr_assert_str_eq(d->profiles[0].labels[4].value, "");
+	dump__delete(d);
+}
+
+Test(dump_read, too_many_profile_labels)
+{
+	/* 4 of valid.json's and 29 more */
+	expect_too_many("\"service_name\":\"nginx\"", 29,
+			"profiles[0].labels: more than 32 labels");
 }
 
 static char tmpdir[256];

@@ -306,6 +306,47 @@ Test(flamegraph, processes_are_the_second_level)
 	profile__delete(p);
 }
 
+/* Grouped per thread: a thread frame between the process and its stacks,
+ * in the colour of the process frames, not of code. */
+Test(flamegraph, threads_are_the_third_level)
+{
+	struct profile *p = new_profile();
+	struct profile_key k = key("app");
+	struct frame fr[MAXF];
+	const struct frame *app, *ta, *tb, *tu, *x;
+	uint32_t f[2] = {id("start_thread"), id("spin")};
+	unsigned r, g, b;
+	char *svg;
+	size_t n;
+
+	k.thread = id("worker-a");
+	cr_assert_eq(profile__add(p, &k, f, 2, 3), 0);
+	k.thread = id("worker-b");
+	cr_assert_eq(profile__add(p, &k, f, 2, 5), 0);
+	k.thread = id("");
+	cr_assert_eq(profile__add(p, &k, f, 2, 1), 0);
+	add(p, "other", "main", 2); /* not one thread's: no thread frame */
+	svg = render(p, NULL);
+	assert_xml(svg);
+	n = parse_frames(svg, fr, MAXF);
+	app = must_find(fr, n, "app");
+	ta = must_find(fr, n, "[thread worker-a]");
+	tb = must_find(fr, n, "[thread worker-b]");
+	tu = must_find(fr, n, "[unknown thread]");
+	cr_assert_eq(app->n, 9);
+	cr_assert_eq(ta->n, 3);
+	cr_assert_eq(tb->n, 5);
+	cr_assert_eq(tu->n, 1);
+	cr_assert_float_eq(ta->y, tb->y, 0.01);
+	cr_assert_float_eq(ta->y, app->y - 16, 0.01, "one row above its process");
+	x = must_find(fr, n, "main");
+	cr_assert_float_eq(x->y, app->y - 16, 0.01, "stacks of a process without threads on it");
+	cr_assert_eq(sscanf(ta->fill, "rgb(%u,%u,%u)", &r, &g, &b), 3);
+	cr_assert(b > r && b > g, "threads are lavender like processes: %s", ta->fill);
+	free(svg);
+	profile__delete(p);
+}
+
 Test(flamegraph, names_are_escaped)
 {
 	struct profile *p = new_profile();

@@ -313,6 +313,41 @@ static int validate(const char *path, int quiet)
 	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Grouped per thread: a "thread" label after pid, "" for a name not
+ * known; threads of one process sort by name; the schema takes it. */
+Test(json, thread_label)
+{
+	struct profile_key k = key("svc", "/bin/app", "app", 42);
+	uint32_t f = id("spin");
+	char path[] = "/tmp/smolder-test-json-XXXXXX";
+	char *text;
+	FILE *out;
+	int fd;
+
+	profile__reset(prof);
+	k.thread = id("worker-b");
+	cr_assert_eq(profile__add(prof, &k, &f, 1, 2), 0);
+	k.thread = id("worker-a");
+	cr_assert_eq(profile__add(prof, &k, &f, 1, 2), 0);
+	k.thread = id("");
+	cr_assert_eq(profile__add(prof, &k, &f, 1, 1), 0);
+	text = capture_json();
+	cr_assert(strstr(text, "\"profiles\":[{\"labels\":{\"service_name\":\"svc\",\"exe\":\"/bin/app\","
+			       "\"comm\":\"app\",\"pid\":\"42\",\"thread\":\"worker-a\"}"), "%s", text);
+	cr_assert(strstr(text, "\"thread\":\"worker-a\"}") < strstr(text, "\"thread\":\"worker-b\"}"), "%s", text);
+	cr_assert(strstr(text, "\"pid\":\"42\",\"thread\":\"\"}"), "%s", text);
+	free(text);
+	if (!has_jsonschema())
+		return;
+	fd = mkostemp(path, O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	out = fdopen(fd, "w");
+	cr_assert_eq(json_dump__write(prof, &agent, out), 0);
+	fclose(out);
+	cr_expect_eq(validate(path, 0), 0, "a dump with thread labels does not match the schema");
+	unlink(path);
+}
+
 Test(json, matches_json_schema)
 {
 	char path[] = "/tmp/smolder-test-json-XXXXXX";

@@ -68,6 +68,8 @@ struct decoded {
 	size_t nsample_types;
 	uint64_t values[MAXN][2];
 	uint64_t nlocs_of_sample[MAXN];
+	int64_t label_key[MAXN][8], label_str[MAXN][8]; /* string indexes */
+	size_t nlabels_of_sample[MAXN];
 	size_t nsamples;
 	uint64_t loc_nlines[MAXN], loc_lines[MAXN][8], loc_mapping[MAXN];
 	size_t nlocs;
@@ -94,6 +96,26 @@ static size_t rd_repeated(struct rd *sub, uint64_t v, int packed, uint64_t *out,
 	return n;
 }
 
+/* A sample's Label {key = 1, str = 2}, kept as string indexes: the string
+ * table may come later in the message. */
+static void decode_label(struct decoded *d, struct rd *l)
+{
+	struct rd s;
+	uint32_t f;
+	uint64_t v, key = 0, val = 0;
+
+	while (rd_field(l, &f, &v, &s)) {
+		if (f == 1)
+			key = v;
+		else if (f == 2)
+			val = v;
+	}
+	d->label_key[d->nsamples][d->nlabels_of_sample[d->nsamples]] = (int64_t)key;
+	d->label_str[d->nsamples][d->nlabels_of_sample[d->nsamples]] = (int64_t)val;
+	if (d->nlabels_of_sample[d->nsamples] < 7)
+		d->nlabels_of_sample[d->nsamples]++;
+}
+
 static void decode(const uint8_t *buf, size_t len, struct decoded *d)
 {
 	struct rd r = { buf, buf + len }, sub, s2, s3;
@@ -118,6 +140,8 @@ static void decode(const uint8_t *buf, size_t len, struct decoded *d)
 					d->nlocs_of_sample[d->nsamples] += rd_repeated(&s2, v2, s2.p != NULL, tmp, MAXN);
 				else if (f2 == 2)
 					rd_repeated(&s2, v2, s2.p != NULL, d->values[d->nsamples], 2);
+				else if (f2 == 3)
+					decode_label(d, &s2);
 			}
 			d->nsamples++;
 			break;
@@ -275,6 +299,57 @@ Test(pprof, decodes_to_the_merged_profile)
 		for (j = 0; j < i; j++)
 			cr_assert_str_neq(str(&d, d.map_file[i]), str(&d, d.map_file[j]), "one mapping per file");
 	}
+	decoded_free(&d);
+	free(buf);
+	dump_merge__delete(m);
+	strtab__delete(names);
+}
+
+/* The value of sample i's label key, NULL when it has none. */
+static const char *label_of(const struct decoded *d, size_t i, const char *key)
+{
+	size_t j;
+
+	for (j = 0; j < d->nlabels_of_sample[i]; j++)
+		if (!strcmp(str(d, d->label_key[i][j]), key))
+			return str(d, d->label_str[i][j]);
+	return NULL;
+}
+
+/* Grouped per thread: each sample carries its thread's name as a label
+ * (none for a name not known, as for any empty label). */
+Test(pprof, thread_label)
+{
+	static const char *const files[] = {"threads.json", NULL};
+	struct strtab *names = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+	struct pprof_opts o = { 40000000, T0 * S, 10 * S };
+	struct decoded d;
+	void *buf = NULL;
+	size_t len = 0, i;
+	uint64_t a = 0, b = 0, none = 0;
+
+	filter_init(&f);
+	m = merge_grouped(names, &f, files, 1);
+	cr_assert_eq(pprof__encode(dump_merge__profile(m), &o, &buf, &len), 0);
+	decode(buf, len, &d);
+	for (i = 0; i < d.nsamples; i++) {
+		const char *t = label_of(&d, i, "thread");
+
+		cr_assert_str_eq(label_of(&d, i, "comm"), "app");
+		if (!t)
+			none += d.values[i][0];
+		else if (!strcmp(t, "worker-a"))
+			a += d.values[i][0];
+		else if (!strcmp(t, "worker-b"))
+			b += d.values[i][0];
+		else
+			cr_assert_fail("thread label %s", t);
+	}
+	cr_assert_eq(a, 6);
+	cr_assert_eq(b, 3);
+	cr_assert_eq(none, 1);
 	decoded_free(&d);
 	free(buf);
 	dump_merge__delete(m);

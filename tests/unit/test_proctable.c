@@ -1,4 +1,5 @@
-/* collector/proctable.c: address maps kept from records, and the binaries they map. */
+/* collector/proctable.c: address maps kept from records, the binaries they
+ * map, and the threads' names. */
 #include "config.h"
 
 #include <signal.h>
@@ -11,6 +12,8 @@
 #include "collector/binary.h"
 #include "collector/proctable.h"
 #include "common/strtab.h"
+#include "common/strtab_remap.h"
+#include "tests/unit/named_thread.h"
 
 /* [start, end) and file offset of mapping i of p. */
 static void map_at(const struct process *p, size_t i, uint64_t *start, uint64_t *end, uint64_t *pgoff)
@@ -171,4 +174,107 @@ Test(proctable, binaries_freed_when_unmapped)
 	proctable__delete(pt);
 	binaries__delete(bs);
 	strtab__delete(names);
+}
+
+/* The name proctable__thread_name gives tid, NULL when none. */
+static const char *thread_name(struct strtab *names, struct proctable *pt, struct process *p, int tid)
+{
+	uint32_t id = proctable__thread_name(pt, p, tid);
+
+	return id ? strtab__str(names, id) : NULL;
+}
+
+/* Thread names follow the records: a rename names the thread (not the
+ * process), a new thread has its creator's name, an exit drops the name, an
+ * exec ends every other thread; the main thread's name is the process's. */
+Test(proctable, thread_names_from_records)
+{
+	struct strtab *names = strtab__new();
+	struct binaries *bs = binaries__new(names);
+	struct proctable *pt = proctable__new(names, bs);
+	const int pid = 0x3ffffff5; /* no such process: nothing read from /proc */
+	struct process *p;
+
+	proctable__keep_thread_names(pt, 1);
+	cr_assert_eq(proctable__comm(pt, pid, pid, "app", 0), 0);
+	p = proctable__find(pt, pid);
+	cr_assert_not_null(p);
+	cr_assert_eq(proctable__fork(pt, pid, pid, pid + 1, pid), 0);
+	cr_assert_str_eq(thread_name(names, pt, p, pid + 1), "app", "inherited from main");
+	cr_assert_eq(proctable__comm(pt, pid, pid + 1, "worker-a", 0), 0);
+	cr_assert_eq(proctable__fork(pt, pid, pid, pid + 2, pid + 1), 0);
+	cr_assert_str_eq(thread_name(names, pt, p, pid + 2), "worker-a", "inherited from its creator");
+	cr_assert_eq(proctable__comm(pt, pid, pid + 2, "worker-b", 0), 0);
+	/* the main thread renamed: the process's comm, and its name */
+	cr_assert_eq(proctable__comm(pt, pid, pid, "app2", 0), 0);
+	cr_assert_eq(proctable__fork(pt, pid, pid, pid + 3, pid), 0);
+	cr_assert_str_eq(strtab__str(names, process__comm(p)), "app2", "threads do not rename the process");
+	cr_assert_str_eq(thread_name(names, pt, p, pid), "app2");
+	cr_assert_str_eq(thread_name(names, pt, p, pid + 1), "worker-a");
+	cr_assert_str_eq(thread_name(names, pt, p, pid + 2), "worker-b");
+	cr_assert_str_eq(thread_name(names, pt, p, pid + 3), "app2");
+	cr_assert_null(thread_name(names, pt, p, pid + 9), "never named, not in /proc: unknown");
+	proctable__exit(pt, pid, pid + 1, 100);
+	cr_assert_null(thread_name(names, pt, p, pid + 1), "dropped at its exit");
+	cr_assert_not(process__exited(p));
+	/* exec: the thread that called it is the main one, the others end */
+	cr_assert_eq(proctable__comm(pt, pid, pid, "newprog", 1), 0);
+	cr_assert_null(thread_name(names, pt, p, pid + 2));
+	cr_assert_null(thread_name(names, pt, p, pid + 3));
+	cr_assert_str_eq(thread_name(names, pt, p, pid), "newprog");
+	proctable__delete(pt);
+	binaries__delete(bs);
+	strtab__delete(names);
+}
+
+/* Without keep_thread_names nothing per thread is kept. */
+Test(proctable, thread_names_off_by_default)
+{
+	struct strtab *names = strtab__new();
+	struct binaries *bs = binaries__new(names);
+	struct proctable *pt = proctable__new(names, bs);
+	const int pid = 0x3ffffff6;
+	struct process *p;
+
+	cr_assert_eq(proctable__comm(pt, pid, pid, "app", 0), 0);
+	p = proctable__find(pt, pid);
+	cr_assert_eq(proctable__fork(pt, pid, pid, pid + 1, pid), 0);
+	cr_assert_eq(proctable__comm(pt, pid, pid + 1, "worker-a", 0), 0);
+	cr_assert_null(thread_name(names, pt, p, pid + 1));
+	cr_assert_str_eq(thread_name(names, pt, p, pid), "app");
+	proctable__delete(pt);
+	binaries__delete(bs);
+	strtab__delete(names);
+}
+
+/* A thread no record named (it predates the table) is read from /proc;
+ * its name is remapped when the names table is compacted. */
+Test(proctable, thread_names_from_proc_and_remapped)
+{
+	struct strtab *names = strtab__new(), *to = strtab__new();
+	struct binaries *bs = binaries__new(names);
+	struct proctable *pt = proctable__new(names, bs);
+	struct strtab_remap r;
+	struct process *p;
+	struct named_thread n;
+
+	named_thread__start(&n, "before-us");
+	proctable__keep_thread_names(pt, 1);
+	cr_assert_eq(proctable__seed(pt, getpid()), 1);
+	p = proctable__find(pt, getpid());
+	cr_assert_str_eq(thread_name(names, pt, p, n.tid), "before-us");
+	named_thread__stop(&n);
+	cr_assert_str_eq(thread_name(names, pt, p, n.tid), "before-us", "kept until its EXIT record");
+
+	cr_assert_eq(strtab_remap__init(&r, names, to), 0);
+	cr_assert_eq(proctable__remap_names(pt, &r), 0);
+	strtab_remap__commit(&r);
+	cr_assert_eq(proctable__remap_names(pt, &r), 0);
+	cr_assert_eq(r.missed, 0);
+	strtab_remap__fini(&r);
+	cr_assert_str_eq(strtab__str(to, proctable__thread_name(pt, p, n.tid)), "before-us");
+	proctable__delete(pt);
+	binaries__delete(bs);
+	strtab__delete(names);
+	strtab__delete(to);
 }

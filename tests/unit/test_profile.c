@@ -163,6 +163,28 @@ Test(profile, groups_are_separate)
 	assert_consistent();
 }
 
+/* The thread's name is part of a group's identity; 0 is no thread. */
+Test(profile, thread_names_separate_groups)
+{
+	struct profile_key k1 = key(1, 2, 3, -1), k2 = key(1, 2, 3, -1), k3 = key(1, 2, 3, -1);
+	uint32_t st[] = {1, 2};
+	struct profile_group grp;
+
+	k2.thread = 7;
+	k3.thread = 8;
+	cr_assert_eq(profile__add(prof, &k1, st, 2, 1), 0);
+	cr_assert_eq(profile__add(prof, &k2, st, 2, 2), 0);
+	cr_assert_eq(profile__add(prof, &k3, st, 2, 3), 0);
+	cr_assert_eq(profile__add(prof, &k2, st, 2, 4), 0);
+	cr_assert_eq(profile__ngroups(prof), 3);
+	profile__group(prof, 1, &grp);
+	cr_assert_eq(grp.key.thread, 7);
+	cr_assert_eq(grp.samples, 6);
+	profile__group(prof, 0, &grp);
+	cr_assert_eq(grp.key.thread, 0);
+	assert_consistent();
+}
+
 Test(profile, empty_stack_is_valid)
 {
 	struct profile_key k = key(1, 2, 3, -1);

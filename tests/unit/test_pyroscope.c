@@ -149,6 +149,31 @@ Test(pyroscope, exact_name_and_query)
 	free(q);
 }
 
+/* Grouped per thread: the thread is a label of the series, sanitized like
+ * every value; an unknown name ("") makes no label. */
+Test(pyroscope, thread_label_in_the_name)
+{
+	static const struct dump_label t[] = {
+		{ "service_name", "app" }, { "exe", "/usr/bin/app" }, { "comm", "app" },
+		{ "thread", "worker,a=b}" }, { "later", "ignored" },
+	};
+	static const struct dump_label u[] = {
+		{ "service_name", "app" }, { "exe", "/usr/bin/app" }, { "comm", "app" }, { "thread", "" },
+	};
+	struct dump_profile pr[2] = { { .labels = t, .nlabels = 5 }, { .labels = u, .nlabels = 4 } };
+	struct dump d;
+	char *n;
+
+	make_dump(&d, pr, 2);
+	d.nlabels = 1;
+	n = pyroscope__name(&d, 0);
+	cr_assert_str_eq(n, "app.cpu{env=prod,hostname=web01,thread=worker_a_b_}");
+	free(n);
+	n = pyroscope__name(&d, 1);
+	cr_assert_str_eq(n, "app.cpu{env=prod,hostname=web01}");
+	free(n);
+}
+
 Test(pyroscope, global_label_wins_over_hostname)
 {
 	static const struct dump_label g[] = { { "hostname", "alias" }, { "service_name", "evil" } };

@@ -215,3 +215,76 @@ Test(top, diff_shows_changes_sorted)
 	cr_assert_not_null(strstr(t, "-40.00%"), "do_epoll_wait_[k] disappeared: %s", t);
 	free(t);
 }
+
+/* top__write of a merge of fixtures (by thread or not), without the
+ * agent's counters, as report writes a part of its windows. */
+static char *merged_top(const char *const *files, int by_thread, const struct dump_merge_filter *f)
+{
+	struct strtab *tab = strtab__new();
+	struct dump_merge *m = merge_grouped(tab, f, files, by_thread);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert_not_null(out);
+	cr_assert_eq(top__write(dump_merge__profile(m), NULL, out, 0), 0);
+	fclose(out);
+	dump_merge__delete(m);
+	strtab__delete(tab);
+	return buf;
+}
+
+/* Grouped per thread: a section per (process, thread), largest first,
+ * percentages of the thread's own samples. */
+Test(top, a_section_per_thread)
+{
+	static const char *const files[] = {"threads.json", NULL};
+	struct dump_merge_filter f;
+	char *t;
+	const char *a, *b, *u;
+
+	filter_init(&f);
+	t = merged_top(files, 1, &f);
+	a = strstr(t, "\napp / worker-a: 6 samples (60.00%)\n");
+	b = strstr(t, "\napp / worker-b: 3 samples (30.00%)\n");
+	u = strstr(t, "\napp / [unknown thread]: 1 sample (10.00%)\n");
+	cr_assert(a && b && u && a < b && b < u, "%s", t);
+	cr_assert(strstr(a, "100.00%          6 100.00%          6  spin_a\n") < b, "%s", t);
+	cr_assert(strstr(b, "100.00%          3 100.00%          3  spin_b\n") < u, "%s", t);
+	cr_assert_null(strstr(b, "spin_a"), "worker-a's function under worker-b: %s", t);
+	free(t);
+
+	/* not grouped per thread: one table, as before */
+	t = merged_top(files, 0, &f);
+	cr_assert_null(strstr(t, "worker-a"), "%s", t);
+	cr_assert(strstr(t, " 90.00%          9  90.00%          9  spin_a") == NULL, "%s", t);
+	cr_assert(strstr(t, " 60.00%          6  60.00%          6  spin_a\n"), "%s", t);
+	free(t);
+}
+
+/* Without the agent's counters (a part of the windows' profiles) the
+ * header says only what the kept stacks say. */
+Test(top, header_of_what_was_kept)
+{
+	static const char *const files[] = {"a.json", "threads.json", "c.json", NULL};
+	static const char want[] = "samples: 10  profiles: 1  functions: 7\n"
+				   "cut short ([truncated]): 1 of 10 samples\n"
+				   "span: 2025-11-21T16:00:30Z to 2025-11-21T16:00:40Z (10.0 s)\n\n";
+	struct dump_merge_label l[1] = { { "comm", "app" } };
+	struct dump_merge_filter f;
+	char *t;
+
+	filter_init(&f);
+	f.labels = l;
+	f.nlabels = 1;
+	t = merged_top(files, 0, &f);
+	cr_assert(!strncmp(t, want, strlen(want)), "%s", t);
+	free(t);
+
+	/* distinct pids, when the profiles carry them */
+	l[0].name = "env", l[0].value = "staging";
+	t = merged_top(files, 0, &f);
+	cr_assert(!strncmp(t, "samples: 5  profiles: 2  processes: 2  functions: 6\n",
+			   strlen("samples: 5  profiles: 2  processes: 2  functions: 6\n")), "%s", t);
+	free(t);
+}

@@ -1,5 +1,7 @@
 /* Workload: 4 threads, two running worker_a -> spin_a and two worker_b -> spin_b,
- * for at least argv[1] seconds; main only waits.
+ * for at least argv[1] seconds; main only waits. Each worker names itself
+ * ("worker-a", "worker-b") before it spins, so a profile grouped per
+ * thread has one thread per function.
  *
  * The threads end with equal CPU time, not at one wall-clock instant: on a
  * loaded machine the scheduler gives four spinning threads unequal shares of
@@ -8,6 +10,7 @@
  * every time. So at the deadline main reads every worker's CPU clock and
  * publishes the largest as a target, and each worker spins on until its own
  * CPU time reaches it. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
@@ -66,6 +69,7 @@ static int worker_done(void)
 
 WL_NOINLINE void *worker_a(void *arg)
 {
+	pthread_setname_np(pthread_self(), "worker-a");
 	while (!worker_done())
 		sink += spin_a(500000);
 	return arg;
@@ -73,6 +77,7 @@ WL_NOINLINE void *worker_a(void *arg)
 
 WL_NOINLINE void *worker_b(void *arg)
 {
+	pthread_setname_np(pthread_self(), "worker-b");
 	while (!worker_done())
 		sink += spin_b(500000);
 	return arg;
