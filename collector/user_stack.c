@@ -257,6 +257,10 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 	struct symbolize_process proc;
 	size_t i, k = u->lang->nsplices;
 
+	/* the language frames are the sample's just unwound, named once: a
+	 * sample with no user stack that follows must not take them */
+	u->lang->nsplices = 0;
+
 	proc.pid = process__pid(p);
 	proc.uid = process__uid(p);
 	proc.jitdump = process__jitdump(p);

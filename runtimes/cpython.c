@@ -169,17 +169,20 @@ static int scan_threads(struct cpython *c, bool only_new)
 		int32_t tid;
 		uint64_t thread;
 
-		if (only_new && u64map__get(c->known_tstates, ts, &v))
-			break;
 		if (!cpython_state__plausible(ts) || memsource__read(&c->mem, ts, b, tsz) != 0)
 			return -EFAULT;
+		if (tstate_tid(c, b, &tid, &thread) != 0)
+			tid = 0;
+		/* a state walked before, of the same thread: the rest of the list
+		 * is older (a freed state's memory may hold a new thread's) */
+		if (only_new && u64map__get(c->known_tstates, ts, &v) && v == (uint64_t)(uint32_t)tid)
+			break;
 		if (u64map__count(c->known_tstates) >= CPYTHON_MAX_THREADS)
 			u64map__clear(c->known_tstates);
-		if (u64map__put(c->known_tstates, ts, 1) != 0)
+		if (u64map__put(c->known_tstates, ts, (uint64_t)(uint32_t)tid) != 0)
 			return -ENOMEM;
-		if (tstate_tid(c, b, &tid, &thread) == 0 &&
-		    (u64map__put(c->tstate_by_tid, (uint64_t)tid, ts) != 0 ||
-		     u64map__put(c->thread_by_tid, (uint64_t)tid, thread) != 0))
+		if (tid && (u64map__put(c->tstate_by_tid, (uint64_t)tid, ts) != 0 ||
+			    u64map__put(c->thread_by_tid, (uint64_t)tid, thread) != 0))
 			return -ENOMEM;
 		ts = cpython_state__u64_at(b, l->tstate_next);
 	}
@@ -236,9 +239,9 @@ void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *
 }
 
 /* The innermost frame of a thread state read into b: for 3.11 and 3.12
- * the one the sample ran unless it has returned since, else the one
- * running now. */
-static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
+ * (from_copy) the one the sample ran unless it has returned since, else
+ * the one running now. */
+static int current_frame(struct cpython *c, const uint8_t *b, bool from_copy, uint64_t *frame)
 {
 	uint64_t f = cpython_state__u64_at(b, c->l.tstate_frame), at;
 
@@ -248,7 +251,7 @@ static int current_frame(struct cpython *c, const uint8_t *b, uint64_t *frame)
 		if (!f || !cpython_state__plausible(f))
 			return f ? -EFAULT : -ENOENT;
 		at = f + (uint64_t)c->l.cframe_current;
-		if (at >= c->copy_base && at - c->copy_base + 8 <= c->copy_size) {
+		if (from_copy && at >= c->copy_base && at - c->copy_base + 8 <= c->copy_size) {
 			memcpy(&f, c->copy + (at - c->copy_base), sizeof(f));
 			if (!c->l.tstate_datastack || !cpython_state__popped(b + c->l.tstate_datastack, f)) {
 				*frame = f;
@@ -359,9 +362,18 @@ int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpyt
 	cpython_ahead__reset(c->ahead);
 	err = thread_state(c, tid, now_ns, b, &ts);
 	if (!err)
-		err = current_frame(c, b, &frame);
+		err = current_frame(c, b, true, &frame);
 	if (!err)
 		err = walk_frames(c, frame, ts, out);
+	/* 3.11, 3.12: the frame the sample's copy names was being set up
+	 * (a call entering, a thread starting), or left since: the frame
+	 * running now, whose frames the sample may still prove */
+	if (c->l.cframe_current >= 0 && c->copy &&
+	    (err == -EPROTO || err == -EFAULT || (!err && !out->n)) &&
+	    current_frame(c, b, false, &frame) == 0) {
+		cpython_ahead__reset(c->ahead);
+		err = walk_frames(c, frame, ts, out);
+	}
 	if (!err && out->n) {
 		cpython_ahead__keep(c, tid, out);
 		return 0;

@@ -57,10 +57,11 @@ static long lookup(const struct frame_at *by_addr, size_t n, uint64_t word)
 
 /* Whether word points at or into frame f's code: the object itself
  * (2.7-3.10 keep it live in the eval loop), or its bytecode (3.11+ keep a
- * pointer to the instruction). */
+ * pointer to the instruction; a frame that has run none yet points one
+ * 2-byte unit before the first). */
 static bool into_code(const struct cpython_frame *f, uint64_t word)
 {
-	return (word >= f->code && word < f->code_end) || (word >= f->bc_start && word < f->bc_end);
+	return (word >= f->code && word < f->code_end) || (word + 2 >= f->bc_start && word < f->bc_end);
 }
 
 /* Whether ev's words say it ran f's code: a register, else (when no

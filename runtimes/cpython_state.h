@@ -42,7 +42,8 @@ struct cpython {
 	/* cpython.c's own */
 	struct u64map *tstate_by_tid;  /* tid -> PyThreadState address */
 	struct u64map *thread_by_tid;  /* tid -> its thread_id (pthread_t) */
-	struct u64map *known_tstates;  /* PyThreadState addresses walked */
+	struct u64map *known_tstates;  /* PyThreadState addresses walked ->
+	                                  the TID each held then */
 	uint64_t last_scan_ns;
 	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
 	uint64_t copy_base;

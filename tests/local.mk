@@ -207,6 +207,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/go_chain.go \
 	tests/workloads/JavaChain.java \
 	tests/workloads/py_work.py \
+	tests/workloads/py_service.py \
 	tests/workloads/bomb_lib.c \
 	tests/workloads/make_bomb.sh \
 	tests/tree/check_tree.py \

@@ -14,7 +14,9 @@
 #     tells the chain, >= 85% hold that whole chain and <= 1% any frame of
 #     the other (the stack is read just after the sample, and only what
 #     the sample's own words prove is shown);
-#  4. threads: each thread's Python stack is its own;
+#  4. threads: each thread's Python stack is its own; a pool's short tasks
+#     (0.5-2 ms, at random) are each named for their own task in >= 95% of
+#     their samples, for the other in <= 0.5%;
 #  5. --python-lines: frames carry the line they run (inner's loop, and the
 #     lines where outer and middle call), from 2.7's and 3.11's tables.
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -41,6 +43,7 @@ mode, name = sys.argv[2], sys.argv[3]
 st = d["stats"]
 total = chain = rooted = inz = under = 0
 told = whole = mixedc = 0
+ptold = pright = pwrong = 0
 threads = mixed = own = 0
 
 def pyname(f):
@@ -79,6 +82,15 @@ for p in d["profiles"]:
                 mine = [x for x in names if x.startswith(me + "_")]
                 if mine[-3:] == [me + "_outer", me + "_mid", me + "_leaf"] and names[-1] == me + "_leaf":
                     whole += n
+        if mode == "pool":
+            native = fr[pyi[-1] + 1:] if pyi else fr
+            z = any(("libz.so" in f or "deflate" in f or "adler32" in f) for f in native)
+            h = any(("libcrypto" in f or "sha256" in f.lower() or "sha2" in f.lower()) for f in native)
+            if z != h:
+                ptold += n
+                right, wrong = ("task_a", "task_b") if z else ("task_b", "task_a")
+                pright += n if right in names else 0
+                pwrong += n if wrong in names else 0
         if mode == "threads" and "start_thread" in fr:
             threads += n
             a, b = "worker_a" in names, "worker_b" in names
@@ -127,6 +139,10 @@ if mode == "chains":
     print("  %d samples whose leaf tells the chain: %.1f%% the whole right chain, %.1f%% mixed"
           % (told, pct(whole, told), pct(mixedc, told)))
     sys.exit(0 if told >= 500 and pct(whole, told) >= 85 and pct(mixedc, told) <= 1 else 1)
+if mode == "pool":
+    print("  %d samples whose leaf tells the task: %.1f%% the right task, %.2f%% the wrong one"
+          % (ptold, pct(pright, ptold), pct(pwrong, ptold)))
+    sys.exit(0 if ptold >= 500 and pct(pright, ptold) >= 95 and pct(pwrong, ptold) <= 0.5 else 1)
 if mode == "threads":
     print("  %d thread samples: %.1f%% their own stack, %.1f%% mixed" % (threads, pct(own, threads), pct(mixed, threads)))
     sys.exit(0 if threads >= 500 and pct(own, threads) >= 90 and mixed == 0 else 1)
@@ -181,6 +197,9 @@ for v in 2.7 3.8 3.10 3.11 3.12 3.13; do
 	[ "$v" = 2.7 ] && { record "2.7-threads" "$py" threads 3 || fail "CPython 2.7: threads do not have their own Python stacks"; }
 done
 record system-chains /usr/bin/python3 chains 4 || fail "Debian's python3: stacks mix the chains, or miss them"
+# A pool of threads running short tasks, each in its own C library, the
+# GIL released there: every sample is its own thread's task.
+record system-pool /usr/bin/python3 pool 4 || fail "Debian's python3: samples of a pool's tasks are named for another task"
 EXTRA=--python-lines
 record system-lines /usr/bin/python3 chain "$CHAIN_S" lines || fail "Python frames do not carry the right lines (3.11)"
 py=$(pyenv_python 2.7)

@@ -381,6 +381,15 @@ Test(runtimes, a_reader_unwinds_names_and_splices_a_real_sample)
 	cr_assert_gt(fake.describe_calls, 0);
 	cr_assert_eq(fake.stack_calls, 1);
 	cr_assert_gt(fake.name_calls, 0);
+	/* a sample of another process with no user stack comes next: the
+	 * language frames were this sample's, and stay with it */
+	{
+		uint32_t ids[8];
+		size_t n = 0;
+
+		cr_assert_eq(user_stack__append_names(a.us, proctable__get(a.pt, getpid()), 0, 1, ids, 8, &n), 0);
+		cr_assert_eq(n, 0, "%zu frames named for a sample with no user stack", n);
+	}
 
 	/* counted under the reader's name, reads charged to the ledger */
 	runtimes__finish_window(a.rs, &a.st);

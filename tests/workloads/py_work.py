@@ -5,6 +5,9 @@
 #                                 b_outer -> b_mid -> b_leaf (sha256), the
 #                                 main loop switching chains about every
 #                                 millisecond
+#   py_work.py pool SECONDS       a pool of four threads running short tasks
+#                                 (0.5-2 ms), task_a in zlib or task_b in
+#                                 sha256, at random
 #   py_work.py threads SECONDS    two threads, each with its own chain
 import hashlib
 import sys
@@ -68,6 +71,31 @@ def chains(until):
         b_outer(blob, t + 0.002)
 
 
+def task_a(blob, ms):
+    until = time.time() + ms / 1000.0
+    while time.time() < until:
+        zlib.compress(blob, 6)
+
+
+def task_b(blob, ms):
+    until = time.time() + ms / 1000.0
+    while time.time() < until:
+        hashlib.sha256(blob).digest()
+
+
+def pool(until):
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+    blob = bytes(bytearray((i * 7919 + (i >> 3)) & 0xff for i in range(16384)))
+    rnd = random.Random(27)
+    with ThreadPoolExecutor(max_workers=4) as ex:
+        while time.time() < until:
+            fs = [ex.submit(rnd.choice((task_a, task_b)), blob, rnd.uniform(0.5, 2.0))
+                  for _ in range(16)]
+            for f in fs:
+                f.result()
+
+
 def worker_a(until):
     while time.time() < until:
         spin_a(5000)
@@ -111,6 +139,8 @@ def main():
         compress_data(blob, until)
     elif mode == "chains":
         chains(until)
+    elif mode == "pool":
+        pool(until)
     elif mode == "threads":
         threads(until)
     else:
