@@ -179,7 +179,8 @@ static void print_features(const struct perf_features *f)
 	else
 		snprintf(note, sizeof(note), "%s", "kernel refused kernel sampling");
 	feature_line("kernel samples/callchains", &f->kernel, "kernel frames are sampled", note);
-	feature_line("system-wide (pid -1, cpu N)", &f->system_wide, "`record -a` and `run` work",
+	feature_line("system-wide (pid -1, cpu N)", &f->system_wide,
+		     "`record -a` and `run` work; `record -p`/`--` follow process trees",
 		     "system-wide needs perf_event_paranoid <= 0 or CAP_PERFMON/CAP_SYS_ADMIN");
 	feature_line("sampling attr (defaults)", &f->sampling_attr,
 		     "the attr smolder will use opens on this thread", NULL);
@@ -218,7 +219,15 @@ static void print_mode(const struct perf_features *f)
 	       pages * (size_t)page / 1024, o.freq_hz, o.stack_size);
 	if (f->system_wide.probed && !f->system_wide.ok)
 		printf("  note: system-wide sampling is not permitted here; `record -p PID` and\n"
-		       "        `record -- CMD` still work for your own processes\n");
+		       "        `record -- CMD` still work for your own processes, through events\n"
+		       "        on their threads: processes started before the recording are\n"
+		       "        missed, and threads that live less than a sampling period are\n"
+		       "        hardly ever sampled\n");
+	else if (f->sample_id_all.probed && !f->sample_id_all.ok)
+		printf("  note: side-band records carry no time: `record -p PID` and `record --\n"
+		       "        CMD` follow processes through events on their threads (processes\n"
+		       "        started before the recording are missed, threads that live less\n"
+		       "        than a sampling period hardly ever sampled)\n");
 }
 
 int probe_cmd__main(int argc, char **argv)

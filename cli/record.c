@@ -59,14 +59,17 @@ static void usage(FILE *f)
 		"\n"
 		"Targets (default: -a):\n"
 		"  -a, --all-cpus          every process on every CPU\n"
-		"  -p, --pid PID[,PID...]  these processes and all their threads and children\n"
-		"  -- COMMAND [ARGS...]    run COMMAND and profile it until it exits\n"
+		"  -p, --pid PID[,PID...]  these processes with all their threads and every\n"
+		"                          process that descends from them, those started\n"
+		"                          during the recording included\n"
+		"  -- COMMAND [ARGS...]    run COMMAND and profile it, its threads and the\n"
+		"                          processes it starts, until it exits\n"
 		"\n"
 		"Options:\n"
 		"  -F, --freq HZ           samples per second per CPU (default 99)\n"
 		"  -d, --duration DURATION stop after DURATION: seconds, or 500ms, 5m, 1h30m\n"
-		"                          (default: until Ctrl-C, or until the command or\n"
-		"                          every -p process exits)\n"
+		"                          (default: until Ctrl-C, or until the command\n"
+		"                          exits, or every process of the -p trees)\n"
 		"  -o, --output FILE       write the result to FILE (atomically, mode 0600)\n"
 		"      --format FMT        json (the smolder.profile/v1 dump; default with -o),\n"
 		"                          top (self/total table; default without -o),\n"
@@ -507,6 +510,34 @@ struct recording {
 	uint64_t start_mono, start_real;
 };
 
+/* Targets followed by their threads' events miss what they started before
+ * the recording and hardly ever sample threads shorter than a sampling
+ * period: say so, and what would follow the whole trees. */
+static void note_targets(const struct recording *r)
+{
+	const struct perf_features *f = sampler__features(r->s);
+	const char *what = r->a.cmd ? "the command through events on its threads"
+				    : "the -p processes through events on their threads";
+	const char *missed = r->a.cmd ? "threads and processes that live less than a sampling "
+					"period are hardly ever sampled"
+				      : "processes they started before the recording are missed, and "
+					"threads and processes that live less than a sampling period "
+					"are hardly ever sampled";
+	int why;
+
+	if (sampler__follows_trees(r->s, &why) != 0)
+		return;
+	if (why == EOPNOTSUPP) {
+		log__notice("following %s: this kernel's side-band records carry no time (before "
+			    "Linux 2.6.38); %s", what, missed);
+		return;
+	}
+	log__notice("following %s: events on every CPU are not permitted (%s, perf_event_paranoid "
+		    "%d); %s. To follow the whole process trees, run as root, grant CAP_PERFMON "
+		    "(Linux 5.8+) or CAP_SYS_ADMIN, or set perf_event_paranoid to 0", what,
+		    strerror(why), f->paranoid_known ? f->paranoid : -1, missed);
+}
+
 /* Everything before sampling starts: the command forked (stopped), the
  * priority, the cache, the events opened. Returns 0 or 1 after logging. */
 static int prepare(struct recording *r)
@@ -542,6 +573,7 @@ static int prepare(struct recording *r)
 		startup__log_open_error(&err, r->a.so.system_wide, r->a.so.event);
 		return 1;
 	}
+	note_targets(r);
 	return 0;
 }
 

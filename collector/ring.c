@@ -160,6 +160,12 @@ int ring__next(struct ring *r, const struct perf_event_header **rec)
 	return 1;
 }
 
+void ring__unread(struct ring *r, const struct perf_event_header *rec)
+{
+	if (rec->size <= r->cursor - r->tail)
+		r->cursor -= rec->size;
+}
+
 void ring__release(struct ring *r)
 {
 	if (r->cursor == r->tail)

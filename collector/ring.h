@@ -46,6 +46,11 @@ void ring__peek_begin(struct ring *r);
  * returned stays valid until ring__release(); no allocation happens here. */
 int ring__next(struct ring *r, const struct perf_event_header **rec);
 
+/* Puts back rec, the record ring__next returned last: the next ring__next
+ * (in this snapshot, or after a release, in a later one) returns it again.
+ * For a reader that stops at a record it must not handle yet. */
+void ring__unread(struct ring *r, const struct perf_event_header *rec);
+
 /* Gives the space of every record returned so far back to the kernel
  * (data_tail store with release semantics). Invalidates those pointers. */
 void ring__release(struct ring *r);

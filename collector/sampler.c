@@ -15,6 +15,7 @@
 #include "collector/binary.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
+#include "collector/ptree.h"
 #include "collector/perf_record.h"
 #include "collector/ring.h"
 #include "collector/runtimes.h"
@@ -132,6 +133,12 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 		profile__drop(s->profile, 1);
 		return;
 	}
+	/* another process's, on a CPU the trees share: outside the recording,
+	 * like a sample after its end, and never read from /proc */
+	if (s->tree && !ptree__member(s->tree, (int)smp.pid, smp.time)) {
+		st->filtered++;
+		return;
+	}
 	/* pid 0 is the idle task: time the CPU had nothing to run is not
 	 * "where the CPU goes"; it is counted, not aggregated */
 	if (smp.pid == 0) {
@@ -193,6 +200,23 @@ add:
 	profile__add(s->profile, &key, s->stack, n, 1);
 }
 
+/* Whether a side-band record of process pid (at the time of the record in
+ * hand) is the recording's: with trees, only their processes' are, and the
+ * process table never learns of the others. */
+static int wanted(const struct sampler *s, uint32_t pid)
+{
+	return !s->tree || ptree__member(s->tree, (int)pid, s->batch.recs[s->batch_pos].time);
+}
+
+/* A member's thread exited: the tree loses the process with its last. */
+static void tree_exit(struct sampler *s, const struct perf_record_task *t, uint64_t time)
+{
+	struct process *p = proctable__find(s->procs, (int)t->pid);
+
+	if (p ? process__exited(p) : t->pid == t->tid)
+		ptree__exit(s->tree, (int)t->pid, time);
+}
+
 static void handle_record(struct sampler *s, const struct perf_event_header *h)
 {
 	struct agent_stats *st = &s->stats;
@@ -207,7 +231,7 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 		uint64_t dev = 0, ino = 0;
 		int exec;
 
-		if (perf_record__parse_mmap(&s->layout, h, &m) < 0)
+		if (perf_record__parse_mmap(&s->layout, h, &m) < 0 || !wanted(s, m.pid))
 			break;
 		if (m.has_inode) {
 			dev = (uint64_t)makedev(m.maj, m.min);
@@ -222,7 +246,7 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 
 		/* Before comm_exec (3.16) misc bit 13 of a COMM means nothing, and
 		 * exec must be inferred: the process table guesses (-1). */
-		if (perf_record__parse_comm(&s->layout, h, &c) == 0)
+		if (perf_record__parse_comm(&s->layout, h, &c) == 0 && wanted(s, c.pid))
 			proctable__comm(s->procs, (int)c.pid, (int)c.tid, c.comm,
 					s->features.comm_exec.ok ? c.exec : -1);
 		break;
@@ -234,9 +258,19 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 		if (perf_record__parse_task(&s->layout, h, &t) < 0)
 			break;
 		if (t.is_exit) {
-			proctable__exit(s->procs, (int)t.pid, (int)t.tid, t.time ? t.time : s->last_time);
+			uint64_t time = t.time ? t.time : s->last_time;
+
+			if (!wanted(s, t.pid))
+				break;
+			proctable__exit(s->procs, (int)t.pid, (int)t.tid, time);
+			if (s->tree)
+				tree_exit(s, &t, time);
 			break;
 		}
+		/* a process (or thread) the trees' processes did not create */
+		if (s->tree && ptree__fork(s->tree, (int)t.pid, (int)t.ppid,
+					   s->batch.recs[s->batch_pos].time) <= 0)
+			break;
 		/* Without sample_id_all (before 2.6.38) the child's COMM and MMAPs
 		 * carry no time and may be ordered before its (timed) FORK from
 		 * another CPU's ring: a live entry for the child is then that
@@ -335,8 +369,16 @@ static void pace_wakeups(struct sampler *s, uint64_t now_ns)
 static void process_available(struct sampler *s)
 {
 	struct agent_stats *st = &s->stats;
+	uint64_t cutoff = UINT64_MAX;
 	size_t i;
 
+	/* With trees, a child's records must come after the FORK that makes it
+	 * a member, which another ring may be taking while this pass reads the
+	 * rings one by one: what was written after the pass began waits for the
+	 * next one. Sample times must be on CLOCK_MONOTONIC (4.1+); before
+	 * that the window is the time it takes to read the rings. */
+	if (s->tree && s->features.clockid.ok)
+		cutoff = clock__mono_ns();
 	batch__clear(&s->batch);
 	for (i = 0; i < s->nrings; i++) {
 		const struct perf_event_header *h;
@@ -353,6 +395,10 @@ static void process_available(struct sampler *s)
 			}
 			if (perf_record__time(&s->layout, h, &rt) == 0)
 				t = rt;
+			if (t >= cutoff) {
+				ring__unread(s->rings[i], h);
+				break;
+			}
 			if (batch__push(&s->batch, t, h) < 0) {
 				if (h->type == PERF_RECORD_SAMPLE)
 					profile__drop(s->profile, 1);
@@ -380,6 +426,8 @@ static void process_available(struct sampler *s)
 		ring__release(s->rings[i]);
 	batch__clear(&s->batch);
 	proctable__reap(s->procs, s->last_time, EXIT_GRACE_NS);
+	if (s->tree)
+		ptree__reap(s->tree, s->last_time, EXIT_GRACE_NS);
 	{
 		uint64_t now = clock__mono_ns();
 
@@ -412,12 +460,33 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 	return 0;
 }
 
-int sampler__targets_alive(const struct sampler *s)
+/* Whether a process of the trees lives: one whose end was not seen and
+ * that has a thread that is not a zombie. A process whose EXIT is still in
+ * the rings (or was lost) is skipped, not marked: its records up to its
+ * real end are still the trees'. */
+static int tree_alive(const struct sampler *s)
+{
+	size_t pos = 0;
+	int pid;
+
+	while (ptree__next_alive(s->tree, &pos, &pid))
+		if (threads__live_other(pid, 0) > 0)
+			return 1;
+	return 0;
+}
+
+int sampler__targets_alive(struct sampler *s)
 {
 	size_t i;
 
 	if (s->opts.system_wide)
 		return 1;
+	if (s->tree) {
+		if (tree_alive(s))
+			return 1;
+		process_available(s);
+		return tree_alive(s);
+	}
 	/* a process lives while it has a thread that is no zombie */
 	for (i = 0; i < s->opts.npids; i++)
 		if (threads__live_other(s->opts.pids[i], 0) > 0)
@@ -597,14 +666,39 @@ int sampler__set_frequency(struct sampler *s, unsigned hz)
  * as near their samples as the later ones. */
 #define EAGER_START_NS 1000000000ull
 
+int sampler__follows_trees(const struct sampler *s, int *why)
+{
+	*why = s->trees_err;
+	if (s->opts.system_wide)
+		return -1;
+	return s->tree != NULL;
+}
+
 int sampler__enable(struct sampler *s)
 {
+	int rc;
+
 	s->enabled = true;
 	if (s->eager_events && !s->eager) {
 		s->eager = true;
 		s->eager_until = clock__mono_ns() + EAGER_START_NS;
 	}
-	return perf_events__enable(s->eager ? s->eager_events : s->events);
+	rc = perf_events__enable(s->eager ? s->eager_events : s->events);
+	/* What the targets started before, read once the events run: a process
+	 * forked from then on comes with its FORK record, one forked earlier
+	 * is in /proc by now, and is read now like the targets (a short-lived
+	 * one may be gone by the time its first samples are handled). */
+	if (s->tree && !s->tree_walked) {
+		size_t pos = 0;
+		int pid;
+
+		s->tree_walked = 1;
+		if (ptree__add_descendants(s->tree, "/proc") > 0)
+			while (ptree__next_alive(s->tree, &pos, &pid))
+				if (!proctable__find(s->procs, pid))
+					proctable__seed(s->procs, pid);
+	}
+	return rc;
 }
 
 int sampler__disable(struct sampler *s)
@@ -614,4 +708,3 @@ int sampler__disable(struct sampler *s)
 		(void)perf_events__disable(s->eager_events);
 	return perf_events__disable(s->events);
 }
-

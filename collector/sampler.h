@@ -25,8 +25,9 @@ struct sampler_opts {
 	int per_pid;             /* group per pid, not only per service + exe */
 	int group_by_thread;     /* group per thread name too (a "thread" label) */
 	size_t max_frames;       /* user frames per stack (default 128) */
-	/* Targets: system-wide, or these processes (every thread), or one child
-	 * created stopped by the caller (followed with inherit). */
+	/* Targets: system-wide, or these processes (a command: one child
+	 * created stopped by the caller) with every thread and every process
+	 * that descends from them, those they start later included. */
 	int system_wide;
 	const int *pids;
 	size_t npids;
@@ -71,10 +72,21 @@ int sampler__disable(struct sampler *s);
 /* Waits up to timeout_ms for data, then processes every record available.
  * Returns 0, or -errno on a failure of poll itself (EINTR is 0). */
 int sampler__poll(struct sampler *s, int timeout_ms);
-/* Whether any of the target processes (-p or the command) still has a
- * thread that is not a zombie; always 1 system-wide. A process that exited
- * but was not reaped yet by its parent counts as gone. */
-int sampler__targets_alive(const struct sampler *s);
+/* Whether the targets (-p or the command) still have a process with a
+ * thread that is not a zombie: followed as trees, any process of the trees
+ * (before answering no, the records already in the rings are handled: a
+ * child forked just before its parent's end is known by its FORK record);
+ * else any of the target processes. Always 1 system-wide. A process that
+ * exited but was not reaped yet by its parent counts as gone. */
+int sampler__targets_alive(struct sampler *s);
+/* How the target processes are followed: 1 as process trees (events on
+ * every CPU, only the records of the trees' processes kept); 0 by events on
+ * their threads, inherited by the threads and processes they start later,
+ * which miss what the targets started before and threads shorter than a
+ * sampling period: *why is then EACCES or EPERM (events on the CPUs are not
+ * permitted) or EOPNOTSUPP (side-band records carry no time before
+ * 2.6.38: a child's records cannot be put after its birth); -1 system-wide. */
+int sampler__follows_trees(const struct sampler *s, int *why);
 /* Bounds a recording (CLOCK_MONOTONIC times; end_ns 0: unbounded).
  * Samples taken at or after end_ns are ignored: they are outside the
  * recording (when the kernel stamps samples with CLOCK_MONOTONIC; else they

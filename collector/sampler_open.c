@@ -17,6 +17,7 @@
 #include "collector/binary.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
+#include "collector/ptree.h"
 #include "collector/perf_record.h"
 #include "collector/ring.h"
 #include "collector/runtimes.h"
@@ -165,7 +166,50 @@ static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *
 	return rc;
 }
 
-/* The events on every CPU (of every thread of the targets), and their rings. */
+/* The targets as process trees: events on every CPU, whose records the loop
+ * keeps to the trees' processes. Returns 0, 1 when this host does not allow
+ * it (s->trees_err says why: the targets' threads get events instead), or
+ * -errno. */
+static int open_tree_events(struct sampler *s, const struct perf_event_attr *attr,
+			    struct sampler_error *e)
+{
+	const struct sampler_opts *o = &s->opts;
+	struct perf_open_error oe;
+	size_t i;
+	int rc;
+
+	/* A child's records must be put after the FORK that makes it a member:
+	 * side-band records without a time keep only their own ring's order. */
+	if (!s->layout.sample_id_all) {
+		s->trees_err = EOPNOTSUPP;
+		return 1;
+	}
+	if (s->features.system_wide.probed && !s->features.system_wide.ok) {
+		s->trees_err = s->features.system_wide.err ? s->features.system_wide.err : EACCES;
+		return 1;
+	}
+	rc = perf_events__open(&s->features, attr, NULL, 0, &s->events, &oe);
+	if (rc == -EACCES || rc == -EPERM) {
+		s->trees_err = -rc;
+		return 1;
+	}
+	if (rc < 0) {
+		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
+		return rc;
+	}
+	s->tree = ptree__new();
+	for (i = 0; s->tree && i < o->npids; i++)
+		if (ptree__add(s->tree, o->pids[i]) < 0)
+			break;
+	if (!s->tree || i < o->npids) {
+		set_error(e, -ENOMEM, -1, -1, "allocating the process trees");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The events on every CPU (system-wide, or kept to the targets' trees, or
+ * of every thread of the targets), and their rings. */
 static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t pages,
 		       struct sampler_error *e)
 {
@@ -174,15 +218,21 @@ static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t p
 	size_t ntids = 0;
 	int rc;
 
-	if (!o->system_wide) {
-		rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
-		if (rc < 0) {
-			set_error(e, rc, -1, -1, "listing threads");
+	if (o->system_wide) {
+		rc = perf_events__open(&s->features, attr, NULL, 0, &s->events, &oe);
+	} else {
+		rc = open_tree_events(s, attr, e);
+		if (rc < 0)
 			return rc;
+		if (rc == 1) {
+			rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
+			if (rc < 0) {
+				set_error(e, rc, -1, -1, "listing threads");
+				return rc;
+			}
+			rc = perf_events__open(&s->features, attr, s->tids, ntids, &s->events, &oe);
 		}
 	}
-	rc = perf_events__open(&s->features, attr, o->system_wide ? NULL : s->tids,
-			       o->system_wide ? 0 : ntids, &s->events, &oe);
 	if (rc < 0) {
 		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
 		return rc;
@@ -304,5 +354,6 @@ void sampler__delete(struct sampler *s)
 	free(s->stack);
 	user_stack__delete(s->user);
 	free(s->tids);
+	ptree__delete(s->tree);
 	free(s);
 }

@@ -15,6 +15,8 @@
 #include "collector/sampler.h"
 #include "profile/agent_stats.h"
 
+struct ptree;
+
 #define DEFAULT_MAX_FRAMES 128
 #define MAX_KERNEL_FRAMES 128
 /* inlined frames per pc */
@@ -50,7 +52,12 @@ struct sampler {
 	struct pollfd *pfds;      /* fd -1: the ring's events hung up */
 	int *ring_cpu;            /* the CPU each ring is for */
 	size_t nrings;
-	int *tids; /* -p: every thread of the targets */
+	int *tids; /* targets followed by per-thread events: all their threads */
+	/* Targets followed as process trees over events on the CPUs: their
+	 * processes (NULL: system-wide, or per-thread events) */
+	struct ptree *tree;
+	int tree_walked;          /* their descendants at start were read */
+	int trees_err;            /* why per-thread events instead (errno) */
 
 	struct strtab *names;
 	struct binaries *bins;

@@ -13,6 +13,7 @@ const struct agent_stat_field agent_stats__fields[] = {
 	SUM("throttled", throttled),
 	SUM("kernel_only", kernel_only),
 	SUM("idle", idle),
+	SUM("filtered", filtered),
 	SUM("corrupt", corrupt),
 	SUM("handled_late", handled_late),
 	SUM("unwind.complete", unwind_complete),

@@ -45,6 +45,9 @@ struct agent_stats {
 	uint64_t throttled;        /* PERF_RECORD_THROTTLE events */
 	uint64_t kernel_only;      /* samples with no user stack (kernel threads) */
 	uint64_t idle;             /* samples of the idle task (pid 0), dropped */
+	uint64_t filtered;         /* samples of processes outside the recorded
+	                            * process trees (record -p, a command), left
+	                            * out: not part of the samples */
 	uint64_t corrupt;          /* ring corruption events (data skipped) */
 	uint64_t handled_late;     /* records of a record -d run whose handling
 	                            * ended past its processing deadline: at

@@ -40,6 +40,8 @@ check_PROGRAMS += \
 	tests/workloads/jit \
 	tests/workloads/perfmap_churn \
 	tests/workloads/main_exits \
+	tests/workloads/late_threads \
+	tests/workloads/late_fork \
 	tests/workloads/sighandler \
 	tests/workloads/jit_fp \
 	tests/workloads/bombs
@@ -99,6 +101,14 @@ tests_workloads_main_exits_SOURCES = tests/workloads/main_exits.c tests/workload
 tests_workloads_main_exits_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
 tests_workloads_main_exits_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
 
+tests_workloads_late_threads_SOURCES = tests/workloads/late_threads.c tests/workloads/wl_time.h
+tests_workloads_late_threads_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
+tests_workloads_late_threads_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
+
+tests_workloads_late_fork_SOURCES = tests/workloads/late_fork.c tests/workloads/wl_time.h
+tests_workloads_late_fork_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_late_fork_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
 tests_workloads_sighandler_SOURCES = tests/workloads/sighandler.c tests/workloads/wl_time.h
 tests_workloads_sighandler_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_sighandler_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
@@ -131,6 +141,8 @@ INTEGRATION_TESTS = \
 	tests/integration/rust.sh \
 	tests/integration/pid.sh \
 	tests/integration/pid_zombie.sh \
+	tests/integration/pid_late_threads.sh \
+	tests/integration/pid_tree.sh \
 	tests/integration/formats.sh \
 	tests/integration/dlopen.sh \
 	tests/integration/threads.sh \
@@ -214,6 +226,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/lib.sh \
 	tests/integration/dumpcheck.py \
 	tests/integration/pprof_read.py \
+	tests/integration/treecheck.py \
 	tests/integration/service_lib.sh \
 	tests/integration/receiver.py \
 	tests/integration/notify_listener.py \

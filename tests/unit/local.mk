@@ -44,6 +44,7 @@ UNIT_TESTS = \
 	tests/unit/test_procmaps \
 	tests/unit/test_proctable \
 	tests/unit/test_thread_names \
+	tests/unit/test_ptree \
 	tests/unit/test_runtimes \
 	tests/unit/test_user_stack \
 	tests/unit/test_json_dump \
@@ -263,6 +264,12 @@ tests_unit_test_procmaps_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_procmaps_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmaps_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_procmaps_LINK = $(CXXLINK)
+
+tests_unit_test_ptree_SOURCES = tests/unit/test_ptree.c tests/unit/tmpdir.h
+tests_unit_test_ptree_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_ptree_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ptree_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_ptree_LINK = $(CXXLINK)
 
 tests_unit_test_proctable_SOURCES = tests/unit/test_proctable.c
 tests_unit_test_proctable_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -166,6 +166,43 @@ Test(ring, partial_release)
 	free(f.mem);
 }
 
+/* A record put back is returned again, wrapped or not, and its space is
+ * not given back meanwhile: a reader stops at a record that is not due. */
+Test(ring, unread_returns_the_record_again)
+{
+	struct fake f;
+	struct ring *r = NULL;
+	const struct perf_event_header *h;
+	uint64_t start = 2 * (uint64_t)sysconf(_SC_PAGESIZE) - 16;
+
+	fake_init(&f, start);
+	cr_assert_eq(ring__new_mem(f.mem, DATA_PAGES, &r), 0);
+	fake_put(&f, PERF_RECORD_SAMPLE, 32, 1); /* wraps */
+	fake_put(&f, PERF_RECORD_SAMPLE, 16, 2);
+	fake_publish(&f);
+	ring__peek_begin(r);
+	cr_assert_eq(ring__next(r, &h), 1);
+	check_rec(h, 32, 1);
+	ring__unread(r, h);
+	ring__release(r);
+	cr_assert_eq(f.meta->data_tail, start, "a record put back was released");
+	cr_assert_eq(ring__next(r, &h), 1);
+	check_rec(h, 32, 1);
+	cr_assert_eq(ring__next(r, &h), 1);
+	check_rec(h, 16, 2);
+	ring__unread(r, h);
+	ring__release(r);
+	cr_assert_eq(f.meta->data_tail, start + 32);
+	ring__peek_begin(r);
+	cr_assert_eq(ring__next(r, &h), 1);
+	check_rec(h, 16, 2);
+	cr_assert_eq(ring__next(r, &h), 0);
+	ring__release(r);
+	cr_assert_eq(f.meta->data_tail, start + 48);
+	ring__delete(r);
+	free(f.mem);
+}
+
 static void expect_corrupt(uint16_t bad_size, uint64_t head_extra)
 {
 	struct fake f;
