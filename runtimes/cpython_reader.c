@@ -29,10 +29,12 @@ struct cpython_binary {
 	uint64_t code_type;      /* PyCode_Type */
 	uint64_t eval_start, eval_end; /* _PyEval_EvalFrameDefault (3.6+), else
 	                                  PyEval_EvalFrameEx (2.7) */
+	unsigned major, minor;   /* what the file says it is; 0: it does not */
 };
 
 /* CPython's symbols, by what they are for. */
-enum { PY_RUNTIME, PY_INTERP_HEAD, PY_TSTATE_CURRENT, PY_CODE_TYPE, PY_EVAL_DEFAULT, PY_EVAL_EX, PY_NSYMS };
+enum { PY_RUNTIME, PY_INTERP_HEAD, PY_TSTATE_CURRENT, PY_CODE_TYPE, PY_EVAL_DEFAULT, PY_EVAL_EX,
+       PY_VERSION_HEX, PY_NSYMS };
 static const char *const symbol_names[PY_NSYMS] = {
 	[PY_RUNTIME] = "_PyRuntime",
 	[PY_INTERP_HEAD] = "interp_head",
@@ -40,6 +42,7 @@ static const char *const symbol_names[PY_NSYMS] = {
 	[PY_CODE_TYPE] = "PyCode_Type",
 	[PY_EVAL_DEFAULT] = "_PyEval_EvalFrameDefault",
 	[PY_EVAL_EX] = "PyEval_EvalFrameEx",
+	[PY_VERSION_HEX] = "Py_Version",
 };
 
 struct found_symbols {
@@ -61,6 +64,27 @@ static int wanted_symbol(void *arg, const GElf_Sym *sym, const char *name)
 			w->found++;
 		}
 	return w->found == PY_NSYMS;
+}
+
+/* The version the file says it is: 3.11+ export Py_Version (PY_VERSION_HEX,
+ * 0xMMmmPPxx), libpython names itself in its SONAME. Never the path a
+ * process maps it by: one file is one version for every process, whoever
+ * mapped it first and by whatever name. */
+static void version_of(const struct runtime_file *f, const GElf_Sym *py_version, struct cpython_binary *b)
+{
+	uint32_t hex;
+	char soname[64];
+
+	if (py_version->st_value && py_version->st_size >= sizeof(hex) &&
+	    elf_symbols__read(f->elf, py_version->st_value, &hex, sizeof(hex)) == 0 &&
+	    (hex >> 24) == 3 && ((hex >> 16) & 0xff) >= 11 && ((hex >> 16) & 0xff) < 100) {
+		b->major = hex >> 24;
+		b->minor = (hex >> 16) & 0xff;
+		return;
+	}
+	if (elf_symbols__soname(f->elf, soname, sizeof(soname)) == 0 &&
+	    cpython_layout__version_from_name(soname, &b->major, &b->minor) != 0)
+		b->major = b->minor = 0;
 }
 
 /* A binary exporting the eval loop and the interpreter's state: the
@@ -92,6 +116,7 @@ static int recognise(const struct runtime_file *f, void **data)
 	b->code_type = w.sym[PY_CODE_TYPE].st_value;
 	b->eval_start = eval->st_value;
 	b->eval_end = eval->st_value + eval->st_size;
+	version_of(f, &w.sym[PY_VERSION_HEX], b);
 	*data = b;
 	return 1;
 }
@@ -139,7 +164,12 @@ static int open_instance(const struct runtime_process *p, void **out)
 	sym.interp_head = b->interp_head ? b->interp_head + p->bias : 0;
 	sym.tstate_current = b->tstate_current ? b->tstate_current + p->bias : 0;
 	sym.code_type = b->code_type + p->bias;
-	if (cpython_layout__version_from_name(p->path, &sym.major, &sym.minor) != 0)
+	/* a file that does not say (a static 3.10 or older): the name this
+	 * process runs it by, which is this process's to choose and decides
+	 * only how this process is read */
+	sym.major = b->major;
+	sym.minor = b->minor;
+	if (!sym.major && cpython_layout__version_from_name(p->path, &sym.major, &sym.minor) != 0)
 		sym.major = sym.minor = 0;
 	sym.pthread_tid = glibc__pthread_tid_offset(&proc);
 	in = calloc(1, sizeof(*in));

@@ -1,6 +1,7 @@
 /* Symbols and sections of a binary, for recognising runtimes. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "runtimes/elf_symbols.h"
@@ -77,4 +78,58 @@ bool elf_symbols__has_section(Elf *elf, int (*is)(const char *name))
 			return true;
 	}
 	return false;
+}
+
+int elf_symbols__read(Elf *elf, uint64_t vaddr, void *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		uint64_t off;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
+		    vaddr < sh.sh_addr || vaddr - sh.sh_addr >= sh.sh_size)
+			continue;
+		off = vaddr - sh.sh_addr;
+		/* the section's bytes as in the file, bounded by what libelf read */
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || off > d->d_size || len > d->d_size - off)
+			return -ENOENT;
+		memcpy(buf, (const char *)d->d_buf + off, len);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_symbols__soname(Elf *elf, char *buf, size_t size)
+{
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag != DT_SONAME)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!name || strlen(name) >= size)
+				return -ENOENT;
+			memcpy(buf, name, strlen(name) + 1);
+			return 0;
+		}
+	}
+	return -ENOENT;
 }

@@ -22,6 +22,15 @@ void elf_symbols__each(Elf *elf, Elf64_Word sh_type, elf_symbols_fn fn, void *ar
  * (.dynsym), 0 for each it does not. Returns how many were found. */
 int elf_symbols__objects(Elf *elf, const char *const *names, size_t n, uint64_t *vaddrs);
 
+/* Reads len bytes at ELF vaddr from the file's allocated sections (what
+ * a constant the binary exports holds). Returns 0, or -ENOENT when no
+ * section with file contents holds all of them. */
+int elf_symbols__read(Elf *elf, uint64_t vaddr, void *buf, size_t len);
+
+/* The file's DT_SONAME ("libpython3.8.so.1.0") into buf (size bytes, NUL
+ * terminated). Returns 0, or -ENOENT when it has none (or it does not fit). */
+int elf_symbols__soname(Elf *elf, char *buf, size_t size);
+
 /* Whether the binary has a section whose name `is` accepts. */
 bool elf_symbols__has_section(Elf *elf, int (*is)(const char *name));
 
