@@ -9,8 +9,11 @@
 
 #include "cli/cli.h"
 #include "collector/perf_events.h"
+#include "collector/runtimes.h"
 #include "common/fileio.h"
 #include "common/log.h"
+#include "runtimes/accountant.h"
+#include "symbolize/loadbudget.h"
 #include "symbolize/demangle.h"
 
 static void usage(FILE *out)
@@ -19,7 +22,8 @@ static void usage(FILE *out)
 		     "\n"
 		     "Prints what this host's perf_event subsystem supports (kernel, sysctls,\n"
 		     "capabilities, each perf_event_open feature), the sampling mode smolder\n"
-		     "will use and why. Exit status: 0 usable, 1 perf_event_open unusable,\n"
+		     "will use and why, and the budgets that bound what each user's processes\n"
+		     "can make the agent do. Exit status: 0 usable, 1 perf_event_open unusable,\n"
 		     "2 usage error.\n");
 }
 
@@ -34,6 +38,28 @@ static const char *paranoid_meaning(int p)
 	if (p == 2)
 		return "unprivileged users: own processes, user space only";
 	return "perf_event_open denied to unprivileged users (distribution patch)";
+}
+
+/* What each user's processes may make the agent do (runtimes/accountant.h,
+ * symbolize/loadbudget.h): what a local user can cost the host's profile. */
+static void print_budgets(void)
+{
+	printf("\nbudgets (each user but root; root's processes are bounded per process):\n");
+	printf("  %-26s %u a second a process, %u a user\n", "runtime reads:",
+	       ACCOUNTANT_PROCESS_READS_PER_SEC, ACCOUNTANT_USER_READS_PER_SEC);
+	printf("  %-26s %llu ms a second a user, %llu ms all users together\n", "runtime reader time:",
+	       ACCOUNTANT_USER_CPU_NS_PER_SEC / 1000000ull, ACCOUNTANT_USERS_CPU_NS_PER_SEC / 1000000ull);
+	printf("  %-26s %u a user, each closed after %llu s unused\n", "runtime readers open:",
+	       ACCOUNTANT_USER_READERS, RUNTIMES_IDLE_NS / 1000000000ull);
+	printf("  %-26s %u names and %u MiB a user a window, then \"%s\"\n", "language frame names:",
+	       ACCOUNTANT_USER_NAMES_PER_WINDOW, ACCOUNTANT_USER_NAME_BYTES_PER_WINDOW >> 20,
+	       ACCOUNTANT_NAMES_MARKER);
+	printf("  %-26s %llu MiB in all, a quarter a user (load_max_size)\n", "debug data, JIT names:",
+	       LOADBUDGET_DEFAULT_BYTES >> 20);
+	printf("  %-26s %.1f%% of a CPU, a quarter a user (load_cpu_budget)\n", "loading them:",
+	       LOADBUDGET_DEFAULT_LOAD_PPM / 10000.0);
+	printf("  reader and load time never lower the sampling rate (cpu_budget counts\n"
+	       "  sampling only); the names in the load lines are configuration keys\n");
 }
 
 /* "EINVAL" or "errno 123" into buf. */
@@ -272,6 +298,7 @@ int probe_cmd__main(int argc, char **argv)
 	}
 	print_features(&f);
 	print_mode(&f);
+	print_budgets();
 	if (!f.sampling_attr.ok && !privileged(&f))
 		printf("  note: the sampling attr was refused; see the features above\n");
 	return 0;

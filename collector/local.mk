@@ -18,6 +18,7 @@ collector_libcollector_a_SOURCES = \
 	collector/threads.c collector/threads.h \
 	collector/thread_names.c collector/thread_names.h \
 	collector/ptree.c collector/ptree.h \
+	collector/image_pin.c collector/image_pin.h \
 	collector/runtimes.c collector/runtimes.h \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h \

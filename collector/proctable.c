@@ -792,3 +792,4 @@ void proc_map__range(const struct proc_map *m, uint64_t *start, uint64_t *end, u
 uint32_t proc_map__path(const struct proc_map *m) { return m->path; }
 struct binary *proc_map__binary(const struct proc_map *m) { return m->bin; }
 uint64_t proc_map__bias(const struct proc_map *m) { return m->bias; }
+uint64_t proc_map__ino(const struct proc_map *m) { return m->ino; }

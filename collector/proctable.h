@@ -102,6 +102,8 @@ uint32_t proc_map__path(const struct proc_map *m);
  * once process__find_map returned the mapping. */
 struct binary *proc_map__binary(const struct proc_map *m);
 uint64_t proc_map__bias(const struct proc_map *m);
+/* The mapped file's inode, 0 when the record that told of it did not say. */
+uint64_t proc_map__ino(const struct proc_map *m);
 
 size_t proctable__count(const struct proctable *pt);
 /* CPU spent reading processes from /proc (first sight, maps re-read),

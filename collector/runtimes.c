@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collector/binary.h"
+#include "collector/image_pin.h"
 #include "collector/proctable.h"
 #include "collector/runtimes.h"
 #include "common/clock.h"
@@ -34,10 +35,18 @@ struct slot {
 	struct ledger *ledger; /* what it reads is charged to */
 	uint64_t next_try_ns;  /* after a failed open */
 	uint32_t failures;     /* opens failed in a row */
+	uint64_t used_ns;      /* when it last read or named */
 };
 
 struct rt_process {
 	struct slot slot[RUNTIME_MAX_READERS];
+	/* the image instances read (image_pin.h): pinned at the first open,
+	 * checked after every sample an instance read for; once it is not the
+	 * process's any more, nothing is opened again until the process table
+	 * says what the new image is (runtimes__forget) */
+	struct image_pin pin;
+	bool touched;           /* an instance read since the last check */
+	bool stale;             /* the image changed under the instances */
 	uint64_t hosts_next_ns; /* when maps may be looked at again for hosts */
 	uint32_t label;         /* strtab id, 0: none */
 	bool label_read;
@@ -46,6 +55,13 @@ struct rt_process {
 /* Totals of the instances closed, so counters stay cumulative. */
 struct gone {
 	uint64_t reads, failures, refused, names_refused, cpu_ns;
+};
+
+/* What the registry itself refused or closed, per reader, since start. */
+struct registry_counts {
+	uint64_t opened, failed;
+	uint64_t readers_refused; /* opens refused: the user's readers are open */
+	uint64_t idle_closed;     /* instances closed for want of use */
 };
 
 struct runtimes {
@@ -60,8 +76,9 @@ struct runtimes {
 	int last_pid;            /* the process last looked up (samples of one
 	                            process come together) */
 	struct rt_process *last;
-	uint64_t opened[RUNTIME_MAX_READERS], failed[RUNTIME_MAX_READERS];
+	struct registry_counts counts[RUNTIME_MAX_READERS];
 	struct gone gone[RUNTIME_MAX_READERS];
+	uint64_t cpu_ns;         /* readers' time, all of it, since start */
 	bool any_host;           /* a reader describes code no file holds */
 	uint64_t last_read_ns;   /* when a reader was last asked for a stack */
 };
@@ -131,12 +148,19 @@ static void close_slot(struct runtimes *rs, size_t r, struct slot *sl)
 	memset(sl, 0, sizeof(*sl));
 }
 
-static void free_process(struct runtimes *rs, struct rt_process *rp)
+static void close_slots(struct runtimes *rs, struct rt_process *rp)
 {
 	size_t r;
 
 	for (r = 0; r < rs->n; r++)
 		close_slot(rs, r, &rp->slot[r]);
+	image_pin__close(&rp->pin);
+	rp->touched = false;
+}
+
+static void free_process(struct runtimes *rs, struct rt_process *rp)
+{
+	close_slots(rs, rp);
 	free(rp);
 }
 
@@ -183,6 +207,7 @@ static struct rt_process *entry(struct runtimes *rs, struct process *p)
 			free(rp);
 			return NULL;
 		}
+		rp->pin.fd = -1;
 	}
 	rs->last_pid = pid;
 	rs->last = rp;
@@ -279,6 +304,43 @@ static uint64_t lib_symbol(void *ctx, const char *const *libs, size_t nlibs, con
 	return 0;
 }
 
+/* The time since t0 a reader spent for sl's process, charged to its user;
+ * the registry's total is apart from the sampling's steady cost. */
+static void charge(struct runtimes *rs, struct slot *sl, uint64_t t0)
+{
+	uint64_t ns = clock__mono_ns() - t0;
+
+	ledger__charge_cpu(sl->ledger, ns);
+	rs->cpu_ns += ns;
+}
+
+/* Not (yet) a runtime we can read, or not now: back off, more each time. */
+static void back_off(struct runtimes *rs, size_t r, struct slot *sl, uint64_t now_ns)
+{
+	uint64_t backoff = RUNTIMES_RETRY_NS << (sl->failures < 6 ? sl->failures : 6);
+
+	rs->counts[r].failed++;
+	sl->next_try_ns = now_ns + (backoff < RUNTIMES_RETRY_MAX_NS ? backoff : RUNTIMES_RETRY_MAX_NS);
+	sl->failures++;
+}
+
+/* Pins p's image at the first instance opened on it, at the mapping m of
+ * the binary the instance reads. */
+static int pin(struct runtimes *rs, struct process *p, struct rt_process *rp, struct proc_map *m)
+{
+	uint64_t start, end, pgoff;
+	int err;
+
+	if (rp->pin.fd >= 0)
+		return 0;
+	proc_map__range(m, &start, &end, &pgoff);
+	err = image_pin__open(&rp->pin, process__pid(p), start, pgoff, proc_map__ino(m),
+			      strtab__str(rs->names, proc_map__path(m)));
+	if (err == -ESTALE)
+		rp->stale = true;
+	return err;
+}
+
 /* Opens reader r's instance on p, for the binary mapped by m. */
 static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct proc_map *m,
 		       uint64_t now_ns)
@@ -288,19 +350,31 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	struct lib_lookup lk = { rs, p };
 	struct runtime_process proc;
 	struct binary *bin;
-	uint64_t t0, backoff;
+	uint64_t t0;
 	void *data = NULL;
 	int err;
 
 	if (!sl)
 		return NULL;
-	if (sl->inst || now_ns < sl->next_try_ns)
+	if (sl->inst) {
+		sl->used_ns = now_ns;
+		rp->touched = true;
 		return sl->inst;
+	}
+	if (now_ns < sl->next_try_ns || rp->stale)
+		return NULL;
 	bin = proc_map__binary(m);
 	if (!bin || binary_tag(rs, bin, &data) != r + 1)
 		return NULL;
-	if (!sl->ledger && !(sl->ledger = accountant__ledger(rs->acct, process__uid(p))))
+	err = sl->ledger ? 0 : accountant__ledger(rs->acct, process__uid(p), &sl->ledger);
+	if (err == -EDQUOT)
+		rs->counts[r].readers_refused++;
+	if (!err)
+		err = pin(rs, p, rp, m);
+	if (err) {
+		back_off(rs, r, sl, now_ns);
 		return NULL;
+	}
 	memset(&proc, 0, sizeof(proc));
 	proc.pid = process__pid(p);
 	proc.uid = process__uid(p);
@@ -315,18 +389,17 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	proc.ctx = &lk;
 	t0 = clock__mono_ns();
 	err = rs->readers[r]->open(&proc, &sl->inst);
-	ledger__charge_cpu(sl->ledger, clock__mono_ns() - t0);
+	charge(rs, sl, t0);
+	/* what the open read is checked with the sample's reads */
+	rp->touched = true;
 	if (err == 0) {
-		rs->opened[r]++;
+		rs->counts[r].opened++;
 		sl->failures = 0;
+		sl->used_ns = now_ns;
 		return sl->inst;
 	}
 	sl->inst = NULL;
-	rs->failed[r]++;
-	/* not (yet) a runtime we can read: back off, more each time */
-	backoff = RUNTIMES_RETRY_NS << (sl->failures < 6 ? sl->failures : 6);
-	sl->next_try_ns = now_ns + (backoff < RUNTIMES_RETRY_MAX_NS ? backoff : RUNTIMES_RETRY_MAX_NS);
-	sl->failures++;
+	back_off(rs, r, sl, now_ns);
 	return NULL;
 }
 
@@ -375,8 +448,11 @@ int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc,
 	for (r = 0; r < rs->n; r++) {
 		const struct runtime_reader *rd = rs->readers[r];
 
-		if (rp->slot[r].inst && rd->describe_code &&
-		    rd->describe_code(rp->slot[r].inst, pc, now_ns, out) == 0) {
+		if (!rp->slot[r].inst || !rd->describe_code)
+			continue;
+		rp->touched = true;
+		rp->slot[r].used_ns = now_ns;
+		if (rd->describe_code(rp->slot[r].inst, pc, now_ns, out) == 0) {
 			out->runtime = (uint8_t)(r + 1);
 			return 0;
 		}
@@ -396,9 +472,12 @@ void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,
 
 	if (!tag || tag > rs->n || !(rp = entry(rs, p)) || !rp->slot[tag - 1].inst)
 		return NULL;
+	/* naming reads the process too */
+	rp->touched = true;
 	*reader = rs->readers[tag - 1];
 	return rp->slot[tag - 1].inst;
 }
+
 
 /* Reader r's block of the window's stats: its index when the window was
  * started by runtimes__start_window. */
@@ -409,6 +488,27 @@ static struct agent_runtime_stats *window_block(struct runtimes *rs, size_t r)
 	if (strcmp(rs->st->runtimes[r].name, rs->readers[r]->name) == 0)
 		return &rs->st->runtimes[r];
 	return agent_stats__runtime(rs->st, rs->readers[r]->name);
+}
+
+bool runtimes__same_image(struct runtimes *rs, struct process *p)
+{
+	struct rt_process *rp;
+	size_t r;
+
+	if (!rs || !(rp = entry(rs, p)) || !rp->touched)
+		return true;
+	rp->touched = false;
+	if (image_pin__same(&rp->pin))
+		return true;
+	for (r = 0; r < rs->n; r++) {
+		struct agent_runtime_stats *st = rp->slot[r].inst ? window_block(rs, r) : NULL;
+
+		if (st)
+			st->image_changed++;
+	}
+	close_slots(rs, rp);
+	rp->stale = true;
+	return false;
 }
 
 /* Counts one reader's answer for a sample in the window's stats. */
@@ -483,7 +583,7 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
 		s->tag = f->runtime;
 		t0 = clock__mono_ns();
 		err = rd->read_stack(inst, s, out);
-		ledger__charge_cpu(sl->ledger, clock__mono_ns() - t0);
+		charge(rs, sl, t0);
 		count_sample(rs, r, s, out, err);
 		st = window_block(rs, r);
 		if (st && !err) {
@@ -582,8 +682,10 @@ void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st)
 		if (!a)
 			continue;
 		a->readers = 0;
-		a->opened = rs->opened[r];
-		a->failed = rs->failed[r];
+		a->opened = rs->counts[r].opened;
+		a->failed = rs->counts[r].failed;
+		a->readers_refused = rs->counts[r].readers_refused;
+		a->idle_closed = rs->counts[r].idle_closed;
 		a->reads = rs->gone[r].reads;
 		a->failures = rs->gone[r].failures;
 		a->refused = rs->gone[r].refused;
@@ -608,5 +710,34 @@ void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st)
 			a->names_refused += ls.refused_names;
 			a->cpu_ns += ls.cpu_ns;
 		}
+	}
+}
+
+uint64_t runtimes__cpu_ns(const struct runtimes *rs)
+{
+	return rs ? rs->cpu_ns : 0;
+}
+
+void runtimes__trim(struct runtimes *rs, uint64_t now_ns)
+{
+	size_t pos = 0, r;
+	uint64_t pid, v;
+
+	while (u64map__next(rs->by_pid, &pos, &pid, &v)) {
+		struct rt_process *rp = (struct rt_process *)(uintptr_t)v;
+		bool open = false;
+
+		for (r = 0; r < rs->n; r++) {
+			struct slot *sl = &rp->slot[r];
+
+			if (sl->inst && now_ns - sl->used_ns >= RUNTIMES_IDLE_NS) {
+				close_slot(rs, r, sl);
+				rs->counts[r].idle_closed++;
+			}
+			open |= sl->inst != NULL;
+		}
+		/* the pin is of the instances; a later open pins anew */
+		if (!open)
+			image_pin__close(&rp->pin);
 	}
 }

@@ -87,6 +87,23 @@ void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,
  * its comm (Java's main class), read once per process; 0 when none. */
 uint32_t runtimes__label(struct runtimes *rs, struct process *p);
 
+/* Whether what instances read for p since the last call was read from
+ * the image they were opened on (collector/image_pin.h): when it was not
+ * (p exec'd, or its pid was reused, since), its instances are closed, none
+ * opens again until runtimes__forget, and what they read must be thrown
+ * away. True when nothing was read. */
+bool runtimes__same_image(struct runtimes *rs, struct process *p);
+
+/* Readers' time since start (opening, reading stacks): one-off work
+ * charged to the users whose processes caused it, never the sampling's
+ * steady cost, so that no user's processes lower the rate of others'. */
+uint64_t runtimes__cpu_ns(const struct runtimes *rs);
+
+/* Closes the instances that read nothing for RUNTIMES_IDLE_NS: a process
+ * that sleeps gives back what its reader holds, and its user's place. */
+#define RUNTIMES_IDLE_NS (60ull * 1000000000ull)
+void runtimes__trim(struct runtimes *rs, uint64_t now_ns);
+
 /* The image of pid went (exec, exit): its instances are closed. */
 void runtimes__forget(struct runtimes *rs, int pid);
 int runtimes__remap_names(struct runtimes *rs, struct strtab_remap *r);

@@ -436,6 +436,7 @@ static void process_available(struct sampler *s)
 			s->last_trim_ns = now;
 			/* what the freed binaries held (symbol tables, DWARF) goes back
 			 * to the system, not only to malloc's free lists */
+			runtimes__trim(s->runtimes, now);
 			if (binaries__trim(s->bins, now, BINARY_IDLE_GRACE_NS, BINARY_IDLE_MAX))
 				malloc_trim(0);
 		}
@@ -516,7 +517,8 @@ uint64_t sampler__load_cpu_ns(const struct sampler *s)
 
 	binaries__stats(s->bins, &bst);
 	symbolizer__stats(s->sym, &sst);
-	return bst.load_cpu_ns + sst.load_cpu_ns + proctable__load_cpu_ns(s->procs);
+	return bst.load_cpu_ns + sst.load_cpu_ns + proctable__load_cpu_ns(s->procs) +
+	       runtimes__cpu_ns(s->runtimes);
 }
 
 /* JIT code named only after it was sampled gets its name in the window. */

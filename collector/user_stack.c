@@ -251,19 +251,14 @@ static int append_splice(struct user_stack *u, size_t k, uint32_t *stack, size_t
 	return 0;
 }
 
-int user_stack__append_names(struct user_stack *u, struct process *p, size_t nframes,
-			     uint64_t now_ns, uint32_t *stack, size_t cap, size_t *n)
+/* Appends the names of frames [0, nframes) unwound, outermost first, with
+ * the first k splices of language frames in their places. */
+static int append_frames(struct user_stack *u, const struct symbolize_process *proc,
+			 size_t nframes, size_t k, uint64_t now_ns, uint32_t *stack, size_t cap,
+			 size_t *n)
 {
-	struct symbolize_process proc;
-	size_t i, k = u->lang->nsplices;
+	size_t i;
 
-	/* the language frames are the sample's just unwound, named once: a
-	 * sample with no user stack that follows must not take them */
-	u->lang->nsplices = 0;
-
-	proc.pid = process__pid(p);
-	proc.uid = process__uid(p);
-	proc.jitdump = process__jitdump(p);
 	/* language frames older than the native stack reaches (it was cut):
 	 * the root of what is known */
 	while (k > 0 && u->lang->at[k - 1].frame >= nframes)
@@ -284,7 +279,7 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 		}
 		if (!spliced || u->keep_native) {
 			describe_code(u, f, &code);
-			if (symbolizer__user(u->sym, &proc, f->pc, &code, now_ns, ids,
+			if (symbolizer__user(u->sym, proc, f->pc, &code, now_ns, ids,
 					     SYMBOLIZER_MAX_FRAMES_PER_PC, &m) < 0 || m == 0) {
 				ids[0] = symbolizer__unknown(u->sym);
 				m = 1;
@@ -300,4 +295,29 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 			return -ENOSPC;
 	}
 	return 0;
+}
+
+int user_stack__append_names(struct user_stack *u, struct process *p, size_t nframes,
+			     uint64_t now_ns, uint32_t *stack, size_t cap, size_t *n)
+{
+	struct symbolize_process proc;
+	size_t k = u->lang->nsplices, n0 = *n;
+	int err;
+
+	/* the language frames are the sample's just unwound, named once: a
+	 * sample with no user stack that follows must not take them */
+	u->lang->nsplices = 0;
+
+	proc.pid = process__pid(p);
+	proc.uid = process__uid(p);
+	proc.jitdump = process__jitdump(p);
+	err = append_frames(u, &proc, nframes, k, now_ns, stack, cap, n);
+	/* what readers read since the sample came from another image than
+	 * the one it ran (an exec since): its native frames only, named
+	 * without them (their instances are closed now) */
+	if (u->rs && !runtimes__same_image(u->rs, p)) {
+		*n = n0;
+		err = append_frames(u, &proc, nframes, 0, now_ns, stack, cap, n);
+	}
+	return err;
 }

@@ -20,5 +20,8 @@ const char *strtab__str(const struct strtab *t, uint32_t id);
 size_t strtab__len(const struct strtab *t, uint32_t id);
 size_t strtab__count(const struct strtab *t);
 size_t strtab__bytes(const struct strtab *t);
+/* What a string takes beside its characters, roughly: its entry, its
+ * index slot, its terminator. Budgets of names count with it. */
+#define STRTAB_ENTRY_OVERHEAD 24u
 
 #endif

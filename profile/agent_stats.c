@@ -67,6 +67,8 @@ const struct agent_stat_field agent_runtime_stats__fields[] = {
 	RMAX("refused", refused),
 	RMAX("names_refused", names_refused),
 	RMAX("cpu_ns", cpu_ns),
+	RMAX("readers_refused", readers_refused),
+	RMAX("idle_closed", idle_closed),
 	RSUM("stacks", stacks),
 	RSUM("lag_ns", lag_ns),
 	RMAX("lag_max_ns", lag_max_ns),
@@ -75,6 +77,7 @@ const struct agent_stat_field agent_runtime_stats__fields[] = {
 	RSUM("confirmed", confirmed),
 	RSUM("chained", chained),
 	RSUM("unproven", unproven),
+	RSUM("image_changed", image_changed),
 	{ NULL, 0, AGENT_STAT_SUM },
 };
 

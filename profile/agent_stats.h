@@ -25,6 +25,8 @@ struct agent_runtime_stats {
 	uint64_t refused;        /* operations refused by the read budgets */
 	uint64_t names_refused;  /* names past their user's share: the marker */
 	uint64_t cpu_ns;         /* time spent reading stacks and opening */
+	uint64_t readers_refused; /* opens refused: the user's readers are open */
+	uint64_t idle_closed;    /* instances closed after a minute unused */
 	/* samples of the window whose native stack ran the runtime's code: */
 	uint64_t stacks;         /* named with the language frames they ran */
 	uint64_t lag_ns;         /* the sum over stacks of how long after the
@@ -38,6 +40,8 @@ struct agent_runtime_stats {
 	uint64_t confirmed;      /* the sample's own words prove it */
 	uint64_t chained;        /* callers of a proven frame: the read's */
 	uint64_t unproven;       /* nothing proves it: "[unproven]" */
+	uint64_t image_changed;  /* read from another image than the sample's
+	                          * (an exec since): native frames only */
 };
 
 struct agent_stats {
@@ -64,7 +68,9 @@ struct agent_stats {
 	uint64_t agent_cpu_ns;     /* agent CPU used during the window */
 	uint64_t agent_load_cpu_ns; /* of it, one-off work: reading processes,
 	                            * loading binaries' CFI, symbols and debug
-	                            * info, reading JIT files */
+	                            * info, reading JIT files, and runtime
+	                            * readers' work (charged to the users whose
+	                            * processes caused it) */
 	uint64_t agent_rss_bytes;
 	uint64_t agent_peak_rss_bytes; /* VmHWM: the most the agent has held since start */
 	uint64_t spool_dropped;    /* dumps the spool's bounds dropped since the last window */

@@ -11,14 +11,11 @@
 #include "profile/frame_name.h"
 #include "runtimes/accountant.h"
 
-/* Bytes a name takes beside its characters: its entry in the table's
- * index and its terminator, roughly. */
-#define NAME_OVERHEAD 24
-
-/* The pace of reads: a second of the caller's clock. */
+/* The pace of reads and time: a second of the caller's clock. */
 struct pace {
 	uint64_t second; /* now_ns / 1e9 of the count */
 	uint64_t reads;  /* reads made in that second */
+	uint64_t cpu_ns; /* time readers spent in it */
 };
 
 struct account {
@@ -41,6 +38,7 @@ struct accountant {
 	uint32_t marker;
 	struct u64map *by_uid;     /* uid -> struct account * */
 	struct account overflow;   /* users past ACCOUNTANT_MAX_USERS */
+	struct pace users;         /* of all users but root */
 };
 
 struct accountant *accountant__new(const struct accountant_limits *limits, struct strtab *names)
@@ -56,6 +54,9 @@ struct accountant *accountant__new(const struct accountant_limits *limits, struc
 		a->lim.user_reads_per_sec = ACCOUNTANT_USER_READS_PER_SEC;
 		a->lim.user_names_per_window = ACCOUNTANT_USER_NAMES_PER_WINDOW;
 		a->lim.user_name_bytes_per_window = ACCOUNTANT_USER_NAME_BYTES_PER_WINDOW;
+		a->lim.user_cpu_ns_per_sec = ACCOUNTANT_USER_CPU_NS_PER_SEC;
+		a->lim.users_cpu_ns_per_sec = ACCOUNTANT_USERS_CPU_NS_PER_SEC;
+		a->lim.user_readers = ACCOUNTANT_USER_READERS;
 	}
 	a->names = names;
 	a->overflow.uid = (uid_t)-1;
@@ -120,20 +121,29 @@ static struct account *account_of(struct accountant *a, uid_t uid)
 	return acct;
 }
 
-struct ledger *accountant__ledger(struct accountant *a, uid_t uid)
+const struct accountant_limits *accountant__limits(const struct accountant *a)
 {
-	struct ledger *l = calloc(1, sizeof(*l));
+	return &a->lim;
+}
 
+int accountant__ledger(struct accountant *a, uid_t uid, struct ledger **out)
+{
+	struct account *acct = account_of(a, uid);
+	struct ledger *l;
+
+	if (!acct)
+		return -ENOMEM;
+	/* 0 means no bound, for limits given by tests */
+	if (uid != 0 && a->lim.user_readers && acct->ledgers >= a->lim.user_readers)
+		return -EDQUOT;
+	l = calloc(1, sizeof(*l));
 	if (!l)
-		return NULL;
+		return -ENOMEM;
 	l->owner = a;
-	l->acct = account_of(a, uid);
-	if (!l->acct) {
-		free(l);
-		return NULL;
-	}
-	l->acct->ledgers++;
-	return l;
+	l->acct = acct;
+	acct->ledgers++;
+	*out = l;
+	return 0;
 }
 
 void ledger__delete(struct ledger *l)
@@ -151,6 +161,7 @@ static void roll(struct pace *p, uint64_t now_ns)
 	if (second != p->second) {
 		p->second = second;
 		p->reads = 0;
+		p->cpu_ns = 0;
 	}
 }
 
@@ -168,8 +179,13 @@ bool ledger__may_read(struct ledger *l, uint64_t now_ns)
 	lim = &l->owner->lim;
 	roll(&l->pace, now_ns);
 	roll(&l->acct->pace, now_ns);
+	roll(&l->owner->users, now_ns);
 	if (l->pace.reads >= lim->process_reads_per_sec ||
-	    (!is_root(l->acct) && l->acct->pace.reads >= lim->user_reads_per_sec)) {
+	    (!is_root(l->acct) && (l->acct->pace.reads >= lim->user_reads_per_sec ||
+				   (lim->user_cpu_ns_per_sec &&
+				    l->acct->pace.cpu_ns >= lim->user_cpu_ns_per_sec) ||
+				   (lim->users_cpu_ns_per_sec &&
+				    l->owner->users.cpu_ns >= lim->users_cpu_ns_per_sec)))) {
 		l->st.refused_reads++;
 		return false;
 	}
@@ -188,8 +204,13 @@ void ledger__charge_read(struct ledger *l, size_t bytes)
 
 void ledger__charge_cpu(struct ledger *l, uint64_t ns)
 {
-	if (l)
-		l->st.cpu_ns += ns;
+	if (!l)
+		return;
+	l->st.cpu_ns += ns;
+	l->pace.cpu_ns += ns;
+	l->acct->pace.cpu_ns += ns;
+	if (!is_root(l->acct))
+		l->owner->users.cpu_ns += ns;
 }
 
 int ledger__intern_frame(struct ledger *l, struct strtab *names, const char *name,
@@ -214,7 +235,7 @@ int ledger__intern_frame(struct ledger *l, struct strtab *names, const char *nam
 		return err;
 	if (strtab__count(names) > count) {
 		/* the string and its share of the index and the arena */
-		size_t grew = strtab__len(names, *id) + NAME_OVERHEAD;
+		size_t grew = strtab__len(names, *id) + STRTAB_ENTRY_OVERHEAD;
 
 		l->acct->names++;
 		l->acct->name_bytes += grew;

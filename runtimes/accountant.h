@@ -1,21 +1,28 @@
 /* What runtime readers do on behalf of a process, charged to the user who
  * owns it: reads of its memory and their bytes, the frame names they
- * intern, the time they take. One accountant serves every reader, so a
- * budget is one number for all runtimes, not a constant of each.
+ * intern, the time they take, the readers kept open. One accountant serves
+ * every reader, so a budget is one number for all runtimes, not a
+ * constant of each.
  *
- * Each process a reader opens on gets a ledger: its own reads a second
- * (so one process cannot starve the others of its user), charged on to
- * its user's account (so one user's many processes together cannot starve
+ * Each reader open on a process gets a ledger: its own reads a second (so
+ * one process cannot starve the others of its user), charged on to its
+ * user's account (so one user's many processes together cannot starve
  * other users). Root's processes are bounded per process only: they are
- * what the host runs, not what an unprivileged user controls. Names are
- * bounded per user and window: past the share a name is the marker
- * ACCOUNTANT_NAMES_MARKER, counted, so memory stays bounded within a
- * window, not only across them.
+ * what the host runs, not what an unprivileged user controls. For every
+ * other user the account bounds
+ *  - reads a second, and the CPU time readers spend a second, of all the
+ *    user's processes; all such users together have a larger CPU share,
+ *    so the sampling thread always keeps most of its time for sampling;
+ *  - the readers open at once (ledgers): past it a reader is not opened;
+ *  - names interned per window and their bytes: past the share a name is
+ *    the marker ACCOUNTANT_NAMES_MARKER, counted, so memory stays bounded
+ *    within a window, not only across them.
  *
  * Readers ask before an operation that reads (ledger__may_read) and are
- * charged as they read (memsource counts into the ledger), so a budget is
- * checked at operation boundaries, never in the middle of a walk. Not
- * thread-safe: the sampling thread owns it. */
+ * charged as they read (memsource counts into the ledger) and for the time
+ * an operation took when it ends, so a budget is checked at operation
+ * boundaries, never in the middle of a walk. Not thread-safe: the sampling
+ * thread owns it. */
 #ifndef SMOLDER_RUNTIMES_ACCOUNTANT_H
 #define SMOLDER_RUNTIMES_ACCOUNTANT_H
 #include <stdbool.h>
@@ -33,6 +40,9 @@ struct accountant_limits {
 	uint32_t user_reads_per_sec;    /* of all processes of a user but root */
 	uint32_t user_names_per_window; /* names interned for a user but root */
 	uint64_t user_name_bytes_per_window;
+	uint64_t user_cpu_ns_per_sec;   /* readers' time for a user but root */
+	uint64_t users_cpu_ns_per_sec;  /* ... for all users but root together */
+	uint32_t user_readers;          /* readers open at once, a user but root */
 };
 
 /* The defaults. A deep real stack at 999 Hz takes about 60,000 reads a
@@ -44,6 +54,16 @@ struct accountant_limits {
 #define ACCOUNTANT_USER_READS_PER_SEC 240000
 #define ACCOUNTANT_USER_NAMES_PER_WINDOW 65536
 #define ACCOUNTANT_USER_NAME_BYTES_PER_WINDOW (8u << 20)
+/* A tenth of the sampling thread for one user's processes, at most a
+ * quarter for all users but root: a reader refused keeps the native
+ * frames, a sample lost for a busy thread is lost for everyone. A real
+ * interpreter's stacks at 99 Hz on a dozen busy CPUs cost about 20 ms a
+ * second. */
+#define ACCOUNTANT_USER_CPU_NS_PER_SEC 100000000ull
+#define ACCOUNTANT_USERS_CPU_NS_PER_SEC 250000000ull
+/* A user runs a few dozen interpreters at most; each reader holds its
+ * caches (about 80 KB). */
+#define ACCOUNTANT_USER_READERS 64
 /* Users with an account at once; beyond, users share one overflow
  * account (they can only lose to each other). */
 #define ACCOUNTANT_MAX_USERS 4096
@@ -58,18 +78,25 @@ void accountant__delete(struct accountant *a);
 void accountant__new_window(struct accountant *a);
 int accountant__remap_names(struct accountant *a, struct strtab_remap *r);
 
-/* A ledger for one process of user uid (its readers share it). NULL on
- * ENOMEM. Freed with ledger__delete, before the accountant. */
-struct ledger *accountant__ledger(struct accountant *a, uid_t uid);
+/* The limits in force. */
+const struct accountant_limits *accountant__limits(const struct accountant *a);
+
+/* A ledger for one reader open on a process of user uid. Returns 0 and
+ * *out, -EDQUOT when the user (not root) has user_readers open already, or
+ * -ENOMEM. Freed with ledger__delete, before the accountant. */
+int accountant__ledger(struct accountant *a, uid_t uid, struct ledger **out);
 void ledger__delete(struct ledger *l);
 
 /* Whether an operation may read more this second (now_ns: CLOCK_MONOTONIC,
- * or any clock of the caller's: only whole seconds of it count). A NULL
- * ledger may always read. Counts a refusal. */
+ * or any clock of the caller's: only whole seconds of it count): neither
+ * the reads of the process or its user nor the CPU time of the user or of
+ * all users but root are spent. A NULL ledger may always read. Counts a
+ * refusal. */
 bool ledger__may_read(struct ledger *l, uint64_t now_ns);
 /* Charges one read of bytes bytes (memsource does, for every read). */
 void ledger__charge_read(struct ledger *l, size_t bytes);
-/* Charges time a reader spent for the process. */
+/* Charges time a reader spent for the process (in the second of the
+ * last ledger__may_read). */
 void ledger__charge_cpu(struct ledger *l, uint64_t ns);
 /* Interns a frame name (frame_name__intern: sanitised, suffixed), charged
  * to the user: past the user's share of the window, *id is the marker

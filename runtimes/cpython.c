@@ -14,8 +14,12 @@
 
 /* The whole list of thread states is read again, for a thread no state
  * matches, at most this often (the states of threads started since are
- * found without it: scan_new_threads). */
+ * found without it: scan_new_threads); twice as long after each walk that
+ * did not find the thread, up to RESCAN_MAX_NS: a process whose list is
+ * built to be walked in vain (thousands of decoy states) costs one walk
+ * every few seconds, not five a second. */
 #define RESCAN_NS 200000000ull
+#define RESCAN_MAX_NS (32 * RESCAN_NS)
 
 static int layout_of(struct memsource *m, const struct cpython_symbols *sym, struct cpython_layout *out)
 {
@@ -223,12 +227,20 @@ static int thread_state(struct cpython *c, int tid, uint64_t now_ns, uint8_t *b,
 		return -ENOMEM;
 	if (mapped_state(c, tid, false, b, at) == 0)
 		return 0;
-	if (c->last_scan_ns && now_ns - c->last_scan_ns < RESCAN_NS)
+	if (!c->rescan_wait_ns)
+		c->rescan_wait_ns = RESCAN_NS;
+	if (c->last_scan_ns && now_ns - c->last_scan_ns < c->rescan_wait_ns)
 		return -ENOENT;
 	c->last_scan_ns = now_ns ? now_ns : 1;
 	if (scan_threads(c, false) == -ENOMEM)
 		return -ENOMEM;
-	return mapped_state(c, tid, false, b, at);
+	if (mapped_state(c, tid, false, b, at) == 0) {
+		c->rescan_wait_ns = RESCAN_NS;
+		return 0;
+	}
+	if (c->rescan_wait_ns < RESCAN_MAX_NS)
+		c->rescan_wait_ns *= 2;
+	return -ENOENT;
 }
 
 void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *data, size_t size)

@@ -45,6 +45,7 @@ struct cpython {
 	struct u64map *known_tstates;  /* PyThreadState addresses walked ->
 	                                  the TID each held then */
 	uint64_t last_scan_ns;
+	uint64_t rescan_wait_ns;  /* before the next whole walk (doubles) */
 	/* the sample's copy of its thread's stack (cpython__set_sample_stack) */
 	uint64_t copy_base;
 	const uint8_t *copy;

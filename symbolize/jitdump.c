@@ -8,8 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "profile/frame_name.h"
 #include "common/fileio.h"
+#include "common/strtab.h"
+#include "profile/frame_name.h"
 #include "symbolize/jitdump.h"
 #include "symbolize/perfmap.h"
 
@@ -67,7 +68,7 @@ static int code_load(const unsigned char *b, size_t len, int swap, struct strtab
 	char name[NAME_MAX_BYTES];
 	const unsigned char *nul;
 	uint64_t addr, size;
-	size_t nlen;
+	size_t nlen, count;
 	uint32_t id;
 	int err;
 
@@ -85,7 +86,12 @@ static int code_load(const unsigned char *b, size_t len, int swap, struct strtab
 	name[nlen] = '\0';
 	if (size == 0 || addr + size < addr)
 		return 0; /* nothing to name */
+	count = strtab__count(names);
 	err = frame_name__intern(names, name, FRAME_SUFFIX_JIT, &id);
+	/* what the name takes in the table (with its share of the index),
+	 * so that the load budget bounds it */
+	if (err == 0 && strtab__count(names) > count)
+		perfmap__count_name(m, strtab__len(names, id) + STRTAB_ENTRY_OVERHEAD);
 	if (err == 0)
 		err = perfmap__add(m, addr, size, id);
 	return err == -EINVAL ? 0 : err;

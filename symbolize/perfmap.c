@@ -49,6 +49,7 @@ struct perfmap {
 	char **chunks;
 	size_t nchunks;
 	uint64_t chunk_bytes;
+	uint64_t name_bytes; /* names interned for it (perfmap__count_name) */
 	uint32_t seq;   /* of the next entry */
 	uint64_t consumed; /* bytes of the file parsed: whole lines only */
 	int truncated;     /* a caller's limit left lines unread */
@@ -462,15 +463,16 @@ int perfmap__remap_names(struct perfmap *m, struct strtab_remap *r)
 	return err;
 }
 
-/* Names in maps built with perfmap__add (jitdump) average about this. */
-#define PERFMAP_NAME_ESTIMATE 64u
+void perfmap__count_name(struct perfmap *m, uint64_t bytes)
+{
+	m->name_bytes += bytes;
+}
 
 uint64_t perfmap__bytes(const struct perfmap *m)
 {
 	if (!m)
 		return 0;
-	return (uint64_t)m->cap * sizeof(struct jsym) +
-	       (m->chunk_bytes ? m->chunk_bytes : (uint64_t)m->n * PERFMAP_NAME_ESTIMATE);
+	return (uint64_t)m->cap * sizeof(struct jsym) + m->chunk_bytes + m->name_bytes;
 }
 
 int perfmap__truncated(const struct perfmap *m)

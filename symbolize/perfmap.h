@@ -64,11 +64,14 @@ int perfmap__fingerprint(struct perfmap *m, int fd);
  * -ENOMEM. */
 int perfmap__new_empty(const struct stat *st, struct perfmap **out);
 int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, uint32_t id);
+/* The source interned a new name of bytes bytes for m's entries: what m
+ * holds counts it. */
+void perfmap__count_name(struct perfmap *m, uint64_t bytes);
 void perfmap__seal(struct perfmap *m);
 
 /* What m holds, for the load budget: its entries plus the text it was
- * parsed from (about the names it interned); for a map built with
- * perfmap__add, an estimate from the entry count. Accepts NULL (0). */
+ * parsed from (about the names it interned), or the names its source
+ * interned for it (perfmap__count_name). Accepts NULL (0). */
 uint64_t perfmap__bytes(const struct perfmap *m);
 
 /* Whether the last refresh left lines unread because of its max_text

@@ -45,6 +45,7 @@ UNIT_TESTS = \
 	tests/unit/test_proctable \
 	tests/unit/test_thread_names \
 	tests/unit/test_ptree \
+	tests/unit/test_image_pin \
 	tests/unit/test_runtimes \
 	tests/unit/test_user_stack \
 	tests/unit/test_json_dump \
@@ -265,6 +266,11 @@ tests_unit_test_procmaps_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmaps_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_procmaps_LINK = $(CXXLINK)
 
+tests_unit_test_image_pin_SOURCES = tests/unit/test_image_pin.c tests/unit/exec_child.h
+tests_unit_test_image_pin_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_image_pin_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_image_pin_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_image_pin_LINK = $(CXXLINK)
 tests_unit_test_ptree_SOURCES = tests/unit/test_ptree.c tests/unit/tmpdir.h
 tests_unit_test_ptree_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_ptree_CFLAGS = $(TEST_CFLAGS)
@@ -287,7 +293,7 @@ tests_unit_test_user_stack_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_user_stack_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_user_stack_LINK = $(CXXLINK)
 
-tests_unit_test_runtimes_SOURCES = tests/unit/test_runtimes.c
+tests_unit_test_runtimes_SOURCES = tests/unit/test_runtimes.c tests/unit/exec_child.h
 tests_unit_test_runtimes_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_runtimes_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_runtimes_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +12,15 @@
 
 #define SEC 1000000000ull
 
-static const struct accountant_limits small = { 10, 25, 4, 1u << 20 };
+static const struct accountant_limits small = { 10, 25, 4, 1u << 20, 0, 0, 0 };
+
+static struct ledger *ledger_of(struct accountant *a, uid_t uid)
+{
+	struct ledger *l = NULL;
+
+	cr_assert_eq(accountant__ledger(a, uid, &l), 0);
+	return l;
+}
 
 /* Reads granted in one second to a ledger, each operation reading once. */
 static unsigned reads_granted(struct ledger *l, uint64_t now, unsigned tries)
@@ -30,8 +39,8 @@ Test(accountant, reads_are_bounded_per_process_and_per_user)
 {
 	struct strtab *t = strtab__new();
 	struct accountant *a = accountant__new(&small, t);
-	struct ledger *p1 = accountant__ledger(a, 1000), *p2 = accountant__ledger(a, 1000);
-	struct ledger *p3 = accountant__ledger(a, 1000), *other = accountant__ledger(a, 1001);
+	struct ledger *p1 = ledger_of(a, 1000), *p2 = ledger_of(a, 1000);
+	struct ledger *p3 = ledger_of(a, 1000), *other = ledger_of(a, 1001);
 	struct ledger_stats st;
 
 	cr_assert_eq(reads_granted(p1, 5 * SEC, 100), 10, "a process has its own share");
@@ -60,7 +69,7 @@ Test(accountant, root_is_bounded_per_process_only)
 	unsigned i, total = 0;
 
 	for (i = 0; i < 5; i++) {
-		l[i] = accountant__ledger(a, 0);
+		l[i] = ledger_of(a, 0);
 		total += reads_granted(l[i], SEC, 100);
 	}
 	cr_assert_eq(total, 50);
@@ -74,7 +83,7 @@ Test(accountant, names_past_a_users_share_are_the_marker)
 {
 	struct strtab *t = strtab__new();
 	struct accountant *a = accountant__new(&small, t);
-	struct ledger *l = accountant__ledger(a, 1000), *root = accountant__ledger(a, 0);
+	struct ledger *l = ledger_of(a, 1000), *root = ledger_of(a, 0);
 	struct ledger_stats st;
 	uint32_t id, again;
 	char name[32];
@@ -117,5 +126,75 @@ Test(accountant, no_ledger_no_bound)
 	ledger__charge_read(NULL, 10);
 	cr_assert_eq(ledger__intern_frame(NULL, t, "x", "_[y]", &id), 0);
 	cr_assert_str_eq(strtab__str(t, id), "x_[y]");
+	strtab__delete(t);
+}
+
+/* Readers' time is a user's to spend, up to a share; all users but root
+ * together have a larger one, and root none. */
+Test(accountant, reader_time_is_bounded_per_user_and_for_all_users)
+{
+	struct accountant_limits lim = { 1000, 1000, 4, 1u << 20, 30, 50, 0 };
+	struct strtab *t = strtab__new();
+	struct accountant *a = accountant__new(&lim, t);
+	struct ledger *u1 = ledger_of(a, 1000), *u2 = ledger_of(a, 1001), *u3 = ledger_of(a, 1002);
+	struct ledger *root = ledger_of(a, 0);
+	int i;
+
+	cr_assert(ledger__may_read(u1, SEC));
+	ledger__charge_cpu(u1, 30);
+	cr_assert_not(ledger__may_read(u1, SEC), "the user's share is spent");
+	cr_assert(ledger__may_read(u2, SEC), "another user's is not");
+	ledger__charge_cpu(u2, 20);
+	cr_assert_not(ledger__may_read(u3, SEC), "all users' share is spent");
+	for (i = 0; i < 10; i++) {
+		cr_assert(ledger__may_read(root, SEC), "root is bounded by reads only");
+		ledger__charge_cpu(root, 1000);
+	}
+	cr_assert(ledger__may_read(u1, 2 * SEC), "the next second has time again");
+	cr_assert(ledger__may_read(u3, 2 * SEC));
+	ledger__delete(u1);
+	ledger__delete(u2);
+	ledger__delete(u3);
+	ledger__delete(root);
+	accountant__delete(a);
+	strtab__delete(t);
+}
+
+Test(accountant, readers_open_at_once_are_bounded_per_user)
+{
+	struct accountant_limits lim = { 10, 25, 4, 1u << 20, 0, 0, 3 };
+	struct strtab *t = strtab__new();
+	struct accountant *a = accountant__new(&lim, t);
+	struct ledger *l[4], *other, *root[5], *again = NULL;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		l[i] = ledger_of(a, 1000);
+	cr_assert_eq(accountant__ledger(a, 1000, &l[3]), -EDQUOT);
+	other = ledger_of(a, 1001);
+	for (i = 0; i < 5; i++)
+		root[i] = ledger_of(a, 0);
+	ledger__delete(l[0]);
+	cr_assert_eq(accountant__ledger(a, 1000, &again), 0, "a closed reader gives its place back");
+	ledger__delete(again);
+	for (i = 1; i < 3; i++)
+		ledger__delete(l[i]);
+	for (i = 0; i < 5; i++)
+		ledger__delete(root[i]);
+	ledger__delete(other);
+	accountant__delete(a);
+	strtab__delete(t);
+}
+
+Test(accountant, defaults)
+{
+	struct strtab *t = strtab__new();
+	struct accountant *a = accountant__new(NULL, t);
+	const struct accountant_limits *lim = accountant__limits(a);
+
+	cr_assert_eq(lim->user_readers, ACCOUNTANT_USER_READERS);
+	cr_assert_eq(lim->user_cpu_ns_per_sec, ACCOUNTANT_USER_CPU_NS_PER_SEC);
+	cr_assert_lt(lim->user_cpu_ns_per_sec, lim->users_cpu_ns_per_sec);
+	accountant__delete(a);
 	strtab__delete(t);
 }

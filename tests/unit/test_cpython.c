@@ -202,6 +202,39 @@ static void check_stack(unsigned major, unsigned minor)
 }
 
 Test(cpython, reads_and_names_a_threads_stack_311) { check_stack(3, 11); }
+
+/* A thread no state matches has the whole list walked again, but less
+ * often after each walk in vain: over ten seconds of samples every 10 ms,
+ * six walks, not fifty. */
+Test(cpython, walks_in_vain_back_off)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_stats s0, s1;
+	uint64_t base = 0, now, walks = 0;
+	struct cpython *c;
+
+	build(im, 3, 11);
+	c = open_image(im, t, 3, 11);
+	for (now = 1; now < 10000000000ull; now += 10000000ull) {
+		cpython__stats(c, &s0);
+		cr_assert_eq(cpython__read_stack(c, TID + 1, now, st), -ENOENT);
+		cpython__stats(c, &s1);
+		/* the second call walks only what is new: that is the base */
+		if (now == 10000001ull)
+			base = s1.reads - s0.reads;
+		walks += now > 1 && s1.reads - s0.reads > base;
+	}
+	cr_assert_gt(base, 0);
+	cr_assert(walks >= 4 && walks <= 6, "%llu walks after the first", (unsigned long long)walks);
+	/* the thread's own samples still read at once */
+	cr_assert_eq(cpython__read_stack(c, TID, now, st), 0);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
 Test(cpython, reads_and_names_a_threads_stack_27) { check_stack(2, 7); }
 Test(cpython, reads_and_names_a_threads_stack_310) { check_stack(3, 10); }
 
@@ -877,7 +910,7 @@ Test(cpython, reads_per_second_are_bounded)
 	struct image *im = malloc(sizeof(*im));
 	struct strtab *t = strtab__new();
 	struct accountant *acct = accountant__new(NULL, t);
-	struct ledger *l = accountant__ledger(acct, 1000);
+	struct ledger *l = NULL;
 	struct cpython_stack *st = malloc(sizeof(*st));
 	struct cpython_symbols sym;
 	struct cpython_stats s0, s1;
@@ -885,6 +918,7 @@ Test(cpython, reads_per_second_are_bounded)
 	struct cpython *c = NULL;
 	int i, busy = 0, rc;
 
+	cr_assert_eq(accountant__ledger(acct, 1000, &l), 0);
 	build(im, 3, 10);
 	symbols_of(im, 3, 10, &sym);
 	memsource__image(&m, &im->img);

@@ -235,7 +235,7 @@ Test(hotspot, uncached_reads_are_bounded_per_second)
 	struct hotspot_image *im = image();
 	struct strtab *t = strtab__new();
 	struct accountant *acct = accountant__new(NULL, t);
-	struct ledger *l = accountant__ledger(acct, 1000);
+	struct ledger *l = NULL;
 	struct hotspot *h = NULL;
 	struct hotspot_stats before, after;
 	struct memsource m;
@@ -243,6 +243,7 @@ Test(hotspot, uncached_reads_are_bounded_per_second)
 	size_t n;
 	uint64_t k;
 
+	cr_assert_eq(accountant__ledger(acct, 1000, &l), 0);
 	hotspot_image__source(im, &m);
 	m.ledger = l;
 	cr_assert_eq(hotspot__open(&m, im->sym, t, &h), 0);

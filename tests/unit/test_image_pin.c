@@ -14,6 +14,8 @@
 #include "collector/image_pin.h"
 #include "collector/procmaps.h"
 
+#include "exec_child.h"
+
 /* The mapping of this test's executable that holds main's code. */
 struct self_map {
 	uint64_t start, pgoff, ino;
@@ -34,41 +36,16 @@ static int find_text(void *ctx, const struct procmaps_entry *e)
 	return 1;
 }
 
-/* A child of the same image, that execs /bin/sleep when told to. */
-static pid_t fork_then_exec(int *tell)
+/* A child of this image, pinned at the mapping m of this executable. */
+static pid_t pinned_child(struct self_map *m, struct image_pin *pin, int *tell)
 {
-	int go[2];
 	pid_t pid;
-	char c;
 
-	cr_assert_eq(pipe(go), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		close(go[1]);
-		if (read(go[0], &c, 1) == 1)
-			execl("/bin/sleep", "sleep", "30", (char *)NULL);
-		_exit(0);
-	}
-	close(go[0]);
-	*tell = go[1];
+	cr_assert_eq(procmaps__read(getpid(), find_text, m, NULL), 1);
+	pid = exec_child__start(0, tell);
+	cr_assert_eq(image_pin__open(pin, pid, m->start, m->pgoff, m->ino, m->path), 0);
+	cr_assert(image_pin__same(pin), "the child runs the image it was pinned on");
 	return pid;
-}
-
-static void wait_for_exec(pid_t pid)
-{
-	char path[64], exe[256];
-	int i;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	for (i = 0; i < 2000; i++) {
-		n = readlink(path, exe, sizeof(exe) - 1);
-		if (n > 0 && (exe[n] = '\0', strstr(exe, "sleep")))
-			return;
-		usleep(1000);
-	}
-	cr_assert_fail("the child never exec'd");
 }
 
 Test(image_pin, an_exec_unpins)
@@ -76,14 +53,9 @@ Test(image_pin, an_exec_unpins)
 	struct self_map m;
 	struct image_pin pin = IMAGE_PIN_INIT;
 	int tell;
-	pid_t pid;
+	pid_t pid = pinned_child(&m, &pin, &tell);
 
-	cr_assert_eq(procmaps__read(getpid(), find_text, &m, NULL), 1);
-	pid = fork_then_exec(&tell);
-	cr_assert_eq(image_pin__open(&pin, pid, m.start, m.pgoff, m.ino, m.path), 0);
-	cr_assert(image_pin__same(&pin), "the child runs the image it was pinned on");
-	cr_assert_eq(write(tell, "x", 1), 1);
-	wait_for_exec(pid);
+	exec_child__exec(pid, tell);
 	cr_assert_not(image_pin__same(&pin), "after exec the pin reads nothing");
 	image_pin__close(&pin);
 	/* the new image does not map this file there */
@@ -117,11 +89,8 @@ Test(image_pin, an_exit_unpins)
 	struct self_map m;
 	struct image_pin pin = IMAGE_PIN_INIT;
 	int tell;
-	pid_t pid;
+	pid_t pid = pinned_child(&m, &pin, &tell);
 
-	cr_assert_eq(procmaps__read(getpid(), find_text, &m, NULL), 1);
-	pid = fork_then_exec(&tell);
-	cr_assert_eq(image_pin__open(&pin, pid, m.start, m.pgoff, m.ino, m.path), 0);
 	close(tell); /* the child exits without exec */
 	waitpid(pid, NULL, 0);
 	cr_assert_not(image_pin__same(&pin));

@@ -238,3 +238,30 @@ Test(jitdump, refresh_follows_the_file)
 	unlink(path);
 	perfmap__delete(map);
 }
+
+/* What a jitdump's names take is counted as they are interned: a dump of
+ * long names is charged for them, not for an average name. */
+Test(jitdump, names_are_counted_by_their_bytes)
+{
+	static struct img im;
+	char name[1100];
+	uint64_t before, first;
+	int i;
+
+	memset(&im, 0, sizeof(im));
+	header(&im);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (i = 0; i < 6; i++) {
+		name[0] = (char)('a' + i);
+		code_load(&im, 0x1000 + 0x100 * (uint64_t)i, 1, name);
+	}
+	parse(&im, 0);
+	first = perfmap__bytes(m);
+	cr_assert_geq(first, 6 * 1100, "%llu bytes", (unsigned long long)first);
+	/* the same names again are in the table already: nothing new */
+	before = strtab__bytes(names);
+	parse(&im, 0);
+	cr_assert_eq(strtab__bytes(names), before);
+	cr_assert_leq(perfmap__bytes(m) + 6 * 1100, first);
+}

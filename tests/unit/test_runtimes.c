@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "collector/binary.h"
@@ -30,6 +32,7 @@
 #include "symbolize/symbolizer.h"
 #include "unwind/regs.h"
 
+#include "exec_child.h"
 #include "stack_capture.h"
 
 #define FAKE_MAGIC 0x66616b65766d3031ull /* "fakevm01" */
@@ -508,5 +511,117 @@ Test(runtimes, binaries_are_recognised_once)
 	runtimes__describe_file(a.rs, proc_map__binary(pm), (uintptr_t)fake_leaf + 1 - proc_map__bias(pm), &m);
 	cr_assert_eq(m.runtime, 2);
 	cr_assert_not(m.keep_regs);
+	teardown_agent();
+}
+
+/* A process that execs after its samples were taken but before they were
+ * read: what its instance read came from the new image, and is thrown
+ * away; nothing reads it with the old image's addresses again, not even
+ * once the process table is told of the exec while it still holds the old
+ * image's maps. */
+Test(runtimes, an_exec_between_sample_and_read_is_caught)
+{
+	struct unwind_module m;
+	struct process *p;
+	int tell;
+	pid_t child;
+
+	setup_agent(false);
+	child = exec_child__start(0, &tell);
+	p = proctable__get(a.pt, child);
+	cr_assert_not_null(p);
+	memset(&m, 0, sizeof(m));
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 1, &m), 0);
+	cr_assert_eq(fake.opens, 1);
+	cr_assert(runtimes__same_image(a.rs, p), "the child runs the image the reader read");
+	cr_assert(runtimes__same_image(a.rs, p), "nothing read since: nothing to check");
+
+	exec_child__exec(child, tell);
+	memset(&m, 0, sizeof(m));
+	(void)runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 2, &m);
+	cr_assert_not(runtimes__same_image(a.rs, p), "the read was of the new image");
+	cr_assert_eq(fake.closes, 1, "its instance is closed");
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 3000000000ull, &m), -ENOENT);
+	cr_assert_eq(fake.opens, 1, "and not opened again on the image's old maps");
+	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->image_changed, 1);
+
+	/* told of the exec, the table still has the old maps until it reads
+	 * the new ones: the pin refuses them */
+	runtimes__forget(a.rs, child);
+	p = proctable__get(a.pt, child);
+	(void)runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 4000000000ull, &m);
+	cr_assert_eq(fake.opens, 1, "the new image is not read at the old addresses");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(tell);
+	teardown_agent();
+}
+
+/* Readers that read nothing for a minute are closed, and give their
+ * user's place back. */
+Test(runtimes, idle_readers_are_closed)
+{
+	struct unwind_module m;
+	struct process *p;
+
+	setup_agent(false);
+	p = proctable__get(a.pt, getpid());
+	memset(&m, 0, sizeof(m));
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 1, &m), 0);
+	runtimes__trim(a.rs, 1 + RUNTIMES_IDLE_NS - 1);
+	cr_assert_eq(fake.closes, 0, "used a minute ago less a nanosecond");
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, RUNTIMES_IDLE_NS, &m), 0);
+	runtimes__trim(a.rs, 2 * RUNTIMES_IDLE_NS);
+	cr_assert_eq(fake.closes, 1);
+	runtimes__finish_window(a.rs, &a.st);
+	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->idle_closed, 1);
+	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->readers, 0);
+	/* and opens again when the process needs it */
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 3 * RUNTIMES_IDLE_NS, &m), 0);
+	cr_assert_eq(fake.opens, 2);
+	teardown_agent();
+}
+
+/* A user's readers open at once are bounded: past the bound an open is
+ * refused and retried later, as a failed one. */
+Test(runtimes, a_users_readers_are_bounded)
+{
+	struct accountant_limits lim = { 1000, 1000, 100, 1u << 20, 0, 0, 2 };
+	static const struct runtime_reader *const table[] = { &none_reader, &fake_reader };
+	struct runtimes_opts o = { false, false };
+	struct runtimes *rs;
+	struct accountant *acct;
+	struct unwind_module m;
+	pid_t child[3];
+	int tell[3], i;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to run children as another user");
+	setup_agent(false);
+	acct = accountant__new(&lim, a.names);
+	rs = runtimes__new_table(table, 2, a.names, a.pt, acct, &a.st, &o);
+	for (i = 0; i < 3; i++) {
+		struct process *p;
+
+		/* as another user: the bound is on users but root */
+		child[i] = exec_child__start(65534, &tell[i]);
+		usleep(20000);
+		p = proctable__get(a.pt, child[i]);
+		cr_assert_not_null(p);
+		cr_assert_eq(process__uid(p), 65534);
+		memset(&m, 0, sizeof(m));
+		cr_assert_eq(runtimes__describe_code(rs, p, fake_vm_state.jit_start, 1, &m), i < 2 ? 0 : -ENOENT,
+			     "reader %d", i);
+	}
+	cr_assert_eq(fake.opens, 2);
+	runtimes__finish_window(rs, &a.st);
+	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->readers_refused, 1);
+	runtimes__delete(rs);
+	accountant__delete(acct);
+	for (i = 0; i < 3; i++) {
+		kill(child[i], SIGKILL);
+		waitpid(child[i], NULL, 0);
+		close(tell[i]);
+	}
 	teardown_agent();
 }
