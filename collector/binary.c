@@ -41,6 +41,11 @@ struct binary {
 	unsigned refs;        /* mappings using it (the vDSO holds one more) */
 	uint64_t idle_since;  /* when refs dropped to 0 */
 	char *path;      /* as the process sees it */
+	/* path (and module) came from a process that sees the files through
+	 * another mount namespace or root than ours: a user's own namespace
+	 * can give any file any name. The first process of our view that maps
+	 * the file renames it. */
+	bool provisional;
 	char *open_path; /* the path that opened it */
 	const char *module;
 	struct strtab *names;
@@ -72,6 +77,8 @@ struct binaries {
 	struct binary *vdso;
 	int vdso_err;
 	struct u64map *by_id; /* hash(dev, ino) -> struct binary * (chain head) */
+	struct stat self_mnt, self_root; /* our mount namespace and root */
+	bool self_known;
 	struct binary **all;
 	size_t n, cap;
 };
@@ -91,6 +98,8 @@ struct binaries *binaries__new(struct strtab *names)
 	bs->names = names;
 	bs->detail = NAME_DETAIL_DEFAULT;
 	bs->by_id = u64map__new(256);
+	bs->self_known = stat("/proc/self/ns/mnt", &bs->self_mnt) == 0 &&
+			 stat("/proc/self/root", &bs->self_root) == 0;
 	if (!bs->by_id) {
 		free(bs);
 		return NULL;
@@ -113,10 +122,8 @@ void binaries__set_budget(struct binaries *bs, struct loadbudget *budget)
 	bs->budget = budget;
 }
 
-static void binary_delete(struct binary *b)
+static void drop_symbols(struct binary *b)
 {
-	if (!b)
-		return;
 	if (b->sym && b->owner) {
 		struct symindex_stats ss;
 
@@ -125,6 +132,15 @@ static void binary_delete(struct binary *b)
 		b->owner->load_cpu_ns += ss.inl.build_cpu_ns;
 	}
 	symindex__delete(b->sym);
+	b->sym = NULL;
+	b->sym_tried = 0;
+}
+
+static void binary_delete(struct binary *b)
+{
+	if (!b)
+		return;
+	drop_symbols(b);
 	cfi__delete(b->cfi);
 	if (b->runtime_free)
 		b->runtime_free(b->runtime_data);
@@ -261,6 +277,43 @@ static const char *basename_of(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* Whether process pid names files as we do: our mount namespace and our
+ * root. In it only root can give a file another name (bind mounts; a
+ * hard link to another user's file is refused by protected_hardlinks),
+ * so the path it maps a file by is the file's. */
+static bool same_view(const struct binaries *bs, int pid)
+{
+	char p[64];
+	struct stat mnt, root;
+
+	if (!bs->self_known || pid <= 0)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
+	if (stat(p, &mnt) != 0 || mnt.st_ino != bs->self_mnt.st_ino || mnt.st_dev != bs->self_mnt.st_dev)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%d/root", pid);
+	return stat(p, &root) == 0 && root.st_ino == bs->self_root.st_ino &&
+	       root.st_dev == bs->self_root.st_dev;
+}
+
+/* A provisional binary mapped by a process of our view takes the name
+ * that process maps it by; what was named after the old one (its module
+ * frame, the symbols' module+offset names and the debug files looked for
+ * beside the old path) is made again. */
+static void settle_name(struct binaries *bs, struct binary *b, int pid, const char *path)
+{
+	char *np;
+
+	if (!b->provisional || !same_view(bs, pid) || !(np = strdup(path)))
+		return;
+	free(b->path);
+	b->path = np;
+	b->module = basename_of(b->path);
+	b->provisional = false;
+	b->unknown_frame = 0;
+	drop_symbols(b);
+}
+
 /* The miss path of binaries__get: opens the file, and makes its object
  * unless the file was known under another name. */
 static int open_new(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
@@ -278,6 +331,7 @@ static int open_new(struct binaries *bs, int pid, const char *path, uint64_t dev
 		b = find(bs, dev, ino);
 		if (b) {
 			close(fd);
+			settle_name(bs, b, pid, path);
 			binaries__ref(b);
 			*out = b;
 			return 0;
@@ -307,6 +361,7 @@ static int open_new(struct binaries *bs, int pid, const char *path, uint64_t dev
 	if (!b->path || !b->open_path)
 		goto out_free;
 	b->module = basename_of(b->path);
+	b->provisional = !same_view(bs, pid);
 	if (fd >= 0) {
 		b->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		if (b->elf && elf_kind(b->elf) == ELF_K_ELF)
@@ -337,6 +392,7 @@ int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, 
 	if (ino) {
 		b = find(bs, dev, ino);
 		if (b) {
+			settle_name(bs, b, pid, path);
 			binaries__ref(b);
 			*out = b;
 			return 0;

@@ -46,6 +46,7 @@ UNIT_TESTS = \
 	tests/unit/test_thread_names \
 	tests/unit/test_ptree \
 	tests/unit/test_image_pin \
+	tests/unit/test_binary_names \
 	tests/unit/test_runtimes \
 	tests/unit/test_user_stack \
 	tests/unit/test_json_dump \
@@ -266,6 +267,11 @@ tests_unit_test_procmaps_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmaps_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_procmaps_LINK = $(CXXLINK)
 
+tests_unit_test_binary_names_SOURCES = tests/unit/test_binary_names.c tests/unit/tmpdir.h
+tests_unit_test_binary_names_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_binary_names_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_binary_names_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_binary_names_LINK = $(CXXLINK)
 tests_unit_test_image_pin_SOURCES = tests/unit/test_image_pin.c tests/unit/exec_child.h
 tests_unit_test_image_pin_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_image_pin_CFLAGS = $(TEST_CFLAGS)
