@@ -60,7 +60,9 @@ struct strtab_remap;
 /* A binary offered to a reader. */
 struct runtime_file {
 	Elf *elf;          /* read only; valid during the call */
-	const char *path;  /* as the process that mapped it first sees it */
+	const char *path;  /* its name in the agent's view, or provisionally
+	                      another process's (collector/binary.c): never
+	                      what decides what the file is */
 };
 
 /* The process an instance opens on. */
