@@ -17,6 +17,7 @@ collector_libcollector_a_SOURCES = \
 	collector/proctable.c collector/proctable.h \
 	collector/threads.c collector/threads.h \
 	collector/runtimes.c collector/runtimes.h \
+	collector/livestack.c collector/livestack.h \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h \
 	collector/sampler_open.c collector/sampler_state.h

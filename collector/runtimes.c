@@ -38,6 +38,7 @@ struct slot {
 
 struct rt_process {
 	struct slot slot[RUNTIME_MAX_READERS];
+	struct ledger *stack_ledger; /* native stacks read beyond the copy */
 	uint64_t hosts_next_ns; /* when maps may be looked at again for hosts */
 	uint32_t label;         /* strtab id, 0: none */
 	bool label_read;
@@ -136,6 +137,7 @@ static void free_process(struct runtimes *rs, struct rt_process *rp)
 
 	for (r = 0; r < rs->n; r++)
 		close_slot(rs, r, &rp->slot[r]);
+	ledger__delete(rp->stack_ledger);
 	free(rp);
 }
 
@@ -381,6 +383,15 @@ int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc,
 		}
 	}
 	return -ENOENT;
+}
+
+struct ledger *runtimes__stack_ledger(struct runtimes *rs, struct process *p)
+{
+	struct rt_process *rp = entry(rs, p);
+
+	if (rp && !rp->stack_ledger)
+		rp->stack_ledger = accountant__ledger(rs->acct, process__uid(p));
+	return rp ? rp->stack_ledger : NULL;
 }
 
 void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,

@@ -4,6 +4,9 @@
  * through it, so a new runtime is a reader in runtimes/ and a row in the
  * table, and nothing else outside runtimes/ changes.
  *
+ * Beside them, per process, the ledger its native stack reads beyond a
+ * sample's copy are charged to (runtimes__stack_ledger).
+ *
  * Instances are opened on a process's first sample that needs one, with
  * the process's own view of the binary, and closed when its image goes
  * (exec, exit). A failed open is retried after RUNTIMES_RETRY_NS, doubling
@@ -20,6 +23,7 @@
 
 struct accountant;
 struct agent_stats;
+struct ledger;
 struct binary;
 struct process;
 struct proctable;
@@ -71,6 +75,12 @@ int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc,
  * Returns the number of splices. */
 size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runtime_sample *s,
 			     struct runtime_stack *out);
+
+/* The ledger that reads of p's native stack beyond a sample's copy are
+ * charged to (collector/livestack.h): made on first use with the user p
+ * runs as, dropped with p's image like its instances, so an exec into
+ * another user's program starts a ledger of that user. NULL on ENOMEM. */
+struct ledger *runtimes__stack_ledger(struct runtimes *rs, struct process *p);
 
 /* The instance of p that described a frame tagged tag, and its reader:
  * NULL when none is open. */

@@ -23,7 +23,7 @@ struct sampler_opts {
 	uint32_t stack_size;     /* bytes of user stack copied per sample */
 	const char *event;       /* "cpu-clock" (default) or "cycles" */
 	int per_pid;             /* group per pid, not only per service + exe */
-	size_t max_frames;       /* user frames per stack (default 128) */
+	size_t max_frames;       /* user frames per stack (default 512) */
 	/* Targets: system-wide, or these processes (every thread), or one child
 	 * created stopped by the caller (followed with inherit). */
 	int system_wide;

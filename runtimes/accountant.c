@@ -186,6 +186,18 @@ void ledger__charge_read(struct ledger *l, size_t bytes)
 	l->st.bytes += bytes;
 }
 
+void ledger__charge_copy(struct ledger *l, size_t bytes)
+{
+	uint64_t weight = 1 + (bytes + ACCOUNTANT_COPY_BYTES_PER_READ - 1) / ACCOUNTANT_COPY_BYTES_PER_READ;
+
+	if (!l)
+		return;
+	l->pace.reads += weight;
+	l->acct->pace.reads += weight;
+	l->st.reads++;
+	l->st.bytes += bytes;
+}
+
 void ledger__charge_cpu(struct ledger *l, uint64_t ns)
 {
 	if (l)

@@ -1,7 +1,8 @@
 /* What runtime readers do on behalf of a process, charged to the user who
  * owns it: reads of its memory and their bytes, the frame names they
  * intern, the time they take. One accountant serves every reader, so a
- * budget is one number for all runtimes, not a constant of each.
+ * budget is one number for all runtimes, not a constant of each. The
+ * native stacks read beyond a sample's copy are charged to it the same way.
  *
  * Each process a reader opens on gets a ledger: its own reads a second
  * (so one process cannot starve the others of its user), charged on to
@@ -44,6 +45,9 @@ struct accountant_limits {
 #define ACCOUNTANT_USER_READS_PER_SEC 240000
 #define ACCOUNTANT_USER_NAMES_PER_WINDOW 65536
 #define ACCOUNTANT_USER_NAME_BYTES_PER_WINDOW (8u << 20)
+/* What a copy of one small read's time copies: process_vm_readv takes
+ * about 1 us a call and 0.1 us per KiB (64 KiB in 7 us here). */
+#define ACCOUNTANT_COPY_BYTES_PER_READ 8192u
 /* Users with an account at once; beyond, users share one overflow
  * account (they can only lose to each other). */
 #define ACCOUNTANT_MAX_USERS 4096
@@ -69,6 +73,11 @@ void ledger__delete(struct ledger *l);
 bool ledger__may_read(struct ledger *l, uint64_t now_ns);
 /* Charges one read of bytes bytes (memsource does, for every read). */
 void ledger__charge_read(struct ledger *l, size_t bytes);
+/* Charges one read of bytes bytes that copies a large range (a thread's
+ * stack): it counts against the per-second shares as one read for each
+ * ACCOUNTANT_COPY_BYTES_PER_READ bytes or part, and one more for the call,
+ * as its time grows with what it copies, so the shares bound bytes too. */
+void ledger__charge_copy(struct ledger *l, size_t bytes);
 /* Charges time a reader spent for the process. */
 void ledger__charge_cpu(struct ledger *l, uint64_t ns);
 /* Interns a frame name (frame_name__intern: sanitised, suffixed), charged
