@@ -637,6 +637,9 @@ class Bench:
         rnd = os.urandom(64 << 20)  # the 64 MiB random "file", fed cyclically
         ws = [
             ("cpu_c", [wd + "/cpu_c"], {"cpu_c"}, None, "full"),
+            # cpu_c's work under a 300-frame base (70 KiB of stack, deeper than
+            # the kernel's copy): what reading the rest of a stack costs
+            ("deep", [wd + "/cpu_c", "0", "300"], {"cpu_c"}, None, "full"),
             ("cpp_inline", [wd + "/cpp_inline"], {"cpp_inline"}, None, "full"),
             ("many_200", [wd + "/many", "200"], {"many"}, None, "full"),
             ("many_20", [wd + "/many", "20"], {"many"}, None, "rss"),
@@ -1181,7 +1184,7 @@ class Report:
 
     def targets(self):
         L = ["Targets (medians):", ""]
-        cworkloads = [n for n in ("cpu_c", "cpp_inline", "many_200", "many_20", "churn", "xz") if n in self.res]
+        cworkloads = [n for n in ("cpu_c", "deep", "cpp_inline", "many_200", "many_20", "churn", "xz") if n in self.res]
         for name in self.res:
             if not self.res[name] or "p99" not in self.res[name][0]:
                 continue

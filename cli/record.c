@@ -79,7 +79,7 @@ static void usage(FILE *f)
 		"                          pipe), svg (an interactive flame graph)\n"
 		"      --stack-size BYTES  user stack bytes copied per sample, a multiple of 8\n"
 		"                          up to 65528 (default 16384)\n"
-		"      --max-frames N      user frames kept per stack (default 128)\n"
+		"      --max-frames N      user frames kept per stack (default 512)\n"
 		"      --event EVENT       cpu-clock (default, works without a PMU) or cycles\n"
 		"      --per-pid           one profile per process id instead of per executable\n"
 		"      --group-by thread   one profile per thread name as well (a thread label;\n"
@@ -269,7 +269,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	a->so.freq_hz = 99;
 	a->so.stack_size = 16384;
 	a->so.event = "cpu-clock";
-	a->so.max_frames = 128;
+	a->so.max_frames = 512;
 	a->cache_dir = CACHEDIR_DEFAULT_PATH;
 	opterr = 0;
 	optind = 1;

@@ -20,6 +20,7 @@ collector_libcollector_a_SOURCES = \
 	collector/ptree.c collector/ptree.h \
 	collector/image_pin.c collector/image_pin.h \
 	collector/runtimes.c collector/runtimes.h \
+	collector/livestack.c collector/livestack.h \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h \
 	collector/sampler_open.c collector/sampler_state.h

@@ -47,6 +47,7 @@ struct rt_process {
 	struct image_pin pin;
 	bool touched;           /* an instance read since the last check */
 	bool stale;             /* the image changed under the instances */
+	struct ledger *stack_ledger; /* native stacks read beyond the copy */
 	uint64_t hosts_next_ns; /* when maps may be looked at again for hosts */
 	uint32_t label;         /* strtab id, 0: none */
 	bool label_read;
@@ -161,6 +162,7 @@ static void close_slots(struct runtimes *rs, struct rt_process *rp)
 static void free_process(struct runtimes *rs, struct rt_process *rp)
 {
 	close_slots(rs, rp);
+	ledger__delete(rp->stack_ledger);
 	free(rp);
 }
 
@@ -463,6 +465,22 @@ int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc,
 bool runtimes__eager(const struct runtimes *rs, uint64_t now_ns)
 {
 	return rs->last_read_ns && now_ns - rs->last_read_ns < RUNTIMES_EAGER_HOLD_NS;
+}
+
+struct ledger *runtimes__stack_ledger(struct runtimes *rs, struct process *p)
+{
+	struct rt_process *rp = entry(rs, p);
+
+	if (rp && !rp->stack_ledger &&
+	    accountant__copy_ledger(rs->acct, process__uid(p), &rp->stack_ledger) != 0)
+		rp->stack_ledger = NULL;
+	return rp ? rp->stack_ledger : NULL;
+}
+
+void runtimes__charge_stack_cpu(struct runtimes *rs, struct ledger *l, uint64_t ns)
+{
+	ledger__charge_cpu(l, ns);
+	rs->cpu_ns += ns;
 }
 
 void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,

@@ -4,6 +4,9 @@
  * through it, so a new runtime is a reader in runtimes/ and a row in the
  * table, and nothing else outside runtimes/ changes.
  *
+ * Beside them, per process, the ledger its native stack reads beyond a
+ * sample's copy are charged to (runtimes__stack_ledger).
+ *
  * Instances are opened on a process's first sample that needs one, with
  * the process's own view of the binary, and closed when its image goes
  * (exec, exit). A failed open is retried after RUNTIMES_RETRY_NS, doubling
@@ -20,6 +23,7 @@
 
 struct accountant;
 struct agent_stats;
+struct ledger;
 struct binary;
 struct process;
 struct proctable;
@@ -77,6 +81,16 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
  * once, so that stacks are read as near the sample as the host allows. */
 #define RUNTIMES_EAGER_HOLD_NS (10ull * 1000000000ull)
 bool runtimes__eager(const struct runtimes *rs, uint64_t now_ns);
+
+/* The ledger that reads of p's native stack beyond a sample's copy are
+ * charged to (collector/livestack.h): made on first use with the user p
+ * runs as, dropped with p's image like its instances, so an exec into
+ * another user's program starts a ledger of that user. NULL on ENOMEM. */
+struct ledger *runtimes__stack_ledger(struct runtimes *rs, struct process *p);
+/* Time spent reading a stack beyond its copy, charged to l's user and
+ * counted with the readers' time: one-off work of a user's deep stack,
+ * not the sampling's steady cost (runtimes__cpu_ns). */
+void runtimes__charge_stack_cpu(struct runtimes *rs, struct ledger *l, uint64_t ns);
 
 /* The instance of p that described a frame tagged tag, and its reader:
  * NULL when none is open. */

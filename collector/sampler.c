@@ -171,6 +171,7 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	if (have_user) {
 		nuf = user_stack__unwind(s->user, p, &smp, &cc, &why);
 		count_stop(st, why);
+		user_stack__count(s->user, st);
 	} else {
 		st->kernel_only++;
 	}

@@ -24,7 +24,7 @@ struct sampler_opts {
 	const char *event;       /* "cpu-clock" (default) or "cycles" */
 	int per_pid;             /* group per pid, not only per service + exe */
 	int group_by_thread;     /* group per thread name too (a "thread" label) */
-	size_t max_frames;       /* user frames per stack (default 128) */
+	size_t max_frames;       /* user frames per stack (default 512) */
 	/* Targets: system-wide, or these processes (a command: one child
 	 * created stopped by the caller) with every thread and every process
 	 * that descends from them, those they start later included. */

@@ -17,7 +17,10 @@
 
 struct ptree;
 
-#define DEFAULT_MAX_FRAMES 128
+/* Frames a stack keeps: deep programs (JVMs, compilers, interpreters) run
+ * hundreds deep; what a frame costs is allocated once (user_stack, the
+ * sampler's stack of ids), not per sample. */
+#define DEFAULT_MAX_FRAMES 512
 #define MAX_KERNEL_FRAMES 128
 /* inlined frames per pc */
 #define MAX_FRAMES_PER_PC SYMBOLIZER_MAX_FRAMES_PER_PC

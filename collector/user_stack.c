@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collector/binary.h"
+#include "collector/livestack.h"
 #include "collector/perf_record.h"
 #include "collector/proctable.h"
 #include "collector/runtimes.h"
@@ -35,6 +36,7 @@ struct user_stack {
 	bool kept;                   /* a frame kept its registers for a reader */
 	struct unwind_regs regs;     /* the sample's, for the readers */
 	struct unwind_stack stack;
+	struct livestack *live;      /* the stack beyond the copy (DWARF mode) */
 	struct runtime_stack *lang;  /* the sample's language frames */
 };
 
@@ -55,7 +57,7 @@ int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct runt
 	u->max_frames = max_frames;
 	u->frames = calloc(max_frames ? max_frames : 1, sizeof(*u->frames));
 	u->lang = calloc(1, sizeof(*u->lang));
-	if (!u->frames || !u->lang) {
+	if (!u->frames || !u->lang || (dwarf && livestack__new(rs, &u->live) < 0)) {
 		user_stack__delete(u);
 		return -ENOMEM;
 	}
@@ -67,6 +69,7 @@ void user_stack__delete(struct user_stack *u)
 {
 	if (!u)
 		return;
+	livestack__delete(u->live);
 	free(u->lang);
 	free(u->frames);
 	free(u);
@@ -184,6 +187,8 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	u->kept = false;
 	u->lang->nsplices = 0;
 	*why = UNWIND_COMPLETE;
+	if (u->live)
+		livestack__attach(u->live, p, (int)smp->tid, &u->stack);
 	n = unwind_once(u, smp, cc, why);
 	/* the ip in no mapping we know: the MMAP may not have been read yet, or
 	 * the process predates us: look at /proc once */
@@ -208,6 +213,12 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 		(void)runtimes__read_stacks(u->rs, p, &s, u->lang);
 	}
 	return n;
+}
+
+void user_stack__count(const struct user_stack *u, struct agent_stats *st)
+{
+	if (u->live && u->dwarf)
+		livestack__count(u->live, &u->stack, st);
 }
 
 /* What the symbolizer needs to know of the code at an unwound frame. */

@@ -1,8 +1,9 @@
 /* A sample's user stack, from registers to frame names. In DWARF mode the
  * stack is unwound from the sampled registers and the copied top of the
- * stack with each binary's CFI, stepping over code runtime readers describe
- * (collector/runtimes.h); the language frames the readers read are then
- * placed on the native frames that ran them. On kernels without stack
+ * stack (and beyond it, the thread's live stack where it continues the
+ * copy: collector/livestack.h) with each binary's CFI, stepping over code
+ * runtime readers describe (collector/runtimes.h); the language frames the
+ * readers read are then placed on the native frames that ran them. On kernels without stack
  * copies the kernel's frame-pointer callchain is taken as it is. Each pc
  * then goes to the symbolizer with what the process table and the readers
  * know of the code holding it. Owns its scratch (allocated once);
@@ -40,6 +41,10 @@ void user_stack__delete(struct user_stack *u);
  * Returns the number of user frames (0: none) and why the stack ended. */
 size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct perf_sample *smp,
 			  const struct callchain_parts *cc, enum unwind_stop *why);
+
+/* Adds to st what the last unwind read beyond the stack copy (DWARF mode:
+ * collector/livestack.h). */
+void user_stack__count(const struct user_stack *u, struct agent_stats *st);
 
 /* Appends the names of the nframes frames just unwound to stack[*n..cap),
  * root first, each pc expanded into the frames inlined at it, and the

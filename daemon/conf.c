@@ -41,7 +41,7 @@ int conf__init(struct conf *c)
 	memset(c, 0, sizeof(*c));
 	c->frequency = 99;
 	c->stack_size = 16384;
-	c->max_frames = 128;
+	c->max_frames = 512;
 	c->nice = CONF_DEFAULT_NICE;
 	c->names = NAME_DETAIL_DEFAULT;
 	c->names_max_size = UINT64_C(8) << 20;

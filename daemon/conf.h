@@ -25,7 +25,7 @@ struct conf {
 	/* sampling */
 	unsigned frequency;        /* frequency = 99 (Hz per CPU) */
 	uint32_t stack_size;       /* stack_size = 16384 (bytes, multiple of 8, <= 65528) */
-	unsigned max_frames;       /* max_frames = 128 */
+	unsigned max_frames;       /* max_frames = 512 */
 	char *event;               /* event = cpu-clock | cycles */
 	int per_pid;               /* per_pid = no */
 	int group_by_thread;       /* group_by = process | thread: one profile

@@ -58,11 +58,22 @@ struct agent_stats {
 	                            * most the one in hand when it passed */
 	/* why each user stack ended */
 	uint64_t unwind_complete;  /* reached the outermost frame */
-	uint64_t unwind_truncated; /* ran off the copied stack */
+	uint64_t unwind_truncated; /* ran off the stack that could be read */
 	uint64_t unwind_no_cfi;
 	uint64_t unwind_no_map;
 	uint64_t unwind_bad_pc;
 	uint64_t unwind_depth;
+	/* user stacks deeper than the kernel's copy, unwound on from the
+	 * thread's live stack (window) */
+	uint64_t deep_stacks;      /* stacks fed bytes from beyond the copy */
+	uint64_t deep_reads;       /* process_vm_readv calls for them */
+	uint64_t deep_bytes;       /* ... and the bytes they read */
+	uint64_t deep_refused;     /* stacks cut: the process's read budget
+	                            * refused a read */
+	uint64_t deep_stale;       /* ... the live stack no longer held what
+	                            * the copy held where they meet */
+	uint64_t deep_failed;      /* ... the read failed (thread gone,
+	                            * memory unmapped) */
 	uint64_t processes;        /* processes known at the window's end */
 	uint64_t binaries;         /* distinct binaries loaded */
 	uint64_t agent_cpu_ns;     /* agent CPU used during the window */

@@ -28,6 +28,7 @@ struct account {
 struct ledger {
 	struct accountant *owner;
 	struct account *acct;
+	bool reader;             /* counted in the account's ledgers */
 	struct pace pace;
 	struct ledger_stats st;
 };
@@ -126,7 +127,7 @@ const struct accountant_limits *accountant__limits(const struct accountant *a)
 	return &a->lim;
 }
 
-int accountant__ledger(struct accountant *a, uid_t uid, struct ledger **out)
+static int open_ledger(struct accountant *a, uid_t uid, bool reader, struct ledger **out)
 {
 	struct account *acct = account_of(a, uid);
 	struct ledger *l;
@@ -134,23 +135,34 @@ int accountant__ledger(struct accountant *a, uid_t uid, struct ledger **out)
 	if (!acct)
 		return -ENOMEM;
 	/* 0 means no bound, for limits given by tests */
-	if (uid != 0 && a->lim.user_readers && acct->ledgers >= a->lim.user_readers)
+	if (reader && uid != 0 && a->lim.user_readers && acct->ledgers >= a->lim.user_readers)
 		return -EDQUOT;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	l->owner = a;
 	l->acct = acct;
-	acct->ledgers++;
+	l->reader = reader;
+	acct->ledgers += reader;
 	*out = l;
 	return 0;
+}
+
+int accountant__ledger(struct accountant *a, uid_t uid, struct ledger **out)
+{
+	return open_ledger(a, uid, true, out);
+}
+
+int accountant__copy_ledger(struct accountant *a, uid_t uid, struct ledger **out)
+{
+	return open_ledger(a, uid, false, out);
 }
 
 void ledger__delete(struct ledger *l)
 {
 	if (!l)
 		return;
-	l->acct->ledgers--;
+	l->acct->ledgers -= l->reader;
 	free(l);
 }
 
@@ -198,6 +210,18 @@ void ledger__charge_read(struct ledger *l, size_t bytes)
 		return;
 	l->pace.reads++;
 	l->acct->pace.reads++;
+	l->st.reads++;
+	l->st.bytes += bytes;
+}
+
+void ledger__charge_copy(struct ledger *l, size_t bytes)
+{
+	uint64_t weight = 1 + (bytes + ACCOUNTANT_COPY_BYTES_PER_READ - 1) / ACCOUNTANT_COPY_BYTES_PER_READ;
+
+	if (!l)
+		return;
+	l->pace.reads += weight;
+	l->acct->pace.reads += weight;
 	l->st.reads++;
 	l->st.bytes += bytes;
 }

@@ -2,7 +2,8 @@
  * owns it: reads of its memory and their bytes, the frame names they
  * intern, the time they take, the readers kept open. One accountant serves
  * every reader, so a budget is one number for all runtimes, not a
- * constant of each.
+ * constant of each. The native stacks read beyond a sample's copy are
+ * charged to it the same way.
  *
  * Each reader open on a process gets a ledger: its own reads a second (so
  * one process cannot starve the others of its user), charged on to its
@@ -64,6 +65,9 @@ struct accountant_limits {
 /* A user runs a few dozen interpreters at most; each reader holds its
  * caches (about 80 KB). */
 #define ACCOUNTANT_USER_READERS 64
+/* What a copy of one small read's time copies: process_vm_readv takes
+ * about 1 us a call and 0.1 us per KiB (64 KiB in 7 us here). */
+#define ACCOUNTANT_COPY_BYTES_PER_READ 8192u
 /* Users with an account at once; beyond, users share one overflow
  * account (they can only lose to each other). */
 #define ACCOUNTANT_MAX_USERS 4096
@@ -85,6 +89,10 @@ const struct accountant_limits *accountant__limits(const struct accountant *a);
  * *out, -EDQUOT when the user (not root) has user_readers open already, or
  * -ENOMEM. Freed with ledger__delete, before the accountant. */
 int accountant__ledger(struct accountant *a, uid_t uid, struct ledger **out);
+/* A ledger for the native stacks of a process of user uid read beyond a
+ * sample's copy (collector/livestack.h): charged as a reader's, but no
+ * reader (no caches), so not counted in user_readers. 0 or -ENOMEM. */
+int accountant__copy_ledger(struct accountant *a, uid_t uid, struct ledger **out);
 void ledger__delete(struct ledger *l);
 
 /* Whether an operation may read more this second (now_ns: CLOCK_MONOTONIC,
@@ -95,6 +103,11 @@ void ledger__delete(struct ledger *l);
 bool ledger__may_read(struct ledger *l, uint64_t now_ns);
 /* Charges one read of bytes bytes (memsource does, for every read). */
 void ledger__charge_read(struct ledger *l, size_t bytes);
+/* Charges one read of bytes bytes that copies a large range (a thread's
+ * stack): it counts against the per-second shares as one read for each
+ * ACCOUNTANT_COPY_BYTES_PER_READ bytes or part, and one more for the call,
+ * as its time grows with what it copies, so the shares bound bytes too. */
+void ledger__charge_copy(struct ledger *l, size_t bytes);
 /* Charges time a reader spent for the process (in the second of the
  * last ledger__may_read). */
 void ledger__charge_cpu(struct ledger *l, uint64_t ns);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -27,6 +28,28 @@ int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len)
 		return -errno;
 	/* a partial read stops at the first page that is not mapped */
 	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+ssize_t procmem__read_some(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if (len > SSIZE_MAX || addr + len < addr || addr > (uint64_t)UINTPTR_MAX - len)
+		return -EINVAL;
+	local.iov_base = buf;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = len;
+	do
+		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	while (n < 0 && errno == EINTR);
+	/* nothing mapped at addr at all */
+	if (n < 0 && errno == EFAULT)
+		return 0;
+	return n < 0 ? -errno : n;
 }
 
 int procmem__readv(pid_t pid, const uint64_t *addrs, const size_t *lens, void *const *bufs,

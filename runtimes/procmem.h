@@ -20,6 +20,12 @@
  * process_vm_readv (kernels before 3.2). buf is undefined on failure. */
 int procmem__read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
+/* Reads up to len bytes at addr of process (or thread) pid into buf, in one
+ * call, as far as the memory is mapped: a stack read past its end. Returns
+ * how many bytes were read from addr on (0: addr itself is not mapped), or
+ * -ESRCH/-EPERM/-EINVAL/-ENOSYS as procmem__read. */
+ssize_t procmem__read_some(pid_t pid, uint64_t addr, void *buf, size_t len);
+
 /* Reads n ranges at once (one process_vm_readv for all, where each range
  * fits in one page; up to PROCMEM_SPANS_MAX): addrs[i], lens[i] into
  * bufs[i]. ok[i] says whether range i was read whole. Returns the number

@@ -31,6 +31,7 @@ check_PROGRAMS += \
 	tests/workloads/cxx_inline \
 	tests/workloads/long_names \
 	tests/workloads/recurse \
+	tests/workloads/deep_base \
 	tests/workloads/forkexec \
 	tests/workloads/child_spin \
 	tests/workloads/syscalls \
@@ -74,6 +75,10 @@ tests_workloads_cxx_inline_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_recurse_SOURCES = tests/workloads/recurse.c tests/workloads/wl_time.h
 tests_workloads_recurse_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_recurse_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+tests_workloads_deep_base_SOURCES = tests/workloads/deep_base.c tests/workloads/wl_time.h
+tests_workloads_deep_base_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_deep_base_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 
 tests_workloads_forkexec_SOURCES = tests/workloads/forkexec.c tests/workloads/wl_time.h
 tests_workloads_forkexec_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -151,12 +156,14 @@ INTEGRATION_TESTS = \
 	tests/integration/cxx.sh \
 	tests/integration/names.sh \
 	tests/integration/recursion.sh \
+	tests/integration/deep_stack.sh \
 	tests/integration/signal.sh \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \
 	tests/integration/go.sh \
 	tests/integration/java.sh \
 	tests/integration/python.sh \
+	tests/integration/deep_python.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \

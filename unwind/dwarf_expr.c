@@ -6,34 +6,18 @@
 #include <string.h>
 
 #include "unwind/dwarf_expr.h"
+#include "unwind/stackmem.h"
 
-int dwarf_expr__read_u64(const struct unwind_stack *stack, uint64_t addr, uint64_t *out)
-{
-	uint64_t off;
-
-	if (!stack || !stack->data || addr < stack->base)
-		return -EFAULT;
-	off = addr - stack->base;
-	if (stack->size < 8 || off > stack->size - 8)
-		return -EFAULT;
-	memcpy(out, stack->data + off, 8);
-	return 0;
-}
-
+/* size bytes at addr, little-endian as x86-64 stores them */
 static int read_sized(const struct unwind_stack *stack, uint64_t addr, uint64_t size, uint64_t *out)
 {
 	uint8_t b[8];
-	uint64_t off, v = 0;
+	uint64_t v = 0;
 	size_t i;
 
-	if (size == 0 || size > 8 || !stack || !stack->data || addr < stack->base)
+	if (size == 0 || size > 8 || stackmem__read(stack, addr, b, (size_t)size) != 0)
 		return -EFAULT;
-	off = addr - stack->base;
-	if (stack->size < size || off > stack->size - size)
-		return -EFAULT;
-	memcpy(b, stack->data + off, size);
-	/* x86-64 is little-endian: the low-order byte comes first */
-	for (i = size; i > 0; i--)
+	for (i = (size_t)size; i > 0; i--)
 		v = (v << 8) | b[i - 1];
 	*out = v;
 	return 0;
@@ -170,7 +154,7 @@ int dwarf_expr__eval(const Dwarf_Op *ops, size_t nops, const struct dwarf_expr_c
 			break;
 		case DW_OP_deref:
 			NEED(1);
-			err = dwarf_expr__read_u64(ctx->stack, st[sp - 1], &a);
+			err = stackmem__u64(ctx->stack, st[sp - 1], &a);
 			if (err)
 				return err;
 			st[sp - 1] = a;

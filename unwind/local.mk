@@ -7,5 +7,6 @@ unwind_libunwind_a_SOURCES = \
 	unwind/regs.h unwind/regs_x86_64.c \
 	unwind/cfi.c unwind/cfi.h \
 	unwind/dwarf_expr.c unwind/dwarf_expr.h \
+	unwind/stackmem.c unwind/stackmem.h \
 	unwind/unwind.c unwind/unwind.h
 UNWIND_LIBS = unwind/libunwind.a $(COMMON_LIBS) $(DW_LIBS)

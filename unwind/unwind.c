@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "unwind/dwarf_expr.h"
+#include "unwind/stackmem.h"
 #include "unwind/unwind.h"
 
 #define BIT(r) ((uint32_t)1 << (r))
@@ -31,14 +32,15 @@ static bool has(const struct unwind_regs *r, unsigned reg)
 }
 
 /* Maps an evaluation/read failure to why the stack ends: running off the
- * copy is truncation (data), anything else is a broken rule. */
+ * stack that can be read is truncation (data), anything else is a broken
+ * rule. */
 static enum unwind_stop fail_reason(int err)
 {
 	return err == -EFAULT ? UNWIND_TRUNCATED : UNWIND_BAD_PC;
 }
 
 /* Caller's value of one register. 0 with *v; -ENODATA when unrecoverable
- * (undefined, or from an unknown register); -EFAULT read outside the copy;
+ * (undefined, or from an unknown register); -EFAULT read outside the stack;
  * -EINVAL/-ENOTSUP unusable rule. */
 static int reg_value(const struct cfi *c, const struct cfi_reg_rule *rule,
 		     const struct unwind_regs *cur, const struct unwind_stack *stack,
@@ -58,7 +60,7 @@ static int reg_value(const struct cfi *c, const struct cfi_reg_rule *rule,
 		*v = cur->val[regno];
 		return 0;
 	case CFI_REG_OFFSET:
-		return dwarf_expr__read_u64(stack, cfa + (uint64_t)(int64_t)rule->value, v);
+		return stackmem__u64(stack, cfa + (uint64_t)(int64_t)rule->value, v);
 	case CFI_REG_VAL_OFFSET:
 		*v = cfa + (uint64_t)(int64_t)rule->value;
 		return 0;
@@ -83,7 +85,7 @@ static int reg_value(const struct cfi *c, const struct cfi_reg_rule *rule,
 			*v = x;
 			return 0;
 		}
-		return dwarf_expr__read_u64(stack, x, v);
+		return stackmem__u64(stack, x, v);
 	default:
 		return -EINVAL;
 	}
@@ -159,7 +161,7 @@ static bool cfi_step(const struct cfi *c, const struct cfi_row *row, const struc
 
 /* One frame-pointer step, for code without CFI: push %rbp; mov %rsp,%rbp
  * frames put the caller's rbp at [rbp] and the return address at [rbp+8].
- * Only a rbp that points into the copy at or above sp is trusted. */
+ * Only a rbp at or above sp whose words can be read is trusted. */
 static bool fp_step(const struct unwind_regs *cur, const struct unwind_stack *stack,
 		    struct unwind_regs *next, enum unwind_stop *stop)
 {
@@ -171,8 +173,8 @@ static bool fp_step(const struct unwind_regs *cur, const struct unwind_stack *st
 	}
 	bp = cur->val[UNWIND_REG_BP];
 	if (bp < cur->val[UNWIND_REG_SP] || (bp & 7) || bp > UINT64_MAX - 16 ||
-	    dwarf_expr__read_u64(stack, bp, &saved_bp) != 0 ||
-	    dwarf_expr__read_u64(stack, bp + 8, &ra) != 0) {
+	    stackmem__u64(stack, bp, &saved_bp) != 0 ||
+	    stackmem__u64(stack, bp + 8, &ra) != 0) {
 		*stop = UNWIND_NO_CFI;
 		return false;
 	}
@@ -202,7 +204,7 @@ static bool frameless_step(const struct unwind_regs *cur, const struct unwind_st
 {
 	uint64_t ra;
 
-	if (dwarf_expr__read_u64(stack, ra_at, &ra) != 0) {
+	if (stackmem__u64(stack, ra_at, &ra) != 0) {
 		*stop = UNWIND_TRUNCATED;
 		return false;
 	}
@@ -226,13 +228,13 @@ static bool sized_step(const struct unwind_module *mod, const struct unwind_fram
 	/* sampled in the prologue: the frame is not there yet; after
 	 * "push rbp" the return address is one word up */
 	if (f->exact && f->pc < mod->frame_complete) {
-		if (dwarf_expr__read_u64(stack, sp, &ra) == 0 && is_code(find, ctx, ra))
+		if (stackmem__u64(stack, sp, &ra) == 0 && is_code(find, ctx, ra))
 			return frameless_step(cur, stack, sp, next, stop);
 		return frameless_step(cur, stack, sp + 8, next, stop);
 	}
 	sender = base + mod->frame_bytes;
 	if (mod->frame_bytes < 8 || sender < base ||
-	    dwarf_expr__read_u64(stack, sender - 8, &ra) != 0) {
+	    stackmem__u64(stack, sender - 8, &ra) != 0) {
 		*stop = UNWIND_TRUNCATED;
 		return false;
 	}
@@ -244,7 +246,7 @@ static bool sized_step(const struct unwind_module *mod, const struct unwind_fram
 	next->val[UNWIND_REG_SP] = sender;
 	next->val[UNWIND_REG_IP] = ra;
 	next->valid = BIT(UNWIND_REG_SP) | BIT(UNWIND_REG_IP);
-	if (dwarf_expr__read_u64(stack, sender - 16, &bp) == 0) {
+	if (stackmem__u64(stack, sender - 16, &bp) == 0) {
 		next->val[UNWIND_REG_BP] = bp;
 		next->valid |= BIT(UNWIND_REG_BP);
 	}
@@ -261,12 +263,11 @@ static bool interpreted_step(const struct unwind_module *mod, struct unwind_fram
 
 	if (!fp_step(cur, stack, next, stop))
 		return false;
-	if (dwarf_expr__read_u64(stack, fp + (uint64_t)((int64_t)mod->slot_method * 8), &method) == 0)
+	if (stackmem__u64(stack, fp + (uint64_t)((int64_t)mod->slot_method * 8), &method) == 0)
 		f->method = method;
 	/* the caller's sp before an adapter extended it: what a compiled
 	 * caller's frame size counts from */
-	if (dwarf_expr__read_u64(stack, fp + (uint64_t)((int64_t)mod->slot_sender_sp * 8),
-				 &sender_sp) == 0 &&
+	if (stackmem__u64(stack, fp + (uint64_t)((int64_t)mod->slot_sender_sp * 8), &sender_sp) == 0 &&
 	    sender_sp >= fp + 16 && sender_sp - fp < (1u << 20) && !(sender_sp & 7))
 		*usp = sender_sp;
 	return true;
@@ -344,6 +345,19 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	return 0;
 }
 
+/* A stack that ended on a check of the chain (a pc in no mapping, a pc of
+ * 0, a CFA not above its callee's) after bytes from beyond the copy fed it:
+ * the live stack was read after the sample, so a frame failing there is
+ * not proven to be the sample's; the stack ends before it, cut. */
+static void unproven(const struct unwind_stack *stack, size_t *k, enum unwind_stop *why)
+{
+	if (!stackmem__used_far(stack) || (*why != UNWIND_NO_MAP && *why != UNWIND_BAD_PC))
+		return;
+	if (*why == UNWIND_NO_MAP && *k > 1)
+		(*k)--;
+	*why = UNWIND_TRUNCATED;
+}
+
 static void keep_regs(struct unwind_frame *f, const struct unwind_regs *cur)
 {
 	unsigned k;
@@ -369,6 +383,7 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 	if (!regs || !stack || !find || !n || !stop || (max && !frames) ||
 	    !has(regs, UNWIND_REG_IP) || !has(regs, UNWIND_REG_SP))
 		return -EINVAL;
+	stackmem__reset(stack);
 	*cur = *regs;
 	for (;;) {
 		struct unwind_module mod;
@@ -439,6 +454,7 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 		cur = next;
 		next = t;
 	}
+	unproven(stack, &k, &why);
 	*n = k;
 	*stop = why;
 	return 0;
@@ -456,6 +472,7 @@ int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,
 	if (!regs || !stack || !find || !n || !stop || (max && !frames) ||
 	    !has(regs, UNWIND_REG_IP) || !has(regs, UNWIND_REG_SP))
 		return -EINVAL;
+	stackmem__reset(stack);
 	pc = regs->val[UNWIND_REG_IP];
 	sp = regs->val[UNWIND_REG_SP];
 	bp = regs->val[UNWIND_REG_BP];
@@ -493,8 +510,8 @@ int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,
 			why = UNWIND_BAD_PC;
 			break;
 		}
-		if (dwarf_expr__read_u64(stack, bp, &saved_bp) != 0 ||
-		    dwarf_expr__read_u64(stack, bp + 8, &ra) != 0) {
+		if (stackmem__u64(stack, bp, &saved_bp) != 0 ||
+		    stackmem__u64(stack, bp + 8, &ra) != 0) {
 			why = UNWIND_TRUNCATED;
 			break;
 		}
@@ -503,6 +520,7 @@ int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,
 		pc = ra;
 		exact = false;
 	}
+	unproven(stack, &k, &why);
 	*n = k;
 	*stop = why;
 	return 0;

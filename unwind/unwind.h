@@ -1,9 +1,13 @@
 /* User-stack unwinding from (registers, copied stack, address map) to pcs.
  *
- * Memory reads are served only from the copied stack; nothing reads the live
- * process. No allocation per call except when a CFI rule is decoded for the
- * first time (then it is cached in the binary's struct cfi). Not thread-safe
- * with respect to the cfi objects it uses. */
+ * Every read of the stack goes through unwind/stackmem.h: the copied stack,
+ * then, when the caller offers a far source, the live stack beyond it,
+ * taken only where it continues the copy. A frame that bytes from beyond the
+ * copy give is kept only if it passes every check of the chain (the CFA
+ * strictly increasing, the return address in a mapping); where one fails,
+ * the stack ends there as truncated. No allocation per call except when a
+ * CFI rule is decoded for the first time (then it is cached in the binary's
+ * struct cfi). Not thread-safe with respect to the cfi objects it uses. */
 #ifndef SMOLDER_UNWIND_UNWIND_H
 #define SMOLDER_UNWIND_UNWIND_H
 #include <stddef.h>
@@ -12,11 +16,15 @@
 #include "unwind/cfi.h"
 #include "unwind/regs.h"
 
-/* Bytes the kernel copied from [base, base + size). */
+struct stackmem_far;
+
+/* Bytes the kernel copied from [base, base + size), and where the stack
+ * beyond them may be read (NULL: nowhere; unwind/stackmem.h). */
 struct unwind_stack {
 	uint64_t base;
 	const uint8_t *data;
 	size_t size;
+	struct stackmem_far *far;
 };
 
 /* What the caller's address map says about one pc. */
@@ -114,7 +122,9 @@ struct unwind_frame {
  * module's roots (struct unwind_root). */
 enum unwind_stop {
 	UNWIND_COMPLETE = 0,
-	UNWIND_TRUNCATED,     /* a read fell outside the copied stack */
+	UNWIND_TRUNCATED,     /* a read fell outside the copied stack and what
+	                         could be read beyond it, or a frame read
+	                         beyond it failed a check of the chain */
 	UNWIND_NO_CFI,        /* no CFI for a pc and no usable frame pointer */
 	UNWIND_NO_MAP,        /* a pc outside every known mapping */
 	UNWIND_BAD_PC,        /* pc 0 or CFA not increasing or unsupported rule */
@@ -131,7 +141,7 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 		  unwind_find_fn find, void *ctx,
 		  struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop);
 
-/* Frame-pointer walk of the copied stack only (rbp chain). Same contract. */
+/* Frame-pointer walk of the stack (rbp chain). Same contract. */
 int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,
 	       unwind_find_fn find, void *ctx,
 	       struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop);

@@ -3,7 +3,9 @@
  * come from the sampled process. Byte 0 picks the mode:
  *  - even: unwind__dwarf and unwind__fp over the input's registers and stack,
  *    with pcs mapped into this program's own .text so that real CFI rows
- *    (of this executable, loaded once) are evaluated;
+ *    (of this executable, loaded once) are evaluated; bit 1 of the stack's
+ *    base makes the copy the first half of the stack bytes and the whole
+ *    of them the live stack beyond it (unwind/stackmem.c);
  *  - odd: dwarf_expr__eval of input-made ops (17 bytes each). */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 #include "tests/fuzz/fuzz.h"
 #include "unwind/cfi.h"
 #include "unwind/dwarf_expr.h"
+#include "unwind/stackmem.h"
 #include "unwind/unwind.h"
 
 #define MAX_FRAMES 128
@@ -60,6 +63,22 @@ static void load_self(void)
 
 /* Every pc is "mapped": the top nibble 0xf is unmapped, 0xe a binary
  * without CFI, anything else lands in our .text at pc % size. */
+/* The live stack: the input's stack bytes at the copy's base. */
+static const uint8_t *live;
+static size_t live_size;
+static uint64_t live_base;
+
+static ssize_t read_live(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < live_base || addr - live_base >= live_size)
+		return 0;
+	if (len > live_size - (addr - live_base))
+		len = live_size - (addr - live_base);
+	memcpy(buf, live + (addr - live_base), len);
+	return (ssize_t)len;
+}
+
 static int find(void *ctx, uint64_t pc, struct unwind_module *out)
 {
 	(void)ctx;
@@ -102,6 +121,7 @@ static void fuzz_ops(const uint8_t *data, size_t size)
 	/* the stack: the first 64 bytes after the header (or fewer) */
 	stack.data = data;
 	stack.size = size < 64 ? size : 64;
+	stack.far = NULL;
 	ctx.regs = &regs;
 	ctx.stack = &stack;
 	data += stack.size;
@@ -126,9 +146,12 @@ static void fuzz_unwind(const uint8_t *data, size_t size)
 {
 	static struct unwind_frame frames[MAX_FRAMES];
 	struct unwind_regs regs;
+	static uint8_t farbuf[64 << 10];
+	struct stackmem_far far;
 	struct unwind_stack stack;
 	enum unwind_stop stop;
 	size_t n, i, max;
+	int with_far;
 
 	if (size < 1 + 8 + sizeof(regs.val) + 4)
 		return;
@@ -141,9 +164,22 @@ static void fuzz_unwind(const uint8_t *data, size_t size)
 	size -= 13 + sizeof(regs.val);
 	stack.data = data;
 	stack.size = size;
+	stack.far = NULL;
+	with_far = (stack.base & 2) != 0;
 	/* the stack usually starts at sp: let bit 0 of base say so */
 	if (stack.base & 1)
 		stack.base = regs.val[UNWIND_REG_SP];
+	if (with_far) {
+		memset(&far, 0, sizeof(far));
+		far.read = read_live;
+		far.buf = farbuf;
+		far.cap = sizeof(farbuf);
+		live = data;
+		live_size = size;
+		live_base = stack.base;
+		stack.size = size / 2;
+		stack.far = &far;
+	}
 
 	if (unwind__dwarf(&regs, &stack, find, NULL, frames, max, &n, &stop) == 0) {
 		FUZZ_CHECK(n <= max && stop < UNWIND_NSTOP);

@@ -125,7 +125,7 @@ FUZZ_CFLAGS_ALL = -std=gnu99 -g -O1 -fno-omit-frame-pointer -fno-strict-aliasing
 FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c common/units.c common/u64map.c \
 	common/strtab.c common/strtab_remap.c common/privdir.c common/cachedir.c \
 	profile/frame_name.c \
-	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/unwind.c \
+	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/stackmem.c unwind/unwind.c \
 	symbolize/symindex.c symbolize/inlines.c symbolize/demangle.c symbolize/demangle_shorten.c \
 	symbolize/kallsyms.c symbolize/perfmap.c symbolize/jitdump.c \
 	symbolize/kallsyms_cache.c symbolize/debugcache.c symbolize/debugdata.c symbolize/debugfind.c \

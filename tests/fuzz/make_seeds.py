@@ -148,6 +148,12 @@ put('unwind', 'fp_walk', unwind_in(regs_fp, bytes(stk)))
 regs_nomap = list(regs)
 regs_nomap[16] = 0xf000000000001234
 put('unwind', 'no_map', unwind_in(regs_nomap, bytes(stk[:64])))
+# base bit 1: the copy is the first half, the live stack beyond it the rest
+far = bytearray(2048)
+far[:512] = stk
+for off in range(512, 2048, 8):
+    struct.pack_into('<Q', far, off, 0x400000 + off if off % 16 else sp + off + 0x40)
+put('unwind', 'far_walk', unwind_in(regs, bytes(far), base=3))
 
 # unwind, mode 1: valid mask, cfa, stack base (bit 0: cfa valid), 64 stack bytes, ops
 def ops_in(ops, base=0x7ffd0000, cfa=0x7ffd0040, cfa_valid=True):

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Recursion far deeper than the stack copy: truncation is counted and shown
-# (a [truncated] root, not a fake one), no crash, valid dump; also with a
-# small --stack-size, and a chain cut by --max-frames.
+# Recursion far deeper than anything read (2.5 MB: the stack copy and the
+# 256 KiB read beyond it, or 512 frames): the cut is counted and shown (a
+# [truncated] root, not a fake one), no crash, valid dump; also with a small
+# --stack-size, and a chain cut by --max-frames.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_workload recurse
 need_perf process

@@ -24,6 +24,7 @@ UNIT_TESTS = \
 	tests/unit/test_hotspot \
 	tests/unit/test_cpython \
 	tests/unit/test_unwind \
+	tests/unit/test_stackmem \
 	tests/unit/test_unwind_runtime \
 	tests/unit/test_symindex \
 	tests/unit/test_kallsyms \
@@ -160,6 +161,11 @@ tests_unit_test_unwind_runtime_SOURCES = tests/unit/test_unwind_runtime.c
 tests_unit_test_unwind_runtime_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_unwind_runtime_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_unwind_runtime_LDADD = $(UNWIND_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_stackmem_SOURCES = tests/unit/test_stackmem.c
+tests_unit_test_stackmem_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_stackmem_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_stackmem_LDADD = $(UNWIND_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c
 tests_unit_test_unwind_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "collector/perf_record.h"
@@ -34,13 +35,30 @@ static inline uint64_t thread_stack_end(void)
 	return (uintptr_t)addr + size;
 }
 
-/* Copies the live stack the way the kernel does: raw bytes, including the
- * redzones ASan poisons around other frames' locals. */
+/* Reads n bytes of this process's memory at src into dst the way the kernel
+ * copies a stack: raw bytes, including the redzones ASan poisons around
+ * other frames' locals; through process_vm_readv where it can, whose bytes
+ * valgrind takes as they are (the padding of frames is uninitialised to it,
+ * not to the kernel). */
 __attribute__((noinline, no_sanitize_address, unused))
+static void read_raw(void *dst, uint64_t src, size_t n)
+{
+	const volatile uint8_t *from = (const volatile uint8_t *)(uintptr_t)src;
+	struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)src, n };
+	uint8_t *to = dst;
+	size_t i;
+
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n)
+		return;
+	for (i = 0; i < n; i++)
+		to[i] = from[i];
+}
+
+/* Copies the live stack above the sp the way the kernel does. */
+__attribute__((noinline, unused))
 static void copy_stack(const uint64_t *r)
 {
-	const volatile uint8_t *src = (const volatile uint8_t *)(uintptr_t)r[UNWIND_REG_SP];
-	size_t n = cap_want, i;
+	size_t n = cap_want;
 	unsigned k;
 
 	if (!cap_end)
@@ -49,8 +67,7 @@ static void copy_stack(const uint64_t *r)
 		n = cap_end - r[UNWIND_REG_SP];
 	if (n > sizeof(stackbuf))
 		n = sizeof(stackbuf);
-	for (i = 0; i < n; i++)
-		stackbuf[i] = src[i];
+	read_raw(stackbuf, r[UNWIND_REG_SP], n);
 	memset(&cap_regs, 0, sizeof(cap_regs));
 	for (k = 0; k < UNWIND_NREGS; k++)
 		cap_regs.val[k] = r[k];

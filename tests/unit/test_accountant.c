@@ -198,3 +198,33 @@ Test(accountant, defaults)
 	accountant__delete(a);
 	strtab__delete(t);
 }
+
+/* A large copy (a thread's stack) counts as one read per 8 KiB and one for
+ * the call, so the per-second shares bound the bytes copied too. */
+Test(accountant, large_copies_weigh_by_their_bytes)
+{
+	struct strtab *t = strtab__new();
+	struct accountant_limits lim = { 100, 1000, 4, 1u << 20, 0, 0, 0 };
+	struct accountant *a = accountant__new(&lim, t);
+	struct ledger *l = ledger_of(a, 1000);
+	struct ledger_stats st;
+	unsigned ok = 0;
+
+	/* 64 KiB: 1 + 8 reads' worth; 100 a second allow 12 such copies */
+	while (ledger__may_read(l, 3 * SEC) && ok < 1000) {
+		ledger__charge_copy(l, 64u << 10);
+		ok++;
+	}
+	cr_assert_eq(ok, 12);
+	ledger__stats(l, &st);
+	cr_assert_eq(st.reads, 12, "calls, not their weight");
+	cr_assert_eq(st.bytes, 12ull * (64u << 10));
+	cr_assert_eq(st.refused_reads, 1);
+	/* a short read or none still costs the call */
+	cr_assert(ledger__may_read(l, 4 * SEC));
+	ledger__charge_copy(l, 0);
+	ledger__charge_copy(NULL, 100);
+	ledger__delete(l);
+	accountant__delete(a);
+	strtab__delete(t);
+}

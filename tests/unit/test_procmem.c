@@ -161,3 +161,33 @@ Test(procmem, many_ranges_at_once)
 	end_target(pid);
 	cr_assert_eq(procmem__readv(pid, addrs, lens, bufs, ok, 3), -ESRCH);
 }
+
+/* A read that runs past the end of a mapping reads what is mapped (a
+ * stack read beyond its top), in one call. */
+Test(procmem, some_up_to_the_end_of_a_mapping)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)page * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char buf[3 * 4096];
+	pid_t pid;
+
+	cr_assert(m != MAP_FAILED);
+	cr_assert_leq(page, 4096);
+	cr_assert_eq(munmap(m + 2 * page, (size_t)page), 0);
+	memset(m, 'a', (size_t)page * 2);
+	pid = spawn_target();
+	if (!can_read(pid)) {
+		end_target(pid);
+		cr_skip_test("process_vm_readv not permitted here (ptrace_scope, no CAP_SYS_PTRACE)");
+	}
+	cr_assert_eq(procmem__read_some(pid, (uint64_t)(uintptr_t)(m + 16), buf, (size_t)page * 3),
+		     2 * page - 16);
+	cr_assert_eq(buf[2 * page - 17], 'a');
+	cr_assert_eq(procmem__read_some(pid, (uint64_t)(uintptr_t)m, buf, 64), 64);
+	/* nothing mapped at all, and a range that wraps */
+	cr_assert_eq(procmem__read_some(pid, (uint64_t)(uintptr_t)(m + 2 * page), buf, 64), 0);
+	cr_assert_eq(procmem__read_some(pid, UINT64_MAX - 2, buf, 8), -EINVAL);
+	end_target(pid);
+	cr_assert_eq(procmem__read_some(pid, (uint64_t)(uintptr_t)m, buf, 64), -ESRCH);
+	munmap(m, (size_t)page * 2);
+}

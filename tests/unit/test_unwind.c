@@ -19,6 +19,7 @@
 #include "unwind/cfi.h"
 #include "unwind/dwarf_expr.h"
 #include "unwind/regs.h"
+#include "unwind/stackmem.h"
 #include "unwind/unwind.h"
 
 #include "stack_capture.h"
@@ -138,7 +139,7 @@ Test(dwarf_expr, arithmetic_constants_and_stack_ops)
 Test(dwarf_expr, deref_reads_only_the_copy)
 {
 	uint64_t words[4] = { 0x1111, 0x2222, 0x3333, 0x4444 };
-	struct unwind_stack st = { 0x7000, (const uint8_t *)words, sizeof(words) };
+	struct unwind_stack st = { 0x7000, (const uint8_t *)words, sizeof(words), NULL };
 	Dwarf_Op in[] = { OPN(DW_OP_breg7, 16), OP(DW_OP_deref) };
 	Dwarf_Op edge[] = { OPN(DW_OP_breg7, 25), OP(DW_OP_deref) };
 	Dwarf_Op below[] = { OPN(DW_OP_breg7, -8), OP(DW_OP_deref) };
@@ -229,7 +230,7 @@ static void fake_stack(uint64_t *w, struct unwind_regs *r)
 Test(unwind_fp, synthetic_chain)
 {
 	uint64_t w[32];
-	struct unwind_stack st = { FAKE_BASE, (const uint8_t *)w, sizeof(w) };
+	struct unwind_stack st = { FAKE_BASE, (const uint8_t *)w, sizeof(w), NULL };
 	struct unwind_regs r;
 	struct unwind_frame f[8];
 	enum unwind_stop stop;
@@ -305,7 +306,7 @@ static int fake_find_entry(void *ctx, uint64_t pc, struct unwind_module *out)
 Test(unwind_dwarf, entry_stub_without_cfi_is_outermost)
 {
 	uint64_t w[32], entry;
-	struct unwind_stack st = { FAKE_BASE, (const uint8_t *)w, sizeof(w) };
+	struct unwind_stack st = { FAKE_BASE, (const uint8_t *)w, sizeof(w), NULL };
 	struct unwind_regs r;
 	struct unwind_frame f[8];
 	enum unwind_stop stop;
@@ -434,11 +435,16 @@ int run_chain(int x);
 int dbgframe_mid(int x);
 int run_dbgframe(int x);
 
+/* Called where the stack was captured, while its frames are still live. */
+static void (*at_capture)(void);
+
 __attribute__((noinline, noclone)) int chain_c(int x)
 {
 	/* rip, rsp and the callee-saved registers as they are here, the way
 	 * PERF_SAMPLE_REGS_USER reports them at an interrupt */
 	STACK_CAPTURE();
+	if (at_capture)
+		at_capture();
 	return x + 1;
 }
 
@@ -519,6 +525,145 @@ Test(unwind_dwarf, small_copy_truncates)
 	cr_assert_eq(stop, UNWIND_TRUNCATED, "stop %s", unwind__stop_name(stop));
 	cr_assert_geq(n, 1);
 	cr_assert_eq(f[0].func_start, vaddr_of((void *)chain_c));
+}
+
+/* ---------- the live stack beyond a small copy ---------- */
+
+enum live_kind {
+	LIVE_NONE,    /* no far source: the copy alone */
+	LIVE_SAME,    /* the live stack as it is */
+	LIVE_MOVED,   /* ... but no longer what the copy held where they meet */
+	LIVE_FAILS,   /* it cannot be read */
+	LIVE_GARBAGE, /* it continues the copy, then holds no stack */
+};
+
+static enum live_kind live_kind;
+static uint8_t live_buf[256 << 10];
+static struct stackmem_far live_far;
+static struct unwind_frame live_frames[128];
+static size_t live_n;
+static enum unwind_stop live_stop;
+
+/* The far source: this thread's stack read as it is now, as the agent
+ * reads a live thread. */
+static ssize_t read_live(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *dst = buf;
+
+	(void)ctx;
+	if (live_kind == LIVE_FAILS)
+		return -ESRCH;
+	if (addr >= cap_end)
+		return 0;
+	if (len > cap_end - addr)
+		len = (size_t)(cap_end - addr);
+	read_raw(dst, addr, len);
+	if (live_kind == LIVE_MOVED)
+		dst[8] ^= 0x5a;
+	if (live_kind == LIVE_GARBAGE && len > STACKMEM_OVERLAP)
+		memset(dst + STACKMEM_OVERLAP, 0, len - STACKMEM_OVERLAP);
+	return (ssize_t)len;
+}
+
+static void unwind_live(void)
+{
+	memset(&live_far, 0, sizeof(live_far));
+	live_far.read = read_live;
+	live_far.buf = live_buf;
+	live_far.cap = sizeof(live_buf);
+	cap_stack.far = live_kind == LIVE_NONE ? NULL : &live_far;
+	cr_assert_eq(unwind__dwarf(&cap_regs, &cap_stack, real_find, NULL, live_frames, 128, &live_n,
+				   &live_stop), 0);
+	cap_stack.far = NULL;
+}
+
+/* A copy of want bytes unwound at the capture, while the frames it was
+ * taken from are live, with a far source of the given kind. */
+static void run_live(enum live_kind kind, size_t want)
+{
+	live_kind = kind;
+	cap_want = want;
+	at_capture = unwind_live;
+	run_chain(1);
+	at_capture = NULL;
+	cr_assert_leq(cap_stack.size, want);
+}
+
+/* The frames of a copy of want bytes alone. */
+static size_t copy_only(struct unwind_frame *f, size_t want, enum unwind_stop *stop)
+{
+	run_live(LIVE_NONE, want);
+	memcpy(f, live_frames, live_n * sizeof(*f));
+	*stop = live_stop;
+	return live_n;
+}
+
+Test(unwind_dwarf, small_copy_completes_from_the_live_stack)
+{
+	struct unwind_frame whole[128];
+	enum unwind_stop stop;
+	size_t n, i;
+
+	n = copy_only(whole, sizeof(stackbuf), &stop);
+	cr_assert_eq(stop, UNWIND_COMPLETE);
+	/* the copy alone is cut, as in small_copy_truncates */
+	copy_only(whole + 64, 256, &stop);
+	cr_assert_eq(stop, UNWIND_TRUNCATED);
+
+	run_live(LIVE_SAME, 256);
+	assert_chain(live_frames, live_n);
+	cr_assert_eq(live_stop, UNWIND_COMPLETE, "stop %s after %zu frames",
+		     unwind__stop_name(live_stop), live_n);
+	cr_assert_eq(live_frames[live_n - 1].func_start, vaddr_of(_start));
+	/* the same frames as the whole copy gives */
+	cr_assert_eq(live_n, n, "%zu frames, the whole copy gives %zu", live_n, n);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(live_frames[i].func_start, whole[i].func_start, "frame %zu", i);
+	cr_assert(live_far.used);
+	cr_assert_eq(live_far.err, 0);
+	cr_assert_geq(live_far.reads, 1);
+	/* it met the copy's end */
+	cr_assert_leq(live_far.at, cap_stack.base + cap_stack.size - 8);
+}
+
+Test(unwind_dwarf, live_stack_that_moved_on_truncates)
+{
+	struct unwind_frame f[128];
+	enum unwind_stop stop;
+	size_t n = copy_only(f, 256, &stop), i;
+
+	run_live(LIVE_MOVED, 256);
+	cr_assert_eq(live_stop, UNWIND_TRUNCATED, "stop %s", unwind__stop_name(live_stop));
+	cr_assert_eq(live_far.err, -ESTALE);
+	cr_assert_not(live_far.used);
+	/* exactly what the copy alone proves */
+	cr_assert_eq(live_n, n, "%zu frames, the copy proves %zu", live_n, n);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(live_frames[i].func_start, f[i].func_start);
+}
+
+Test(unwind_dwarf, live_stack_unreadable_truncates)
+{
+	struct unwind_frame f[128];
+	enum unwind_stop stop;
+	size_t n = copy_only(f, 256, &stop);
+
+	run_live(LIVE_FAILS, 256);
+	cr_assert_eq(live_stop, UNWIND_TRUNCATED, "stop %s", unwind__stop_name(live_stop));
+	cr_assert_eq(live_far.err, -ESRCH);
+	cr_assert_eq(live_n, n);
+}
+
+Test(unwind_dwarf, no_frame_from_a_live_stack_that_is_no_stack)
+{
+	size_t i;
+
+	run_live(LIVE_GARBAGE, 256);
+	cr_assert_eq(live_stop, UNWIND_TRUNCATED, "stop %s", unwind__stop_name(live_stop));
+	for (i = 0; i < live_n; i++)
+		cr_assert_not_null(live_frames[i].owner, "frame %zu of %zu: pc %#lx in no module", i,
+				   live_n, (unsigned long)live_frames[i].pc);
+	cr_assert_lt(live_n, 16);
 }
 
 Test(unwind_dwarf, depth_limit)

@@ -66,7 +66,7 @@ static void regs(struct unwind_regs *r, uint64_t ip, uint64_t sp, uint64_t bp)
 
 static size_t walk(const struct unwind_regs *r, struct unwind_frame *f, enum unwind_stop *stop)
 {
-	struct unwind_stack st = { BASE, (const uint8_t *)w, sizeof(w) };
+	struct unwind_stack st = { BASE, (const uint8_t *)w, sizeof(w), NULL };
 	size_t n = 0;
 
 	cr_assert_eq(unwind__dwarf(r, &st, java_find, NULL, f, 16, &n, stop), 0);

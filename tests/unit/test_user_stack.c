@@ -17,6 +17,7 @@
 #include "collector/proctable.h"
 #include "collector/user_stack.h"
 #include "common/strtab.h"
+#include "profile/agent_stats.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/regs.h"
 
@@ -26,9 +27,14 @@ int us_leaf(int x);
 int us_mid(int x);
 int us_top(int x);
 
+/* Called where the stack was captured, while its frames are still live. */
+static void (*at_capture)(void);
+
 __attribute__((noinline, noclone)) int us_leaf(int x)
 {
 	STACK_CAPTURE();
+	if (at_capture)
+		at_capture();
 	return x + 1;
 }
 
@@ -100,6 +106,48 @@ Test(user_stack, a_real_sample_is_named_root_first)
 	s = names_of(n, p);
 	cr_assert_not_null(strstr(s, "us_top;us_mid;us_leaf"), "%s", s);
 	cr_assert_eq(strcmp(s + strlen(s) - strlen("us_leaf"), "us_leaf"), 0, "the leaf last: %s", s);
+	teardown_stack();
+}
+
+/* A sample whose copy holds 256 bytes: the rest of the stack is read from
+ * the thread (process_vm_readv of this very thread, its frames still live),
+ * and the reads are counted. */
+static struct agent_stats live_st;
+static enum unwind_stop live_why;
+static size_t live_n;
+
+static void unwind_here(void)
+{
+	struct perf_sample smp;
+	struct callchain_parts cc;
+	uint64_t vals[24];
+
+	capture_as_perf_sample(&smp, vals);
+	memset(&cc, 0, sizeof(cc));
+	live_n = user_stack__unwind(us, proctable__get(pt, getpid()), &smp, &cc, &live_why);
+	user_stack__count(us, &live_st);
+}
+
+Test(user_stack, a_deep_stack_is_read_on_from_the_thread)
+{
+	const char *s;
+
+	setup_stack(1);
+	memset(&live_st, 0, sizeof(live_st));
+	cap_want = 256;
+	at_capture = unwind_here;
+	us_top(1);
+	at_capture = NULL;
+	cap_want = sizeof(stackbuf);
+	if (live_st.deep_failed)
+		cr_skip_test("process_vm_readv not permitted here");
+	cr_assert_eq(live_why, UNWIND_COMPLETE, "stopped %s", unwind__stop_name(live_why));
+	s = names_of(live_n, proctable__get(pt, getpid()));
+	cr_assert_not_null(strstr(s, "us_top;us_mid;us_leaf"), "%s", s);
+	cr_assert_eq(live_st.deep_stacks, 1);
+	cr_assert_geq(live_st.deep_reads, 1);
+	cr_assert_gt(live_st.deep_bytes, 0);
+	cr_assert_eq(live_st.deep_stale + live_st.deep_refused + live_st.deep_failed, 0);
 	teardown_stack();
 }
 

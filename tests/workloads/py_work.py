@@ -9,6 +9,9 @@
 #                                 (0.5-2 ms), task_a in zlib or task_b in
 #                                 sha256, at random
 #   py_work.py threads SECONDS    two threads, each with its own chain
+#   py_work.py deep SECONDS       62 Python frames (<module>, main, level x 59,
+#                                 deep_leaf) over zlib.compress, then a second
+#                                 asleep on the same stack
 import hashlib
 import sys
 import threading
@@ -120,6 +123,21 @@ def spin_b(n):
     return total
 
 
+def level(n, blob, until):
+    if n == 0:
+        return deep_leaf(blob, until)
+    # the addition keeps the call from being the frame's last act
+    return level(n - 1, blob, until) + 0
+
+
+def deep_leaf(blob, until):
+    while time.time() < until:
+        zlib.compress(blob, 9)
+    # samples are handled up to a poll interval late: the stack stays
+    time.sleep(1)
+    return 0
+
+
 def threads(until):
     ts = [threading.Thread(target=worker_a, args=(until,)),
           threading.Thread(target=worker_b, args=(until,))]
@@ -143,6 +161,9 @@ def main():
         pool(until)
     elif mode == "threads":
         threads(until)
+    elif mode == "deep":
+        blob = bytes(bytearray((i * 7919 + (i >> 3)) & 0xff for i in range(16384)))
+        level(58, blob, until)
     else:
         sys.exit("unknown mode " + mode)
 

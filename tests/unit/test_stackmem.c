@@ -1,0 +1,201 @@
+/* Unit tests for unwind/stackmem: the copy first, the live stack beyond it
+ * only where it continues what is held, in few large reads. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "unwind/stackmem.h"
+#include "unwind/unwind.h"
+
+#define BASE 0x7ff000000000ull
+#define COPY 1024
+#define LIVE (192u << 10)
+
+static uint64_t live[LIVE / 8];    /* the thread's stack from BASE on */
+static uint8_t copy[COPY];         /* the kernel's copy of its start */
+static uint64_t live_len = LIVE;   /* where its memory ends */
+static int live_err;               /* the source fails with this */
+static uint64_t calls_at[16];
+static size_t calls_len[16];
+static unsigned ncalls;
+static uint8_t buf[128u << 10];
+static struct stackmem_far far;
+static struct unwind_stack stack;
+
+static ssize_t read_live(void *ctx, uint64_t addr, void *out, size_t len)
+{
+	(void)ctx;
+	if (ncalls < 16) {
+		calls_at[ncalls] = addr;
+		calls_len[ncalls] = len;
+	}
+	ncalls++;
+	if (live_err)
+		return live_err;
+	if (addr < BASE || addr - BASE >= live_len)
+		return 0;
+	if (len > live_len - (addr - BASE))
+		len = (size_t)(live_len - (addr - BASE));
+	memcpy(out, (const uint8_t *)live + (addr - BASE), len);
+	return (ssize_t)len;
+}
+
+static void setup(void)
+{
+	size_t i;
+
+	for (i = 0; i < LIVE / 8; i++)
+		live[i] = 0x1000000 + i;
+	live_len = LIVE;
+	live_err = 0;
+	ncalls = 0;
+	memset(&far, 0, sizeof(far));
+	far.read = read_live;
+	far.buf = buf;
+	far.cap = sizeof(buf);
+	memcpy(copy, live, COPY);
+	stack.base = BASE;
+	stack.data = copy;
+	stack.size = COPY;
+	stack.far = &far;
+	stackmem__reset(&stack);
+}
+
+TestSuite(stackmem, .init = setup);
+
+static uint64_t word(uint64_t addr)
+{
+	uint64_t v = 0;
+
+	cr_assert_eq(stackmem__u64(&stack, addr, &v), 0, "no word at +%#lx",
+		     (unsigned long)(addr - BASE));
+	return v;
+}
+
+static uint64_t expect(uint64_t addr)
+{
+	return 0x1000000 + (addr - BASE) / 8;
+}
+
+Test(stackmem, the_copy_needs_no_read)
+{
+	uint64_t v = 5;
+
+	cr_assert_eq(word(BASE), expect(BASE));
+	cr_assert_eq(word(BASE + COPY - 8), expect(BASE + COPY - 8));
+	cr_assert_eq(ncalls, 0);
+	cr_assert_not(stackmem__used_far(&stack));
+	cr_assert_eq(stackmem__u64(&stack, BASE - 8, &v), -EFAULT, "below the sp");
+	cr_assert_eq(v, 5);
+	stack.far = NULL;
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY, &v), -EFAULT, "no far source");
+	cr_assert_eq(v, 5);
+}
+
+Test(stackmem, one_read_meets_the_copy_then_doubles)
+{
+	uint64_t end1 = BASE + COPY - STACKMEM_OVERLAP + STACKMEM_FIRST_READ;
+
+	/* a word across the copy's end comes whole from the live stack */
+	cr_assert_eq(word(BASE + COPY - 4), (expect(BASE + COPY - 4) >> 32) | (expect(BASE + COPY) << 32));
+	cr_assert_eq(ncalls, 1);
+	cr_assert_eq(calls_at[0], BASE + COPY - STACKMEM_OVERLAP);
+	cr_assert_eq(calls_len[0], STACKMEM_FIRST_READ);
+	cr_assert(stackmem__used_far(&stack));
+	cr_assert_eq(word(end1 - 8), expect(end1 - 8));
+	cr_assert_eq(ncalls, 1, "served from what the first read holds");
+	/* past it: one more read, from the overlap before its end, as much again */
+	cr_assert_eq(word(end1), expect(end1));
+	cr_assert_eq(ncalls, 2);
+	cr_assert_eq(calls_at[1], end1 - STACKMEM_OVERLAP);
+	cr_assert_eq(calls_len[1], STACKMEM_FIRST_READ);
+	cr_assert_eq(far.len, 2 * STACKMEM_FIRST_READ - STACKMEM_OVERLAP);
+	/* far beyond: as far as needed in one read */
+	cr_assert_eq(word(BASE + (100u << 10)), expect(BASE + (100u << 10)));
+	cr_assert_eq(ncalls, 3);
+	cr_assert_eq(far.err, 0);
+	cr_assert_eq(far.reads, 3);
+}
+
+Test(stackmem, deeper_than_the_buffer_is_out_of_reach)
+{
+	uint64_t v = 5;
+
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY + sizeof(buf), &v), -EFAULT);
+	cr_assert_eq(v, 5);
+	cr_assert_eq(ncalls, 0, "nothing read for what cannot be held");
+	cr_assert_eq(far.err, 0);
+	/* and the stack within reach still reads */
+	cr_assert_eq(word(BASE + COPY), expect(BASE + COPY));
+}
+
+Test(stackmem, where_the_stack_ends)
+{
+	uint64_t v = 5;
+
+	live_len = COPY + 4096;
+	cr_assert_eq(word(BASE + COPY + 4096 - 8), expect(BASE + COPY + 4096 - 8));
+	cr_assert(far.ended);
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY + 4096, &v), -EFAULT);
+	cr_assert_eq(ncalls, 1, "nothing beyond the end is read again");
+	cr_assert_eq(far.err, 0);
+}
+
+Test(stackmem, a_live_stack_that_moved_on_is_not_read)
+{
+	uint64_t v = 5;
+
+	/* the thread returned past the copy's end and called again */
+	live[COPY / 8 - 3] ^= 1;
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY, &v), -EFAULT);
+	cr_assert_eq(far.err, -ESTALE);
+	cr_assert_not(stackmem__used_far(&stack));
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY + 64, &v), -EFAULT);
+	cr_assert_eq(ncalls, 1, "one refusal ends the reads");
+	cr_assert_eq(v, 5);
+	/* a new unwind tries again */
+	live[COPY / 8 - 3] ^= 1;
+	stackmem__reset(&stack);
+	cr_assert_eq(word(BASE + COPY), expect(BASE + COPY));
+}
+
+Test(stackmem, a_second_read_must_continue_the_first)
+{
+	uint64_t end1 = BASE + COPY - STACKMEM_OVERLAP + STACKMEM_FIRST_READ, v = 5;
+
+	cr_assert_eq(word(BASE + COPY), expect(BASE + COPY));
+	/* between the reads the stack changed where they meet */
+	live[(end1 - BASE) / 8 - 2] = 42;
+	cr_assert_eq(stackmem__u64(&stack, end1, &v), -EFAULT);
+	cr_assert_eq(far.err, -ESTALE);
+	/* what the first read held, proven then, is kept as it was */
+	cr_assert_eq(word(end1 - 16), expect(end1 - 16));
+}
+
+Test(stackmem, a_failing_source_ends_the_reads)
+{
+	uint64_t v = 5;
+
+	live_err = -ESRCH;
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY, &v), -EFAULT);
+	cr_assert_eq(far.err, -ESRCH);
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY + 8, &v), -EFAULT);
+	cr_assert_eq(ncalls, 1);
+	live_err = 0;
+	live_len = COPY - 16; /* a read shorter than its overlap */
+	stackmem__reset(&stack);
+	cr_assert_eq(stackmem__u64(&stack, BASE + COPY, &v), -EFAULT);
+	cr_assert_eq(far.err, -EFAULT);
+}
+
+Test(stackmem, a_copy_too_short_to_compare)
+{
+	uint64_t v = 5;
+
+	stack.size = 4;
+	cr_assert_eq(stackmem__u64(&stack, BASE + 8, &v), -EFAULT);
+	cr_assert_eq(ncalls, 0);
+	cr_assert_eq(far.err, -EFAULT);
+}

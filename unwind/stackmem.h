@@ -1,0 +1,69 @@
+/* A sampled stack's memory, as the unwinder reads it: the copy the kernel
+ * made at the sample, then, when the caller offers one, the thread's live
+ * stack beyond it, read from the process afterwards (struct stackmem_far).
+ *
+ * The live stack is read late and may have moved on since the sample, so
+ * bytes beyond the copy are taken only where they continue it: every read
+ * of the live stack starts STACKMEM_OVERLAP bytes before the end of what
+ * is held already (the copy's end, or the previous read's) and must find
+ * there exactly the bytes held. Where it does not, or the read fails,
+ * nothing beyond is served for the rest of the unwind and the unwinder
+ * ends the stack as truncated. Reads are few and large: the first takes
+ * STACKMEM_FIRST_READ bytes, each next one doubles what is held, up to the
+ * caller's buffer (the bound of one stack).
+ *
+ * Nothing here knows processes: the source is the caller's callback. Not
+ * thread-safe: the state of one unwind lives in the struct stackmem_far. */
+#ifndef SMOLDER_UNWIND_STACKMEM_H
+#define SMOLDER_UNWIND_STACKMEM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct unwind_stack;
+
+/* Bytes of what is held that a read of the live stack reads again and
+ * compares: a few frames' worth of return addresses and saved registers. */
+#define STACKMEM_OVERLAP 512
+/* The first read beyond the copy, its overlap included. */
+#define STACKMEM_FIRST_READ (32u << 10)
+
+struct stackmem_far {
+	/* Reads up to len bytes of the live stack at addr into buf. Returns
+	 * how many it read from addr on (fewer than len where the stack's
+	 * memory ends), or a negative errno. */
+	ssize_t (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	void *ctx;
+	uint8_t *buf; /* the caller's, cap bytes: the most one stack reads */
+	size_t cap;
+	/* one unwind's state, cleared by stackmem__reset */
+	uint64_t at;   /* buf holds [at, at + len) of the live stack */
+	size_t len;
+	bool ended;    /* a read came short: the stack's memory ends there */
+	bool used;     /* the unwinder was served bytes beyond the copy */
+	int err;       /* why nothing more is read: 0 (nothing stopped it);
+	                  -ESTALE the live stack no longer holds what was held
+	                  where they meet; -EFAULT the copy is too short to
+	                  compare with, or a read came back shorter than its
+	                  overlap; else the source's own error */
+	unsigned reads; /* calls of read */
+	size_t bytes;   /* bytes they returned */
+};
+
+/* Forgets what the far source of stack held: a new unwind starts. */
+void stackmem__reset(const struct unwind_stack *stack);
+
+/* Reads len bytes at addr: from the copy, else from the far source
+ * (reading more of the live stack when needed). Returns 0, or -EFAULT
+ * when they are in neither (outside the copy without a far source, below
+ * the stack pointer, past the far buffer or the stack's end, or after the
+ * far source failed). out is untouched on failure. */
+int stackmem__read(const struct unwind_stack *stack, uint64_t addr, void *out, size_t len);
+int stackmem__u64(const struct unwind_stack *stack, uint64_t addr, uint64_t *out);
+
+/* Whether the unwind since the last reset was served bytes from beyond
+ * the copy. */
+bool stackmem__used_far(const struct unwind_stack *stack);
+
+#endif
