@@ -226,12 +226,16 @@ static void name_frame(struct v8 *v, const struct runtime_sample *s, struct js_f
 		return;
 	}
 	/* only code no file holds is optimized; builtins inline nothing */
-	if (j->code_ok && typed(v, j->code_hdr, v->l.t_code, v->l.t_code)) {
+	if (j->code_ok && typed(v, j->code_hdr, v->l.t_code, v->l.t_code))
 		n = v8_inline__frames(v->inl, j->code, j->code_hdr, f->pc, f->exact, s->now_ns, ids,
 				      V8_INLINE_MAX_DEPTH);
-		if (n < 0)
-			n = 0;
-	}
+	/* not the function's code: a loop's, replaced on the stack */
+	if (n == -ERANGE && v8_inline__code_at(v->inl, f->pc - (f->exact ? 0 : 1), s->now_ns, &j->code) == 0 &&
+	    memsource__read(&v->mem, j->code - 1, j->code_hdr, v->code_bytes) == 0)
+		n = v8_inline__frames(v->inl, j->code, j->code_hdr, f->pc, f->exact, s->now_ns, ids,
+				      V8_INLINE_MAX_DEPTH);
+	if (n < 0)
+		n = 0;
 	if (v8_names__frame(v->fnames, j->sfi, word_at(j->sfi_hdr, v->l.sfi_name_or_scope_info),
 			    word_at(j->sfi_hdr, v->l.sfi_script), false, s->now_ns, &ids[n]) != 0) {
 		v->stats.failures++;

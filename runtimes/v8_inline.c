@@ -8,6 +8,7 @@
 #include "common/hash.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
+#include "runtimes/accountant.h"
 #include "runtimes/v8_inline.h"
 
 /* One InliningPosition: the call site (a SourcePosition) and the index of
@@ -28,8 +29,18 @@ struct code {
 	size_t nliterals;
 };
 
+/* Instructions found from a pc: [start, end) of the Code code. */
+struct range {
+	uint64_t start, end, code;
+};
+
 struct v8_inline {
 	struct v8_heap *heap;
+	struct range *ranges;    /* sorted by start, disjoint */
+	size_t nranges;
+	struct u64map *missed;   /* pages of pcs no code was found for */
+	uint64_t code_map;       /* the map of objects holding instructions, once seen */
+	uint8_t scan[4096];
 	struct v8_names *names;
 	struct u64map *by_code;  /* Code -> index + 1 */
 	struct code *codes;
@@ -49,7 +60,9 @@ struct v8_inline *v8_inline__new(struct v8_heap *heap, struct v8_names *names)
 	in->names = names;
 	in->by_code = u64map__new(64);
 	in->by_pc = u64map__new(256);
-	if (!in->by_code || !in->by_pc) {
+	in->missed = u64map__new(16);
+	in->ranges = calloc(V8_INLINE_MAX_RANGES, sizeof(*in->ranges));
+	if (!in->by_code || !in->by_pc || !in->missed || !in->ranges) {
 		v8_inline__delete(in);
 		return NULL;
 	}
@@ -72,8 +85,10 @@ void v8_inline__forget(struct v8_inline *in)
 		free_code(&in->codes[i]);
 	in->n = 0;
 	in->npool = 0;
+	in->nranges = 0;
 	u64map__clear(in->by_code);
 	u64map__clear(in->by_pc);
+	u64map__clear(in->missed);
 }
 
 void v8_inline__delete(struct v8_inline *in)
@@ -83,6 +98,8 @@ void v8_inline__delete(struct v8_inline *in)
 	v8_inline__forget(in);
 	u64map__delete(in->by_code);
 	u64map__delete(in->by_pc);
+	u64map__delete(in->missed);
+	free(in->ranges);
 	free(in->codes);
 	free(in->pool);
 	free(in);
@@ -357,7 +374,7 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 	/* a return address is inside its call, the instruction before it */
 	off = (int64_t)(pc - (exact ? 0 : 1) - id.start);
 	if (pc < id.start + (exact ? 0 : 1) || off >= (int64_t)size)
-		return 0;
+		return -ERANGE;
 	key = hash__u64(code ^ hash__u64((uint64_t)off));
 	if (u64map__get(in->by_code, code, &v)) {
 		const struct code *cc = &in->codes[v - 1];
@@ -402,6 +419,109 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 		in->npool += n + 1;
 	}
 	return (int)n;
+}
+
+/* Index of the first range ending after pc. */
+static size_t range_slot(const struct v8_inline *in, uint64_t pc)
+{
+	size_t lo = 0, hi = in->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->ranges[mid].end <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void add_range(struct v8_inline *in, uint64_t start, uint64_t end, uint64_t code)
+{
+	size_t i = range_slot(in, start), j = i;
+
+	/* what it overlaps was freed since: it goes */
+	while (j < in->nranges && in->ranges[j].start < end)
+		j++;
+	if (i == j && in->nranges == V8_INLINE_MAX_RANGES)
+		in->nranges = i = j = 0;
+	memmove(&in->ranges[i + 1], &in->ranges[j], (in->nranges - j) * sizeof(in->ranges[0]));
+	in->nranges = in->nranges + 1 - (j - i);
+	in->ranges[i].start = start;
+	in->ranges[i].end = end;
+	in->ranges[i].code = code;
+}
+
+/* Whether the object at obj holds instructions starting at start that
+ * hold pc: its Code (the object itself, or what it points to) says so. */
+static int check_holder(struct v8_inline *in, uint64_t obj, uint64_t start, uint64_t pc, uint64_t map,
+			uint64_t code_word, uint64_t *code, uint64_t *end)
+{
+	const struct v8_layout *l = v8_heap__layout(in->heap);
+	uint8_t hdr[V8_INLINE_HEADER];
+	size_t bytes = v8_inline__header_bytes(l);
+	uint64_t cstart, addr;
+	uint32_t size;
+	uint16_t t;
+
+	if (in->code_map ? map != in->code_map : !(map & 1))
+		return -ENOENT;
+	*code = l->stream_code ? code_word : obj + 1;
+	if (!v8_heap__pointer(*code, &addr) || !bytes ||
+	    memsource__read(v8_heap__mem(in->heap), addr, hdr, bytes) != 0 ||
+	    v8_heap__map_type(in->heap, u64_at(hdr, 0), &t) != 0 || t != l->t_code)
+		return -ENOENT;
+	cstart = l->code_start_is_pointer ? u64_at(hdr, l->code_instruction_start)
+					  : addr + l->code_instruction_start;
+	memcpy(&size, hdr + l->code_instruction_size, 4);
+	if (cstart != start || pc >= start + size)
+		return -ENOENT;
+	in->code_map = map;
+	*end = start + size;
+	return 0;
+}
+
+int v8_inline__code_at(struct v8_inline *in, uint64_t pc, uint64_t now_ns, uint64_t *code)
+{
+	const struct v8_layout *l = v8_heap__layout(in->heap);
+	struct memsource *mem = v8_heap__mem(in->heap);
+	size_t i = range_slot(in, pc);
+	uint64_t at, lowest, v, end;
+
+	if (i < in->nranges && in->ranges[i].start <= pc) {
+		*code = in->ranges[i].code;
+		return 0;
+	}
+	if (!l->have_inlining || !l->stream_header || pc < V8_INLINE_MAX_SCAN ||
+	    u64map__get(in->missed, pc >> 12, &v) || !ledger__may_read(mem->ledger, now_ns))
+		return -ENOENT;
+	/* instructions start 64-aligned: look back a window at a time */
+	lowest = pc - V8_INLINE_MAX_SCAN;
+	for (at = (pc & ~(uint64_t)63) + 64; at > lowest + sizeof(in->scan);) {
+		uint64_t base = at - sizeof(in->scan), s;
+
+		if (memsource__read(mem, base, in->scan, sizeof(in->scan)) != 0)
+			break;
+		for (s = at - 64; s >= base + l->stream_header && s > lowest; s -= 64) {
+			uint64_t obj = s - l->stream_header, map, word = 0;
+
+			if (s > pc)
+				continue;
+			memcpy(&map, in->scan + (obj - base), 8);
+			if (l->stream_code)
+				memcpy(&word, in->scan + (obj + l->stream_code - base), 8);
+			if (check_holder(in, obj, s, pc, map, word, code, &end) == 0) {
+				add_range(in, s, end, *code);
+				return 0;
+			}
+		}
+		/* the next window overlaps this one by a header */
+		at = base + l->stream_header + 64;
+		at &= ~(uint64_t)63;
+	}
+	(void)u64map__put(in->missed, pc >> 12, 1);
+	return -ENOENT;
 }
 
 int v8_inline__remap(struct v8_inline *in, struct strtab_remap *r)

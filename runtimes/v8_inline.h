@@ -43,10 +43,22 @@ size_t v8_inline__header_bytes(const struct v8_layout *l);
 /* The frames inlined at pc (exact: the sampled pc, else a return address)
  * of the Code tagged whose header the caller read (hdr, header_bytes),
  * innermost first, as "_[i]" frame ids, into ids[0..max). Returns how
- * many (0: none, or the code is not optimized, or pc is not in it), or a
- * read's or ENOMEM's -errno. */
+ * many (0: none, or the code is not optimized), -ERANGE when pc is not
+ * in the code, or a read's or ENOMEM's -errno. */
 int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, uint64_t pc,
 		      int exact, uint64_t now_ns, uint32_t *ids, size_t max);
+
+/* The Code whose instructions hold pc, for code no function points to
+ * (on-stack replacement: a loop's optimized code entered mid-run): found
+ * by looking back from pc for the object that holds instructions
+ * (64-aligned, after their object's header) and whose Code says it holds
+ * pc. Ranges found are kept (V8_INLINE_MAX_RANGES), pages where none was
+ * found remembered until v8_inline__forget; a look is bounded by
+ * V8_INLINE_MAX_SCAN bytes and asks the ledger first. Returns 0 with
+ * *code (tagged), -ENOENT, or a read's -errno. */
+#define V8_INLINE_MAX_RANGES 1024
+#define V8_INLINE_MAX_SCAN (256u * 1024)
+int v8_inline__code_at(struct v8_inline *in, uint64_t pc, uint64_t now_ns, uint64_t *code);
 
 int v8_inline__remap(struct v8_inline *in, struct strtab_remap *r);
 

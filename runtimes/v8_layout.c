@@ -329,6 +329,15 @@ static void code_fields(v8_layout_lookup_fn lookup, void *ctx, struct v8_layout 
 		l->deopt_inlining_positions = (uint8_t)v;
 	l->have_inlining = l->t_code && start && size && flags && spt && deopt && l->fn_code &&
 			   start < MAX_FIELD && size < MAX_FIELD && flags < MAX_FIELD;
+	/* 11.1 split Code into a Code and the InstructionStream holding its
+	 * instructions, after the stream's map and its Code pointer */
+	if (!l->code_start_is_pointer) {
+		l->stream_header = start;
+		l->stream_code = 0;
+	} else if (field(lookup, ctx, NAMES("class_InstructionStream__instruction_start__uintptr_t"),
+			 &l->stream_header) == 0 && l->stream_header >= 16) {
+		l->stream_code = 8;
+	}
 }
 
 /* Frame types by the names V8 gives them (frametype_NAME). */

@@ -76,6 +76,11 @@ struct v8_layout {
 	uint8_t code_kind_baseline;   /* kinds at and above it are compiled */
 	uint8_t deopt_inlined_count, deopt_literals, deopt_inlining_positions;
 	uint8_t have_inlining;        /* all of the above were found */
+	/* code found from a pc (on-stack replacement code no function points
+	 * to): instructions start 64-aligned, stream_header bytes after the
+	 * object holding them, which is the Code (before 11.1) or an
+	 * InstructionStream whose word at stream_code points to its Code */
+	uint16_t stream_header, stream_code;
 
 	uint8_t frame_kind[V8_MAX_FRAME_TYPES]; /* frame type -> enum v8_frame_kind */
 	uint8_t interpreted_type, baseline_type; /* frame types, 0: unknown */
