@@ -361,9 +361,6 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 		return 0;
 	memcpy(&flags, hdr + l->code_flags, 4);
 	memcpy(&size, hdr + l->code_instruction_size, 4);
-	/* compiled by Maglev or TurboFan: the kinds after baseline code */
-	if (((flags & l->code_kind_mask) >> l->code_kind_shift) <= l->code_kind_baseline)
-		return 0;
 	memset(&id, 0, sizeof(id));
 	id.start = l->code_start_is_pointer ? u64_at(hdr, l->code_instruction_start)
 					    : addr + l->code_instruction_start;
@@ -375,6 +372,9 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 	off = (int64_t)(pc - (exact ? 0 : 1) - id.start);
 	if (pc < id.start + (exact ? 0 : 1) || off >= (int64_t)size)
 		return -ERANGE;
+	/* compiled by Maglev or TurboFan: the kinds after baseline code */
+	if (((flags & l->code_kind_mask) >> l->code_kind_shift) <= l->code_kind_baseline)
+		return 0;
 	key = hash__u64(code ^ hash__u64((uint64_t)off));
 	if (u64map__get(in->by_code, code, &v)) {
 		const struct code *cc = &in->codes[v - 1];
@@ -496,29 +496,28 @@ int v8_inline__code_at(struct v8_inline *in, uint64_t pc, uint64_t now_ns, uint6
 	if (!l->have_inlining || !l->stream_header || pc < V8_INLINE_MAX_SCAN ||
 	    u64map__get(in->missed, pc >> 12, &v) || !ledger__may_read(mem->ledger, now_ns))
 		return -ENOENT;
-	/* instructions start 64-aligned: look back a window at a time */
+	/* instructions start 64-aligned, their object's header just before:
+	 * look back a page at a time (never across into a page not read:
+	 * V8 guards its code pages) at the objects starting in it */
 	lowest = pc - V8_INLINE_MAX_SCAN;
-	for (at = (pc & ~(uint64_t)63) + 64; at > lowest + sizeof(in->scan);) {
-		uint64_t base = at - sizeof(in->scan), s;
+	for (at = pc & ~(uint64_t)4095; at > lowest; at -= sizeof(in->scan)) {
+		uint64_t top = at + sizeof(in->scan) - 16 + l->stream_header, s;
 
-		if (memsource__read(mem, base, in->scan, sizeof(in->scan)) != 0)
+		if (memsource__read(mem, at, in->scan, sizeof(in->scan)) != 0)
 			break;
-		for (s = at - 64; s >= base + l->stream_header && s > lowest; s -= 64) {
+		if (top > pc)
+			top = pc;
+		for (s = top & ~(uint64_t)63; s >= at + l->stream_header; s -= 64) {
 			uint64_t obj = s - l->stream_header, map, word = 0;
 
-			if (s > pc)
-				continue;
-			memcpy(&map, in->scan + (obj - base), 8);
+			memcpy(&map, in->scan + (obj - at), 8);
 			if (l->stream_code)
-				memcpy(&word, in->scan + (obj + l->stream_code - base), 8);
+				memcpy(&word, in->scan + (obj + l->stream_code - at), 8);
 			if (check_holder(in, obj, s, pc, map, word, code, &end) == 0) {
 				add_range(in, s, end, *code);
 				return 0;
 			}
 		}
-		/* the next window overlaps this one by a header */
-		at = base + l->stream_header + 64;
-		at &= ~(uint64_t)63;
 	}
 	(void)u64map__put(in->missed, pc >> 12, 1);
 	return -ENOENT;
