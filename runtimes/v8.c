@@ -247,6 +247,21 @@ static void name_frame(struct v8 *v, const struct runtime_sample *s, struct js_f
 	add_splice(out, j->frame, ids, (size_t)n + 1);
 }
 
+/* Splices innermost first, as the contract has them: V8's own frames were
+ * spliced while collecting, JavaScript frames after. */
+static void sort_splices(struct runtime_stack *out, size_t first)
+{
+	size_t i, j;
+
+	for (i = first + 1; i < out->nsplices; i++) {
+		struct runtime_splice x = out->at[i];
+
+		for (j = i; j > first && out->at[j - 1].frame > x.frame; j--)
+			out->at[j] = out->at[j - 1];
+		out->at[j] = x;
+	}
+}
+
 /* Whether frame j's code is worth reading for what it inlined: code no
  * file holds (builtins inline nothing we name) with a Code pointer. */
 static bool wants_code(const struct v8 *v, const struct runtime_sample *s, const struct js_frame *j)
@@ -262,11 +277,14 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 	size_t lens[2 * V8_MAX_FRAMES];
 	bool ok[2 * V8_MAX_FRAMES];
 	uint64_t addr;
-	size_t n, i, m;
+	size_t n, i, m, first;
 
+	first = out->nsplices;
 	n = collect(v, s, out);
-	if (!n)
+	if (!n) {
+		sort_splices(out, first);
 		return 0;
+	}
 	/* the functions, then their SharedFunctionInfos and code: two calls */
 	for (i = 0; i < n; i++) {
 		tagged[i] = v->js[i].function;
@@ -309,6 +327,7 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 			j->code_ok = ok[m++];
 		name_frame(v, s, j, out);
 	}
+	sort_splices(out, first);
 	return 0;
 }
 

@@ -187,8 +187,10 @@ int v8_names__frame(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64
 	uint64_t v;
 	int err;
 
-	if (!n->since_ns || now_ns - n->since_ns >= V8_NAMES_LIFETIME_NS)
-		forget(n, now_ns ? now_ns : 1);
+	if (!n->since_ns)
+		n->since_ns = now_ns ? now_ns : 1;
+	else if (now_ns - n->since_ns >= V8_NAMES_LIFETIME_NS)
+		forget(n, now_ns);
 	if (u64map__get(n->by_sfi, sfi, &v)) {
 		e = &n->list[v - 1];
 		if (e->name_word != name_word || e->script_word != script_word)
