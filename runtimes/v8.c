@@ -279,6 +279,9 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 	uint64_t addr;
 	size_t n, i, m, first;
 
+	/* the budget is asked once per sample: a stack is one operation */
+	if (!ledger__may_read(v->mem.ledger, s->now_ns))
+		return -EAGAIN;
 	first = out->nsplices;
 	n = collect(v, s, out);
 	if (!n) {
