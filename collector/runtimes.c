@@ -27,6 +27,7 @@ static const struct runtime_reader *const table[] = {
 	&runtime_hotspot,
 	&runtime_cpython,
 	&runtime_go,
+	&runtime_v8,
 };
 
 /* One reader's instance on one process. */

@@ -93,6 +93,8 @@ static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 			if (!u->now_ns)
 				u->now_ns = clock__mono_ns();
 			(void)runtimes__describe_code(u->rs, u->cur, pc, u->now_ns, out);
+			/* JIT code a reader reads the stack of, as an eval loop */
+			u->kept |= out->keep_regs;
 		}
 		return 0;
 	}

@@ -89,10 +89,17 @@ int elf_symbols__read(Elf *elf, uint64_t vaddr, void *buf, size_t len)
 		Elf_Data *d;
 		uint64_t off;
 
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
 		    vaddr < sh.sh_addr || vaddr - sh.sh_addr >= sh.sh_size)
 			continue;
 		off = vaddr - sh.sh_addr;
+		/* .bss: a constant that is 0 is kept there, and holds 0 */
+		if (sh.sh_type == SHT_NOBITS) {
+			if (len > sh.sh_size - off)
+				return -ENOENT;
+			memset(buf, 0, len);
+			return 0;
+		}
 		/* the section's bytes as in the file, bounded by what libelf read */
 		d = elf_rawdata(scn, NULL);
 		if (!d || !d->d_buf || off > d->d_size || len > d->d_size - off)

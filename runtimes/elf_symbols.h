@@ -23,8 +23,9 @@ void elf_symbols__each(Elf *elf, Elf64_Word sh_type, elf_symbols_fn fn, void *ar
 int elf_symbols__objects(Elf *elf, const char *const *names, size_t n, uint64_t *vaddrs);
 
 /* Reads len bytes at ELF vaddr from the file's allocated sections (what
- * a constant the binary exports holds). Returns 0, or -ENOENT when no
- * section with file contents holds all of them. */
+ * a constant the binary exports holds; zeros in .bss, where compilers put
+ * constants that are 0). Returns 0, or -ENOENT when no section holds all
+ * of them. */
 int elf_symbols__read(Elf *elf, uint64_t vaddr, void *buf, size_t len);
 
 /* The file's DT_SONAME ("libpython3.8.so.1.0") into buf (size bytes, NUL

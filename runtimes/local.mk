@@ -23,5 +23,12 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/cpython_ahead.c runtimes/cpython_ahead.h \
 	runtimes/cpython_names.c runtimes/cpython_names.h \
 	runtimes/cpython_stack.c \
-	runtimes/cpython_lines.c runtimes/cpython_lines.h
+	runtimes/cpython_lines.c runtimes/cpython_lines.h \
+	runtimes/v8_reader.c runtimes/v8.c runtimes/v8.h \
+	runtimes/v8_layout.c runtimes/v8_layout.h \
+	runtimes/v8_heap.c runtimes/v8_heap.h \
+	runtimes/v8_script.c runtimes/v8_script.h \
+	runtimes/v8_names.c runtimes/v8_names.h \
+	runtimes/v8_inline.c runtimes/v8_inline.h \
+	runtimes/nodecmd.c runtimes/nodecmd.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

@@ -160,6 +160,7 @@ INTEGRATION_TESTS = \
 	tests/integration/signal.sh \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \
+	tests/integration/node_v8.sh \
 	tests/integration/go.sh \
 	tests/integration/java.sh \
 	tests/integration/python.sh \

@@ -23,6 +23,7 @@ UNIT_TESTS = \
 	tests/unit/test_gostack \
 	tests/unit/test_hotspot \
 	tests/unit/test_cpython \
+	tests/unit/test_v8 \
 	tests/unit/test_unwind \
 	tests/unit/test_stackmem \
 	tests/unit/test_unwind_runtime \
@@ -137,6 +138,11 @@ tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_i
 tests_unit_test_hotspot_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_hotspot_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_hotspot_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_v8_SOURCES = tests/unit/test_v8.c tests/unit/v8_metadata.h
+tests_unit_test_v8_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_v8_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_v8_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h
 tests_unit_test_cpython_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -1,0 +1,590 @@
+/* runtimes/v8*, nodecmd: the V8 reader on synthetic images of node 16, 20
+ * and 22 -- each built with the layout the reader derives from that
+ * node's own metadata (v8_metadata.h) -- frames named from the sample's
+ * copied stack, inlined frames of optimized and on-stack-replaced code,
+ * damaged images, and node command lines. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strtab.h"
+#include "runtimes/memsource.h"
+#include "runtimes/nodecmd.h"
+#include "runtimes/v8.h"
+#include "runtimes/v8_inline.h"
+#include "runtimes/v8_layout.h"
+#include "runtimes/v8_script.h"
+#include "v8_metadata.h"
+
+#define HB 0x200000000ull   /* the heap image */
+#define HSIZE (256u * 1024)
+#define SB 0x7ff000000000ull /* the copied stack */
+#define SSIZE 512
+#define MAP_TYPE 255
+
+static int table_lookup(void *ctx, const char *name, int64_t *value)
+{
+	const struct v8_meta_entry *e;
+
+	for (e = ctx; e->name; e++)
+		if (strcmp(e->name, name) == 0) {
+			*value = e->value;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static const struct v8_meta_entry *table(int node)
+{
+	return node == 16 ? v8_meta_node16 : node == 20 ? v8_meta_node20 : v8_meta_node22;
+}
+
+static void layout(int node, struct v8_layout *l)
+{
+	static const unsigned ver[3][3] = { { 9, 4, 146 }, { 11, 3, 244 }, { 12, 4, 254 } };
+	const unsigned *v = ver[node == 16 ? 0 : node == 20 ? 1 : 2];
+
+	cr_assert_eq(v8_layout__from(table_lookup, (void *)table(node), v[0], v[1], v[2], l), 0);
+}
+
+Test(v8_layout, read_from_each_nodes_metadata)
+{
+	struct v8_layout l16, l20, l22;
+
+	layout(16, &l16);
+	layout(20, &l20);
+	layout(22, &l22);
+	cr_assert_eq(l20.fp_marker, -8);
+	cr_assert_eq(l20.fp_function, -16);
+	cr_assert_eq(l16.fp_bytecode_offset, -40, "derived: node 16 does not export it");
+	cr_assert_eq(l16.fn_shared, 24);
+	cr_assert_eq(l22.fn_shared, 32);
+	cr_assert_eq(l16.fn_code, 48);
+	cr_assert_eq(l20.fn_code, 48, "derived: three words after the SharedFunctionInfo");
+	cr_assert_eq(l22.fn_code, 24);
+	cr_assert_eq(l20.t_sfi, 262);
+	cr_assert_eq(l22.t_function_last, 2082);
+	cr_assert_eq(l20.t_function_last, 2066 + 14);
+	cr_assert_eq(l20.script_source, 8);
+	cr_assert_eq(l16.script_source, 8, "derived: the word before the name");
+	/* Code: 9.4 exports its body, 11.3 lost all but its tables, 12.4 its start */
+	cr_assert(l16.have_inlining && l20.have_inlining && l22.have_inlining);
+	cr_assert_eq(l16.code_start_is_pointer, 0);
+	cr_assert_eq(l16.code_instruction_start, 96);
+	cr_assert_eq(l16.code_flags, 48);
+	cr_assert_eq(l20.code_instruction_start, 40);
+	cr_assert_eq(l20.code_instruction_size, 56);
+	cr_assert_eq(l22.code_source_positions, 16);
+	cr_assert_eq(l22.code_deopt_data, 8);
+	cr_assert_eq(l20.stream_header, 16);
+	cr_assert_eq(l22.stream_header, 32);
+	cr_assert_eq(l20.code_kind_baseline, 11);
+	cr_assert_eq(l22.code_kind_baseline, 10);
+	cr_assert_eq(v8_layout__frame_kind(&l20, 17 << 1), V8_FRAME_STUB);
+	cr_assert_eq(v8_layout__frame_kind(&l16, 14 << 1), V8_FRAME_STUB);
+	cr_assert_eq(v8_layout__frame_kind(&l20, HB + 1), -1, "a context: a JavaScript frame");
+}
+
+Test(v8_layout, other_schemes_and_versions_are_refused)
+{
+	struct v8_meta_entry t[160];
+	struct v8_layout l;
+	size_t n;
+
+	for (n = 0; v8_meta_node20[n].name; n++)
+		t[n] = v8_meta_node20[n];
+	t[n].name = NULL;
+	cr_assert_eq(v8_layout__from(table_lookup, t, 9, 3, 0, &l), -ENOTSUP);
+	cr_assert_eq(v8_layout__from(table_lookup, t, 12, 9, 0, &l), -ENOTSUP);
+	/* pointer compression: 4-byte tagged values */
+	for (n = 0; t[n].name; n++)
+		if (strcmp(t[n].name, "TaggedSize") == 0)
+			t[n].value = 4;
+	cr_assert_eq(v8_layout__from(table_lookup, t, 11, 3, 244, &l), -EPROTO);
+	cr_assert_eq(v8_layout__from(table_lookup, (void *)&t[n], 11, 3, 244, &l), -ENOENT);
+}
+
+/* A heap image built with a layout. */
+struct image {
+	struct v8_layout l;
+	uint8_t *heap;
+	uint8_t stack[SSIZE];
+	uint64_t next;        /* bump allocation */
+	uint64_t meta, undef;
+	struct memimage_region regions[2];
+	struct memimage img;
+};
+
+static void put64(struct image *im, uint64_t at, uint64_t v)
+{
+	cr_assert(at >= HB && at + 8 <= HB + HSIZE);
+	memcpy(im->heap + (at - HB), &v, 8);
+}
+
+static void put32(struct image *im, uint64_t at, uint32_t v)
+{
+	memcpy(im->heap + (at - HB), &v, 4);
+}
+
+static uint64_t alloc(struct image *im, size_t bytes)
+{
+	uint64_t at = im->next;
+
+	im->next += (bytes + 7) & ~(size_t)7;
+	cr_assert(im->next <= HB + HSIZE);
+	return at;
+}
+
+static uint64_t smi(int64_t v)
+{
+	return (uint64_t)v << 32;
+}
+
+/* A map of type t (tagged). */
+static uint64_t map(struct image *im, uint16_t t)
+{
+	uint64_t m = alloc(im, 80);
+
+	put64(im, m, im->meta);
+	memcpy(im->heap + (m + im->l.map_instance_type - HB), &t, 2);
+	return m + 1;
+}
+
+/* An object of `bytes` whose map has type t; returns it tagged. */
+static uint64_t object(struct image *im, uint16_t t, size_t bytes)
+{
+	uint64_t m = map(im, t), o = alloc(im, bytes);
+
+	put64(im, o, m);
+	return o + 1;
+}
+
+static uint64_t string(struct image *im, const char *s)
+{
+	/* one-byte, sequential, internalized */
+	uint64_t o = object(im, 8, im->l.seq_one_byte_chars + strlen(s) + 8) - 1;
+
+	put32(im, o + im->l.str_length, (uint32_t)strlen(s));
+	memcpy(im->heap + (o + im->l.seq_one_byte_chars - HB), s, strlen(s));
+	return o + 1;
+}
+
+static void init(struct image *im, int node)
+{
+	memset(im, 0, sizeof(*im));
+	layout(node, &im->l);
+	im->heap = calloc(1, HSIZE);
+	cr_assert_not_null(im->heap);
+	im->next = HB + 4096;
+	/* the meta map: a map whose map is itself */
+	im->meta = alloc(im, 80) + 1;
+	put64(im, im->meta - 1, im->meta);
+	memcpy(im->heap + (im->meta - 1 + im->l.map_instance_type - HB), &(uint16_t){ MAP_TYPE }, 2);
+	im->undef = object(im, 131 + 1000, 16);
+	im->regions[0] = (struct memimage_region){ HB, im->heap, HSIZE };
+	im->regions[1] = (struct memimage_region){ SB, im->stack, SSIZE };
+	im->img.regions = im->regions;
+	im->img.n = 2;
+}
+
+static void fini(struct image *im)
+{
+	free(im->heap);
+}
+
+/* A Script of source src named name; the function of it named fname
+ * starting at start: its JSFunction (tagged). *sfi_out its SFI. */
+static uint64_t script(struct image *im, const char *name, const char *src)
+{
+	uint64_t s = object(im, im->l.t_script, 128) - 1;
+
+	put64(im, s + im->l.script_name, string(im, name));
+	put64(im, s + im->l.script_source, string(im, src));
+	put64(im, s + im->l.script_line_ends, im->undef);
+	return s + 1;
+}
+
+static uint64_t function(struct image *im, uint64_t scr, const char *fname, int start, int end,
+			 uint64_t *sfi_out)
+{
+	uint64_t si = object(im, im->l.t_scope_info, 8 * 16) - 1, sfi, fn, base;
+
+	base = si + im->l.scope_data;
+	put64(im, base, smi(1234));       /* flags */
+	put64(im, base + 8, smi(1));      /* parameters */
+	put64(im, base + 16, smi(0));     /* context locals */
+	put64(im, base + 24, string(im, fname));
+	put64(im, base + 32, smi(-1));    /* its slot */
+	put64(im, base + 40, im->undef);  /* no inferred name */
+	put64(im, base + 48, smi(start));
+	put64(im, base + 56, smi(end));
+	put64(im, base + 64, im->undef);
+	sfi = object(im, im->l.t_sfi, 64) - 1;
+	put64(im, sfi + im->l.sfi_name_or_scope_info, si + 1);
+	put64(im, sfi + im->l.sfi_script, scr);
+	fn = object(im, im->l.t_function_first, 64) - 1;
+	put64(im, fn + im->l.fn_shared, sfi + 1);
+	put64(im, fn + im->l.fn_code, smi(0));
+	if (sfi_out)
+		*sfi_out = sfi + 1;
+	return fn + 1;
+}
+
+/* A frame at fp of the copied stack running function fn (or a typed
+ * frame when fn is a marker). */
+static void frame_slots(struct image *im, uint64_t fp, uint64_t marker, uint64_t fn)
+{
+	memcpy(im->stack + (fp - 8 - SB), &marker, 8);
+	memcpy(im->stack + (fp - 16 - SB), &fn, 8);
+}
+
+static const char *SRC = "// a\n// b\nfunction leafWork(n) { return n; }\nfunction outerLoop() {}\n";
+
+struct sample {
+	struct unwind_frame frames[4];
+	struct unwind_stack stack;
+	struct unwind_regs regs;
+	struct runtime_sample s;
+};
+
+static void sample(struct image *im, struct sample *sm, size_t n, const uint64_t *fps, const uint64_t *pcs,
+		   const int *codes)
+{
+	size_t i;
+
+	memset(sm, 0, sizeof(*sm));
+	sm->stack = (struct unwind_stack){ SB, im->stack, SSIZE, NULL };
+	for (i = 0; i < n; i++) {
+		sm->frames[i].pc = pcs[i];
+		sm->frames[i].exact = i == 0;
+		sm->frames[i].keeps = true;
+		sm->frames[i].runtime = 1;
+		sm->frames[i].code = (uint8_t)codes[i];
+		sm->frames[i].kept = 1u << 1;
+		sm->frames[i].kept_regs[1] = fps[i];
+	}
+	sm->s.tag = 1;
+	sm->s.now_ns = 1;
+	sm->s.stack = &sm->stack;
+	sm->s.regs = &sm->regs;
+	sm->s.frames = sm->frames;
+	sm->s.nframes = n;
+}
+
+/* The splices of a read as "frame:name|name frame:name". */
+static const char *splices(struct strtab *t, const struct runtime_stack *out)
+{
+	static char buf[2048];
+	size_t k, j;
+
+	buf[0] = '\0';
+	for (k = 0; k < out->nsplices; k++) {
+		char one[600];
+
+		snprintf(one, sizeof(one), "%s%u:", k ? " " : "", out->at[k].frame);
+		strcat(buf, one);
+		for (j = 0; j < out->at[k].count; j++) {
+			if (j)
+				strcat(buf, "|");
+			strcat(buf, strtab__str(t, out->ids[out->at[k].first + j]));
+		}
+	}
+	return buf;
+}
+
+static struct v8 *open_v8(struct image *im, struct strtab *t)
+{
+	struct memsource m;
+	struct v8 *v = NULL;
+
+	memsource__image(&m, &im->img);
+	cr_assert_eq(v8__open(&m, &im->l, t, &v), 0);
+	return v;
+}
+
+static void check_names(int node)
+{
+	struct image im;
+	struct sample sm;
+	struct runtime_stack out;
+	struct strtab *t = strtab__new();
+	uint64_t scr, leaf, outer;
+	uint64_t fps[3] = { SB + 0x100, SB + 0x180, SB + 0x200 }, pcs[3] = { 0x1000, 0x2000, 0x3000 };
+	int codes[3] = { UNWIND_CODE_NATIVE, UNWIND_CODE_FRAME_POINTER, UNWIND_CODE_FRAME_POINTER };
+	struct v8 *v;
+
+	init(&im, node);
+	scr = script(&im, "/srv/app/node_loop.js", SRC);
+	leaf = function(&im, scr, "leafWork", 10, 40, NULL);
+	outer = function(&im, scr, "outerLoop", 45, 70, NULL);
+	frame_slots(&im, fps[0], scr, leaf);        /* a context: JavaScript */
+	frame_slots(&im, fps[1], 17 << 1, 0);       /* a stub's marker */
+	frame_slots(&im, fps[2], scr, outer);
+	cr_assert_eq(im.l.frame_kind[17], V8_FRAME_STUB);
+	v = open_v8(&im, t);
+	sample(&im, &sm, 3, fps, pcs, codes);
+	memset(&out, 0, sizeof(out));
+	cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+	/* 17 is a stub frame's type in 20 and 22, a builtin continuation's in 16 */
+	cr_assert_str_eq(splices(t, &out),
+			 "0:leafWork (node_loop.js:3)_[j] 1:[v8 stub]_[j] 2:outerLoop (node_loop.js:4)_[j]");
+	cr_assert_eq(out.confirmed, 2);
+	/* read again: names are cached, two batched reads */
+	{
+		uint64_t before = v8__mem(v)->reads;
+
+		memset(&out, 0, sizeof(out));
+		cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+		cr_assert_leq(v8__mem(v)->reads - before, 4, "%llu reads",
+			      (unsigned long long)(v8__mem(v)->reads - before));
+	}
+	v8__delete(v);
+	strtab__delete(t);
+	fini(&im);
+}
+
+Test(v8, frames_named_from_the_copied_stack_16) { check_names(16); }
+Test(v8, frames_named_from_the_copied_stack_20) { check_names(20); }
+Test(v8, frames_named_from_the_copied_stack_22) { check_names(22); }
+
+/* One entry of a source position table: V8's zigzag base-128. */
+static size_t vlq(uint8_t *p, int64_t v)
+{
+	uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	size_t n = 0;
+
+	do {
+		p[n] = (uint8_t)(u & 0x7f);
+		u >>= 7;
+		if (u)
+			p[n] |= 0x80;
+		n++;
+	} while (u);
+	return n;
+}
+
+Test(v8_inline, positions_decode_as_encoded)
+{
+	uint8_t tab[64];
+	size_t n = 0, pos = 0;
+	int64_t off = -1, p = 0;
+
+	n += vlq(tab + n, 1);            /* pc 0, a statement */
+	n += vlq(tab + n, 20);
+	n += vlq(tab + n, -(16 + 1));    /* pc 16, not a statement */
+	n += vlq(tab + n, (int64_t)(1ull << 31) - 10);
+	cr_assert_eq(v8_inline__next_position(tab, n, &pos, &off, &p), 0);
+	cr_assert_eq(off, 0);
+	cr_assert_eq(p, 20);
+	cr_assert_eq(v8_inline__next_position(tab, n, &pos, &off, &p), 0);
+	cr_assert_eq(off, 16);
+	cr_assert_eq(p, (int64_t)(1ull << 31) + 10);
+	cr_assert_eq(v8_inline__next_position(tab, n, &pos, &off, &p), -ENODATA);
+	pos = 0;
+	cr_assert_eq(v8_inline__next_position(tab, 1, &pos, &off, &p), -EPROTO, "cut in an entry");
+}
+
+/* Optimized code for fn: outer inlines `inner` from pc offset 16 on. The
+ * instructions are at instr (64-aligned); with osr, the function points
+ * to other code and the frame's code is found from its pc. */
+static uint64_t optimized(struct image *im, uint64_t fn, uint64_t inner_sfi, uint64_t instr, bool osr)
+{
+	const struct v8_layout *l = &im->l;
+	uint64_t code, spt, deopt, lits, inl;
+	uint8_t tab[32];
+	size_t n = 0;
+
+	if (l->code_start_is_pointer) {
+		uint64_t is = instr - l->stream_header;
+
+		code = object(im, l->t_code, 128) - 1;
+		put64(im, is, map(im, 252));
+		put64(im, is + l->stream_code, code + 1);
+		put64(im, code + l->code_instruction_start, instr);
+	} else {
+		code = instr - l->code_instruction_start;
+		put64(im, code, map(im, l->t_code));
+	}
+	put32(im, code + l->code_instruction_size, 256);
+	put32(im, code + l->code_flags, (uint32_t)(l->code_kind_baseline + 2) << l->code_kind_shift);
+	n += vlq(tab + n, 1);
+	n += vlq(tab + n, 20);
+	n += vlq(tab + n, 16);
+	n += vlq(tab + n, (int64_t)(1ull << 31) - 10);
+	spt = object(im, l->t_byte_array, 16 + n) - 1;
+	put64(im, spt + l->array_length, smi((int64_t)n));
+	memcpy(im->heap + (spt + l->array_data - HB), tab, n);
+	put64(im, code + l->code_source_positions, spt + 1);
+	lits = object(im, l->t_fixed_array, 24) - 1;
+	put64(im, lits + l->array_length, smi(1));
+	put64(im, lits + l->array_data, inner_sfi);
+	inl = object(im, l->t_byte_array, 32) - 1;
+	put64(im, inl + l->array_length, smi(16));
+	put64(im, inl + l->array_data, 20);      /* the call site, not inlined */
+	put32(im, inl + l->array_data + 8, 0);   /* literal 0 */
+	deopt = object(im, l->t_fixed_array, 16 + 8 * 8) - 1;
+	put64(im, deopt + l->array_length, smi(8));
+	put64(im, deopt + l->array_data + 8u * l->deopt_inlined_count, smi(1));
+	put64(im, deopt + l->array_data + 8u * l->deopt_literals, lits + 1);
+	put64(im, deopt + l->array_data + 8u * l->deopt_inlining_positions, inl + 1);
+	put64(im, code + l->code_deopt_data, deopt + 1);
+	if (!osr) {
+		put64(im, fn - 1 + l->fn_code, code + 1);
+	} else {
+		/* the function's own code is baseline code elsewhere */
+		uint64_t base = object(im, l->t_code, 128) - 1;
+
+		put64(im, base + l->code_instruction_start, HB + 0x30000);
+		put32(im, base + l->code_instruction_size, 64);
+		put32(im, base + l->code_flags, (uint32_t)l->code_kind_baseline << l->code_kind_shift);
+		put64(im, fn - 1 + l->fn_code, base + 1);
+	}
+	return code + 1;
+}
+
+static void check_inlined(int node, bool osr)
+{
+	struct image im;
+	struct sample sm;
+	struct runtime_stack out;
+	struct strtab *t = strtab__new();
+	uint64_t scr, outer, inner_sfi, instr = HB + 0x20000;
+	uint64_t fps[1] = { SB + 0x100 }, pcs[1] = { instr + 24 };
+	int codes[1] = { UNWIND_CODE_FRAME_POINTER };
+	struct v8 *v;
+
+	init(&im, node);
+	scr = script(&im, "/srv/app/node_modules/pkg/lib/x.js", SRC);
+	(void)function(&im, scr, "leafWork", 10, 40, &inner_sfi);
+	outer = function(&im, scr, "outerLoop", 45, 70, NULL);
+	optimized(&im, outer, inner_sfi, instr, osr);
+	frame_slots(&im, fps[0], scr, outer);
+	v = open_v8(&im, t);
+	sample(&im, &sm, 1, fps, pcs, codes);
+	memset(&out, 0, sizeof(out));
+	cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+	cr_assert_str_eq(splices(t, &out), "0:outerLoop (pkg/lib/x.js:4)_[j]|leafWork (pkg/lib/x.js:3)_[i]");
+	/* before the inlined call: the function alone */
+	sm.frames[0].pc = instr + 8;
+	memset(&out, 0, sizeof(out));
+	cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+	cr_assert_str_eq(splices(t, &out), "0:outerLoop (pkg/lib/x.js:4)_[j]");
+	v8__delete(v);
+	strtab__delete(t);
+	fini(&im);
+}
+
+Test(v8_inline, optimized_code_names_what_it_inlined_16) { check_inlined(16, false); }
+Test(v8_inline, optimized_code_names_what_it_inlined_20) { check_inlined(20, false); }
+Test(v8_inline, optimized_code_names_what_it_inlined_22) { check_inlined(22, false); }
+Test(v8_inline, replaced_on_stack_code_is_found_from_the_pc_16) { check_inlined(16, true); }
+Test(v8_inline, replaced_on_stack_code_is_found_from_the_pc_20) { check_inlined(20, true); }
+Test(v8_inline, replaced_on_stack_code_is_found_from_the_pc_22) { check_inlined(22, true); }
+
+/* Damaged images: any byte of the heap or stack may be anything. The
+ * reader returns, never crashes, and its reads stay bounded. */
+static void damage(int node)
+{
+	struct image im;
+	uint8_t *clean;
+	uint64_t scr, outer, inner_sfi, instr = HB + 0x20000;
+	uint64_t fps[2] = { SB + 0x100, SB + 0x180 }, pcs[2] = { instr + 24, 0x1000 };
+	int codes[2] = { UNWIND_CODE_FRAME_POINTER, UNWIND_CODE_NATIVE };
+	unsigned seed = 42, round;
+
+	init(&im, node);
+	scr = script(&im, "file:///srv/app.mjs", SRC);
+	(void)function(&im, scr, "leafWork", 10, 40, &inner_sfi);
+	outer = function(&im, scr, "outerLoop", 45, 70, NULL);
+	optimized(&im, outer, inner_sfi, instr, node == 20);
+	frame_slots(&im, fps[0], scr, outer);
+	frame_slots(&im, fps[1], scr, outer);
+	clean = malloc(HSIZE);
+	cr_assert_not_null(clean);
+	memcpy(clean, im.heap, HSIZE);
+	for (round = 0; round < 1500; round++) {
+		struct strtab *t = strtab__new();
+		struct runtime_stack out;
+		struct sample sm;
+		struct v8 *v;
+		unsigned k, flips = 1 + rand_r(&seed) % 8;
+
+		memcpy(im.heap, clean, HSIZE);
+		for (k = 0; k < flips; k++) {
+			/* where the objects are: the first pages */
+			size_t at = 4096 + (size_t)rand_r(&seed) % (size_t)(im.next - HB - 4096);
+
+			im.heap[at] = (uint8_t)rand_r(&seed);
+		}
+		if (round % 4 == 0)
+			im.stack[SSIZE - 0x100 - 16 + rand_r(&seed) % 16] = (uint8_t)rand_r(&seed);
+		v = open_v8(&im, t);
+		sample(&im, &sm, 2, fps, pcs, codes);
+		memset(&out, 0, sizeof(out));
+		cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+		cr_assert_leq(out.nids, RUNTIME_MAX_IDS);
+		cr_assert_lt(v8__mem(v)->reads, 2000, "round %u: %llu reads", round,
+			     (unsigned long long)v8__mem(v)->reads);
+		v8__delete(v);
+		strtab__delete(t);
+	}
+	free(clean);
+	fini(&im);
+}
+
+Test(v8, damaged_images_never_crash_16) { damage(16); }
+Test(v8, damaged_images_never_crash_20) { damage(20); }
+Test(v8, damaged_images_never_crash_22) { damage(22); }
+
+Test(v8_script, short_names_and_lines)
+{
+	const uint32_t ends[] = { 4, 9, 44, 70 };
+	const char *s;
+	size_t n;
+
+	v8_scripts__short_name("/srv/app/node_loop.js", &s, &n);
+	cr_assert_eq(strncmp(s, "node_loop.js", n), 0);
+	cr_assert_eq(n, strlen("node_loop.js"));
+	v8_scripts__short_name("/a/node_modules/x/node_modules/@s/p/lib/i.js", &s, &n);
+	cr_assert_str_eq(s, "@s/p/lib/i.js");
+	v8_scripts__short_name("node:internal/modules/cjs/loader", &s, &n);
+	cr_assert_str_eq(s, "node:internal/modules/cjs/loader");
+	v8_scripts__short_name("file:///srv/app/main.mjs", &s, &n);
+	cr_assert_str_eq(s, "main.mjs");
+	cr_assert_eq(v8_scripts__line(ends, 4, 0), 1);
+	cr_assert_eq(v8_scripts__line(ends, 4, 4), 1);
+	cr_assert_eq(v8_scripts__line(ends, 4, 5), 2);
+	cr_assert_eq(v8_scripts__line(ends, 4, 44), 3);
+	cr_assert_eq(v8_scripts__line(ends, 4, 71), 0);
+	cr_assert_eq(v8_scripts__line(ends, 4, -1), 0);
+}
+
+static int label(const char *args, size_t len, char *out)
+{
+	return nodecmd__main(args, len, out, 64);
+}
+
+#define CMD(s) s, sizeof(s)
+
+Test(nodecmd, main_script_of_a_command_line)
+{
+	char out[64];
+
+	cr_assert_eq(label(CMD("node\0/srv/api/server.js\0--port\0008080"), out), (int)strlen("api/server.js"));
+	cr_assert_str_eq(out, "api/server.js");
+	cr_assert_gt(label(CMD("/usr/bin/node\0--max-old-space-size=4096\0-r\0dotenv/config\0/usr/bin/tsc\0-p\0."), out), 0);
+	cr_assert_str_eq(out, "tsc");
+	cr_assert_gt(label(CMD("node\0--inspect-port\0009229\0--\0--weird.js"), out), 0);
+	cr_assert_str_eq(out, "--weird.js");
+	cr_assert_gt(label(CMD("node\0--stack-size\0004000\0index.js"), out), 0);
+	cr_assert_str_eq(out, "index.js");
+	cr_assert_eq(label(CMD("node\0-e\0while(1);"), out), -ENOENT);
+	cr_assert_eq(label(CMD("node\0-"), out), -ENOENT);
+	cr_assert_eq(label(CMD("node\0--version"), out), -ENOENT);
+	cr_assert_eq(label("node\0app.j", 10, out), -ENOENT, "cut: no NUL after the script");
+	cr_assert_eq(nodecmd__main(CMD("node\0/a/very-long-name.js"), out, 8), -ENAMETOOLONG);
+}
