@@ -1,0 +1,87 @@
+# A thread-per-request HTTP service for smolder's CPython tests; runs on
+# 2.7 and 3.6+. Each request runs on a thread of its own that lives for
+# that request alone: do_GET -> handler -> helper, CPU-bound for a few
+# milliseconds.
+#   py_service.py serve PORTFILE SECONDS   listens on 127.0.0.1 (a free
+#                                          port, written to PORTFILE)
+#   py_service.py load PORT SECONDS        CLIENTS client threads requesting
+#                                          without pause
+import sys
+import threading
+import time
+
+# Clients of the load, at once: two keep the service busy and leave a
+# CPU of a two-CPU test host for the agent.
+CLIENTS = 2
+
+try:
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    from socketserver import ThreadingMixIn
+    from urllib.request import urlopen
+except ImportError:  # 2.7
+    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
+    from SocketServer import ThreadingMixIn
+    from urllib2 import urlopen
+
+
+class Server(ThreadingMixIn, HTTPServer):
+    daemon_threads = True
+
+
+def helper(n):
+    total = 0
+    for i in range(n):
+        total += i * i % 13
+    return total
+
+
+def handler():
+    return helper(40000)
+
+
+class ShopHandler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = str(handler()).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(portfile, seconds):
+    srv = Server(("127.0.0.1", 0), ShopHandler)
+    with open(portfile + ".tmp", "w") as f:
+        f.write(str(srv.server_address[1]))
+    import os
+    os.rename(portfile + ".tmp", portfile)
+    until = time.time() + seconds
+    srv.timeout = 0.2
+    while time.time() < until:
+        srv.handle_request()
+
+
+def load(port, seconds):
+    until = time.time() + seconds
+    url = "http://127.0.0.1:%d/item" % port
+
+    def client():
+        while time.time() < until:
+            try:
+                urlopen(url, timeout=5).read()
+            except Exception:
+                time.sleep(0.01)
+    ts = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "serve":
+        serve(sys.argv[2], float(sys.argv[3]))
+    else:
+        load(int(sys.argv[2]), float(sys.argv[3]))
