@@ -51,6 +51,7 @@ UNIT_TESTS = \
 	tests/unit/test_collapsed \
 	tests/unit/test_top \
 	tests/unit/test_atomic_file \
+	tests/unit/test_out_path \
 	tests/unit/test_gzip \
 	tests/unit/test_http_sink \
 	tests/unit/test_pyroscope \
@@ -314,6 +315,11 @@ tests_unit_test_atomic_file_SOURCES = tests/unit/test_atomic_file.c
 tests_unit_test_atomic_file_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_atomic_file_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_atomic_file_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_out_path_SOURCES = tests/unit/test_out_path.c tests/unit/tmpdir.h
+tests_unit_test_out_path_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_out_path_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_out_path_LDADD = $(EXPORT_LIBS) -lpthread $(CRITERION_LIBS)
 
 tests_unit_test_gzip_SOURCES = tests/unit/test_gzip.c
 tests_unit_test_gzip_CPPFLAGS = $(UNIT_CPPFLAGS)
