@@ -69,7 +69,8 @@ UNIT_TESTS = \
 	tests/unit/test_dump_read \
 	tests/unit/test_uploader \
 	tests/unit/test_conf \
-	tests/unit/test_cpu_budget
+	tests/unit/test_cpu_budget \
+	tests/unit/test_pidfile
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -407,6 +408,12 @@ tests_unit_test_conf_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
 tests_unit_test_conf_LINK = $(CXXLINK)
+
+tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/tmpdir.h
+tests_unit_test_pidfile_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_pidfile_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_pidfile_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
+tests_unit_test_pidfile_LINK = $(CXXLINK)
 
 tests_unit_test_cpu_budget_SOURCES = tests/unit/test_cpu_budget.c
 tests_unit_test_cpu_budget_CPPFLAGS = $(UNIT_CPPFLAGS)
