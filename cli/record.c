@@ -27,9 +27,10 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/clock.h"
+#include "common/fileio.h"
 #include "common/units.h"
-#include "export/atomic_file.h"
 #include "export/encode.h"
+#include "export/out_path.h"
 
 #define MAX_PIDS 1024
 
@@ -37,7 +38,8 @@ struct record_args {
 	struct sampler_opts so;
 	int pids[MAX_PIDS];
 	uint64_t duration_ns; /* 0 = until stopped */
-	const char *output;
+	const char *output;   /* NULL: standard output */
+	int output_given;     /* -o, - and /dev/stdout included */
 	enum encode_format format;
 	int format_given;     /* else json with -o, top without */
 	int quiet;
@@ -70,7 +72,10 @@ static void usage(FILE *f)
 		"  -d, --duration DURATION stop after DURATION: seconds, or 500ms, 5m, 1h30m\n"
 		"                          (default: until Ctrl-C, or until the command\n"
 		"                          exits, or every process of the -p trees)\n"
-		"  -o, --output FILE       write the result to FILE (atomically, mode 0600)\n"
+		"  -o, --output FILE       write the result to FILE, replaced atomically (mode\n"
+		"                          0600), never through a symlink; - or /dev/stdout:\n"
+		"                          standard output; a FIFO or character device only\n"
+		"                          if it is yours or root's. -d bounds the write too\n"
 		"      --format FMT        json (the smolder.profile/v1 dump; default with -o),\n"
 		"                          top (self/total table; default without -o),\n"
 		"                          collapsed (\"comm;root;...;leaf count\" lines for\n"
@@ -161,7 +166,8 @@ static int parse_option(int c, const char *arg, struct record_args *a)
 			log__error("-o: empty file name");
 			return 2;
 		}
-		a->output = arg;
+		a->output = out_path__is_stdout(arg) ? NULL : arg;
+		a->output_given = 1;
 		return 0;
 	case OPT_FORMAT:
 		if (encode__parse_format(arg, &a->format) < 0) {
@@ -230,7 +236,7 @@ static int check_target(int argc, char **argv, int all, struct record_args *a)
 		return 2;
 	}
 	if (!a->format_given)
-		a->format = a->output ? ENCODE_JSON : ENCODE_TOP;
+		a->format = a->output_given ? ENCODE_JSON : ENCODE_TOP;
 	if (encode__is_binary(a->format) && !a->output && isatty(STDOUT_FILENO)) {
 		log__error("--format pprof is binary: give -o FILE or redirect standard output");
 		return 2;
@@ -396,9 +402,12 @@ static int encode(const struct profile *prof, const struct agent_stats *st,
 	return rc;
 }
 
+/* To -o or standard output, by deadline_ns when a reader could hold it
+ * back (0: no bound). */
 static int write_output(const struct profile *prof, const struct agent_stats *st,
-			const struct record_args *a)
+			const struct record_args *a, uint64_t deadline_ns)
 {
+	enum out_path_refusal why = OUT_PATH_OK;
 	char *buf = NULL;
 	size_t len = 0;
 	int rc;
@@ -408,14 +417,14 @@ static int write_output(const struct profile *prof, const struct agent_stats *st
 		log__error("encoding the profile: %s", strerror(-rc));
 		goto out;
 	}
-	if (a->output) {
-		rc = atomic_file__write(a->output, buf, len, 0600);
-		if (rc < 0)
-			log__error("writing %s: %s", a->output, strerror(-rc));
-	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
-		rc = -EIO;
-		log__error("writing to standard output: %s", strerror(errno));
-	}
+	if (a->output)
+		rc = out_path__write(a->output, buf, len, 0600, deadline_ns, &why);
+	else
+		rc = fileio__write_until(STDOUT_FILENO, buf, len, deadline_ns);
+	if (rc < 0)
+		log__error("%s%s: %s%s", a->output ? "-o " : "writing to ",
+			   a->output ? a->output : "standard output", out_path__strerror(rc, why),
+			   deadline_ns && (rc == -ETIMEDOUT || rc == -ENXIO) ? " (-d bounds the write too)" : "");
 out:
 	free(buf);
 	return rc;
@@ -451,29 +460,12 @@ static int check_pids(const struct record_args *a)
 /* Fails before sampling, not after, when the output cannot be written. */
 static int check_output(const char *path)
 {
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
+	enum out_path_refusal why;
+	int rc = out_path__check(path, &why);
 
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			log__error("-o %s: is a directory (give a file name)", path);
-			return -1;
-		}
-		if (!S_ISREG(st.st_mode))
-			return 0; /* a device or FIFO: written in place */
-	}
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (access(dir, W_OK) < 0) {
-		log__error("-o %s: cannot write in directory %s: %s", path, dir, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (rc < 0)
+		log__error("-o %s: %s", path, out_path__strerror(rc, why));
+	return rc;
 }
 
 /* A poll interval, shortened to end a -d run on time. */
@@ -497,6 +489,16 @@ static uint64_t processing_grace_ns(uint64_t duration_ns)
 	if (g < 250000000ull)
 		g = 250000000ull;
 	return g < 5000000000ull ? g : 5000000000ull;
+}
+
+/* How long a -d recording's result may wait for its reader (a FIFO or a
+ * pipe that is not read): the processing grace, at least a second. Past
+ * it the command ends with an error instead of outliving its -d. */
+static uint64_t write_grace_ns(uint64_t duration_ns)
+{
+	uint64_t g = processing_grace_ns(duration_ns);
+
+	return g > NS_PER_S ? g : NS_PER_S;
 }
 
 /* One recording, from the options to the written result. */
@@ -668,10 +670,17 @@ static int sample(struct recording *r)
 static int finish(struct recording *r)
 {
 	struct profile *prof = sampler__profile(r->s);
+	uint64_t deadline = 0;
 
 	sampler__finish_window(r->s);
 	fill_meta(prof, &r->a, r->start_real, clock__real_ns(), &r->u);
-	if (write_output(prof, sampler__stats(r->s), &r->a) < 0)
+	if (r->a.duration_ns)
+		deadline = clock__mono_ns() + write_grace_ns(r->a.duration_ns);
+	/* A reader that goes away is an error to report, not a death that
+	 * would leave the command of -- CMD running (it has exec'd by now: its
+	 * own SIGPIPE stays as it was). */
+	signal(SIGPIPE, SIG_IGN);
+	if (write_output(prof, sampler__stats(r->s), &r->a, deadline) < 0)
 		return 1;
 	if (r->a.output)
 		log__info("wrote %s: %llu samples", r->a.output,

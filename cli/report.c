@@ -20,11 +20,11 @@
 #include "common/strtab.h"
 #include "common/clock.h"
 #include "common/units.h"
-#include "export/atomic_file.h"
 #include "export/dump_merge.h"
 #include "export/dump_paths.h"
 #include "export/dump_read.h"
 #include "export/encode.h"
+#include "export/out_path.h"
 
 #define MAX_LABELS 64
 #define DEFAULT_TOP 20
@@ -60,7 +60,10 @@ static void usage(FILE *f)
 		"  -f, --format FMT      top (default: self/total table), svg (flame graph),\n"
 		"                        pprof (gzip'd profile.proto), collapsed (flamegraph.pl,\n"
 		"                        speedscope), json (the merged smolder.profile/v1 dump)\n"
-		"  -o, --output FILE     write FILE (atomically) instead of standard output\n"
+		"  -o, --output FILE     write FILE instead of standard output (- or\n"
+		"                        /dev/stdout): replaced atomically (mode 0600), never\n"
+		"                        through a symlink; a FIFO or character device only if\n"
+		"                        it is yours or root's\n"
 		"      --from T          only windows overlapping [FROM, UNTIL); T is RFC 3339\n"
 		"      --until T         (2026-11-22T10:00:00Z, ...+01:00), 'now', or relative\n"
 		"                        to now: -90s, -30m, -1h, -2d, -1w, -1h30m\n"
@@ -299,7 +302,11 @@ static int parse_option(struct report *r, int c, const char *arg, uint64_t now_n
 		}
 		return 0;
 	case 'o':
-		r->output = arg;
+		if (!*arg) {
+			log__error("-o: empty file name");
+			return 2;
+		}
+		r->output = out_path__is_stdout(arg) ? NULL : arg;
 		return 0;
 	case OPT_FROM:
 		r->from_arg = arg;
@@ -476,16 +483,17 @@ static int merge_all(struct report *r, struct strtab *names, struct dump_merge *
 	return 0;
 }
 
-/* To -o (atomically; a device or FIFO in place) or standard output.
- * Returns 0 or 1 after logging. */
+/* To -o (export/out_path.h: atomically, or in place to the caller's FIFO
+ * or device) or standard output. Returns 0 or 1 after logging. */
 static int write_result(struct report *r)
 {
+	enum out_path_refusal why;
 	int rc;
 
 	if (r->output) {
-		rc = atomic_file__write_with(r->output, 0600, write_report, r);
+		rc = out_path__write_with(r->output, 0600, write_report, r, 0, &why);
 		if (rc < 0)
-			log__error("writing %s: %s", r->output, strerror(-rc));
+			log__error("-o %s: %s", r->output, out_path__strerror(rc, why));
 		return rc < 0;
 	}
 	rc = write_report(r, stdout);

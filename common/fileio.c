@@ -3,25 +3,39 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fileio.h"
+
+/* Moves past what one write() took; 0, or its error (-EIO: no progress). */
+static int advance(ssize_t w, const char **p, size_t *len)
+{
+	if (w < 0)
+		return -errno;
+	if (w == 0)
+		return -EIO;
+	*p += w;
+	*len -= (size_t)w;
+	return 0;
+}
 
 /* write() when off is NULL, pwrite() at *off otherwise. */
 static int write_loop(int fd, const char *p, size_t len, uint64_t *off)
 {
 	while (len) {
 		ssize_t w = off ? pwrite(fd, p, len, (off_t)*off) : write(fd, p, len);
+		int err;
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		len -= (size_t)w;
+		err = advance(w, &p, &len);
+		if (err)
+			return err;
 		if (off)
 			*off += (uint64_t)w;
 	}
@@ -31,6 +45,54 @@ static int write_loop(int fd, const char *p, size_t len, uint64_t *off)
 int fileio__write_all(int fd, const void *buf, size_t len)
 {
 	return write_loop(fd, buf, len, NULL);
+}
+
+/* poll()'s timeout until deadline_ns: -1 without one, 0 once past it. */
+static int timeout_ms(uint64_t deadline_ns)
+{
+	uint64_t now, ms;
+
+	if (!deadline_ns)
+		return -1;
+	now = clock__mono_ns();
+	if (now >= deadline_ns)
+		return 0;
+	ms = (deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+int fileio__write_until(int fd, const void *buf, size_t len, uint64_t deadline_ns)
+{
+	const char *p = buf;
+	struct stat st;
+	size_t chunk = PIPE_BUF;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode))
+		return write_loop(fd, p, len, NULL);
+	if (fl & O_NONBLOCK)
+		chunk = len;
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		int n = poll(&pfd, 1, timeout_ms(deadline_ns));
+		ssize_t w;
+		int err;
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ETIMEDOUT;
+		/* POLLERR (no reader left) is for write() to say as EPIPE */
+		w = write(fd, p, len < chunk ? len : chunk);
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
+		err = advance(w, &p, &len);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int fileio__pwrite_all(int fd, const void *buf, size_t len, uint64_t off)

@@ -11,6 +11,17 @@
  * progress). */
 int fileio__write_all(int fd, const void *buf, size_t len);
 
+/* Writes all len bytes to a FIFO, pipe, socket or terminal whose reader
+ * may not read, waiting for it in poll() until deadline_ns
+ * (clock__mono_ns(); 0: no deadline), never inside write(): an fd without
+ * O_NONBLOCK is written PIPE_BUF bytes at a time, which a pipe that polls
+ * writable takes without blocking (a terminal stopped by ^S still can). A
+ * regular file is written as by fileio__write_all. Returns 0, -ETIMEDOUT
+ * past the deadline (part may have been written), -EINTR when a signal the
+ * process handles interrupts the wait (a ^C ends it), or -errno (-EPIPE
+ * when the reader went away, with SIGPIPE ignored). */
+int fileio__write_until(int fd, const void *buf, size_t len, uint64_t deadline_ns);
+
 /* Writes all len bytes at offset off. Returns 0 or -errno (-EIO as above). */
 int fileio__pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 

@@ -436,7 +436,10 @@ int service__run(const struct service_opts *o)
 		pidfd = pidfile__create(o->pidfile);
 		if (pidfd < 0) {
 			log__error("pidfile %s: %s%s", o->pidfile, strerror(-pidfd),
-				   pidfd == -EWOULDBLOCK ? " (is another smolder running?)" : "");
+				   pidfd == -EWOULDBLOCK ? " (is another smolder running?)"
+				   : pidfd == -EPERM ? " (not a regular file of ours with a single name: "
+						       "another user may have put it there)"
+				   : pidfd == -ELOOP ? " (a symbolic link, not followed)" : "");
 			goto out_stop;
 		}
 	}

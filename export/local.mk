@@ -10,6 +10,7 @@ export_libexport_a_SOURCES = \
 	export/top.c export/top.h \
 	export/encode.c export/encode.h \
 	export/atomic_file.c export/atomic_file.h \
+	export/out_path.c export/out_path.h \
 	export/gzip.c export/gzip.h \
 	export/dump_read.c export/dump_read.h \
 	export/dump_paths.c export/dump_paths.h \

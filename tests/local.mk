@@ -200,6 +200,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_budget_recovery.sh \
 	tests/integration/security_perfmaps.sh \
 	tests/integration/security_rename.sh \
+	tests/integration/security_outputs.sh \
 	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_threads.sh \

@@ -55,6 +55,7 @@ UNIT_TESTS = \
 	tests/unit/test_collapsed \
 	tests/unit/test_top \
 	tests/unit/test_atomic_file \
+	tests/unit/test_out_path \
 	tests/unit/test_gzip \
 	tests/unit/test_http_sink \
 	tests/unit/test_pyroscope \
@@ -72,7 +73,8 @@ UNIT_TESTS = \
 	tests/unit/test_dump_read \
 	tests/unit/test_uploader \
 	tests/unit/test_conf \
-	tests/unit/test_cpu_budget
+	tests/unit/test_cpu_budget \
+	tests/unit/test_pidfile
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -339,6 +341,11 @@ tests_unit_test_atomic_file_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_atomic_file_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_atomic_file_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
 
+tests_unit_test_out_path_SOURCES = tests/unit/test_out_path.c tests/unit/tmpdir.h
+tests_unit_test_out_path_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_out_path_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_out_path_LDADD = $(EXPORT_LIBS) -lpthread $(CRITERION_LIBS)
+
 tests_unit_test_gzip_SOURCES = tests/unit/test_gzip.c
 tests_unit_test_gzip_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_gzip_CFLAGS = $(TEST_CFLAGS)
@@ -425,6 +432,12 @@ tests_unit_test_conf_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
 tests_unit_test_conf_LINK = $(CXXLINK)
+
+tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/tmpdir.h
+tests_unit_test_pidfile_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_pidfile_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_pidfile_LDADD = $(DAEMON_LIBS) $(CRITERION_LIBS)
+tests_unit_test_pidfile_LINK = $(CXXLINK)
 
 tests_unit_test_cpu_budget_SOURCES = tests/unit/test_cpu_budget.c
 tests_unit_test_cpu_budget_CPPFLAGS = $(UNIT_CPPFLAGS)

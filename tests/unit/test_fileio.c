@@ -7,9 +7,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fileio.h"
 
 static char path[64];
@@ -119,6 +123,64 @@ Test(fileio, write_errors_are_returned)
 		cr_skip_test("no /dev/full here");
 	cr_assert_eq(fileio__write_all(fd, "x", 1), -ENOSPC);
 	close(fd);
+}
+
+/* A pipe whose reader does not read: the writer gives up at its deadline,
+ * blocking fd or not, and never waits in write(). */
+Test(fileio, write_until_gives_up_at_the_deadline)
+{
+	static char big[256 * 1024];
+	int p[2], nonblock;
+
+	for (nonblock = 0; nonblock < 2; nonblock++) {
+		uint64_t t0;
+		int rc;
+
+		cr_assert_eq(pipe2(p, O_CLOEXEC | (nonblock ? O_NONBLOCK : 0)), 0);
+		t0 = clock__mono_ns();
+		rc = fileio__write_until(p[1], big, sizeof(big), t0 + 200 * NS_PER_MS);
+		cr_assert_eq(rc, -ETIMEDOUT, "nonblock %d: %d", nonblock, rc);
+		cr_assert_geq(clock__mono_ns() - t0, 190 * NS_PER_MS);
+		cr_assert_lt(clock__mono_ns() - t0, 2 * NS_PER_S);
+		close(p[0]);
+		close(p[1]);
+	}
+}
+
+/* What a reader takes in time is all written; a reader that went away is
+ * EPIPE (SIGPIPE ignored, as callers do). */
+Test(fileio, write_until_through_a_pipe_read_in_time)
+{
+	static char big[256 * 1024], got[sizeof(big)];
+	size_t have = 0;
+	int p[2];
+	pid_t pid;
+
+	memset(big, 'x', sizeof(big));
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		_exit(fileio__write_until(p[1], big, sizeof(big), clock__mono_ns() + 10 * NS_PER_S) ? 1 : 0);
+	}
+	close(p[1]);
+	while (have < sizeof(got)) {
+		ssize_t n = read(p[0], got + have, sizeof(got) - have);
+
+		cr_assert_gt(n, 0);
+		have += (size_t)n;
+	}
+	cr_assert_eq(memcmp(got, big, sizeof(big)), 0);
+	close(p[0]);
+	cr_assert_eq(waitpid(pid, &p[0], 0), pid);
+	cr_assert(WIFEXITED(p[0]) && WEXITSTATUS(p[0]) == 0);
+
+	signal(SIGPIPE, SIG_IGN);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	cr_assert_eq(fileio__write_until(p[1], "x", 1, 0), -EPIPE);
+	close(p[1]);
 }
 
 Test(fileio, read_small)
