@@ -222,9 +222,12 @@ static int fake_read_stack(void *inst, const struct runtime_sample *s, struct ru
 	return 0;
 }
 
+/* Every process: the test's own comm is not its name under valgrind
+ * ("memcheck-amd64-"). */
 static bool fake_labels(const char *comm)
 {
-	return strncmp(comm, "test_runtimes", 13) == 0;
+	(void)comm;
+	return true;
 }
 
 /* argv[0]'s last component, with a mark the test can see. */
@@ -605,7 +608,6 @@ Test(runtimes, a_users_readers_are_bounded)
 
 		/* as another user: the bound is on users but root */
 		child[i] = exec_child__start(65534, &tell[i]);
-		usleep(20000);
 		p = proctable__get(a.pt, child[i]);
 		cr_assert_not_null(p);
 		cr_assert_eq(process__uid(p), 65534);
