@@ -181,8 +181,15 @@ static int scan_threads(struct cpython *c, bool only_new)
 		 * is older (a freed state's memory may hold a new thread's) */
 		if (only_new && u64map__get(c->known_tstates, ts, &v) && v == (uint64_t)(uint32_t)tid)
 			break;
-		if (u64map__count(c->known_tstates) >= CPYTHON_MAX_THREADS)
+		/* walks for new threads add to what the last whole walk mapped:
+		 * a list whose states take new TIDs at each walk would add
+		 * thousands every time; past the bound, all is walked anew */
+		if (u64map__count(c->known_tstates) >= CPYTHON_MAX_THREADS ||
+		    u64map__count(c->tstate_by_tid) >= CPYTHON_MAX_THREADS) {
 			u64map__clear(c->known_tstates);
+			u64map__clear(c->tstate_by_tid);
+			u64map__clear(c->thread_by_tid);
+		}
 		if (u64map__put(c->known_tstates, ts, (uint64_t)(uint32_t)tid) != 0)
 			return -ENOMEM;
 		if (tid && (u64map__put(c->tstate_by_tid, (uint64_t)tid, ts) != 0 ||
@@ -399,6 +406,7 @@ void cpython__stats(const struct cpython *c, struct cpython_stats *out)
 {
 	out->reads = c->mem.reads;
 	out->failures = c->failures;
+	out->threads = u64map__count(c->tstate_by_tid);
 }
 
 int cpython__remap_names(struct cpython *c, struct strtab_remap *r)

@@ -124,6 +124,7 @@ void cpython__place(const struct cpython_stack *stack, const struct cpython_nati
 struct cpython_stats {
 	uint64_t reads;      /* reads of the process's memory */
 	uint64_t failures;   /* stacks that could not be read */
+	uint64_t threads;    /* threads mapped now (at most CPYTHON_MAX_THREADS) */
 };
 void cpython__stats(const struct cpython *c, struct cpython_stats *out);
 int cpython__remap_names(struct cpython *c, struct strtab_remap *r);

@@ -40,6 +40,7 @@ check_PROGRAMS += \
 	tests/workloads/remap \
 	tests/workloads/jit \
 	tests/workloads/perfmap_churn \
+	tests/workloads/fake_cpython \
 	tests/workloads/main_exits \
 	tests/workloads/late_threads \
 	tests/workloads/late_fork \
@@ -135,6 +136,13 @@ tests_workloads_perfmap_churn_SOURCES = tests/workloads/perfmap_churn.c tests/wo
 tests_workloads_perfmap_churn_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_perfmap_churn_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 
+# Poses as CPython 3.11 with smolder's own layout table, so its offsets are
+# the reader's by construction; the reader finds it by its dynamic symbols.
+tests_workloads_fake_cpython_SOURCES = tests/workloads/fake_cpython.c tests/workloads/wl_time.h \
+	runtimes/cpython_layout.c runtimes/cpython_layout.h
+tests_workloads_fake_cpython_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
+tests_workloads_fake_cpython_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread -rdynamic
+
 # --- Integration tests -------------------------------------------------------
 INTEGRATION_TESTS = \
 	tests/tree/layout.sh \
@@ -201,6 +209,7 @@ INTEGRATION_TESTS = \
 	tests/integration/security_perfmaps.sh \
 	tests/integration/security_rename.sh \
 	tests/integration/security_outputs.sh \
+	tests/integration/security_readers.sh \
 	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_threads.sh \

@@ -203,6 +203,75 @@ static void check_stack(unsigned major, unsigned minor)
 
 Test(cpython, reads_and_names_a_threads_stack_311) { check_stack(3, 11); }
 
+/* A list of states that take new TIDs at every walk (decoys renumbered
+ * as fast as they are read), before the thread's own: the walks for new
+ * threads find thousands of new TIDs each time, and what the reader maps
+ * stays bounded all the same. The decoys are made up as they are read. */
+#define DECOYS 1500u
+#define DECOY_BASE 0x40000000ull
+#define DECOY_STRIDE 0x1000u
+
+struct decoys {
+	struct image *im;
+	struct memsource img; /* the image, for everything else */
+	uint64_t epoch;       /* walks that started at the first decoy */
+};
+
+static int decoy_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct decoys *d = ctx;
+	const struct cpython_layout *l = d->im->l;
+	uint64_t i = (addr - DECOY_BASE) / DECOY_STRIDE, next;
+	uint8_t *b = buf;
+
+	if (addr < DECOY_BASE || i >= DECOYS || (addr - DECOY_BASE) % DECOY_STRIDE || len > DECOY_STRIDE)
+		return memsource__read(&d->img, addr, buf, len);
+	d->epoch += i == 0;
+	memset(b, 0, len);
+	next = i + 1 < DECOYS ? DECOY_BASE + (i + 1) * DECOY_STRIDE : at(O_TSTATE);
+	if (l->tstate_next + 8 <= len)
+		memcpy(b + l->tstate_next, &next, 8);
+	if (l->tstate_native_id >= 0 && (size_t)l->tstate_native_id + 4 <= len) {
+		uint32_t tid = (uint32_t)(100000 + d->epoch * DECOYS + i);
+
+		memcpy(b + l->tstate_native_id, &tid, 4);
+	}
+	return 0;
+}
+
+Test(cpython, threads_mapped_stay_bounded_however_the_list_changes)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct cpython_stack *st = malloc(sizeof(*st));
+	struct cpython_symbols sym;
+	struct cpython_stats s;
+	struct decoys d;
+	struct memsource m;
+	struct cpython *c = NULL;
+	int k;
+
+	build(im, 3, 11);
+	put64(im, O_INTERP + im->l->interp_tstate_head, DECOY_BASE);
+	d.im = im;
+	d.epoch = 0;
+	memsource__image(&d.img, &im->img);
+	symbols_of(im, 3, 11, &sym);
+	memset(&m, 0, sizeof(m));
+	m.read = decoy_read;
+	m.ctx = &d;
+	cr_assert_eq(cpython__open(&m, &sym, false, t, &c), 0);
+	for (k = 0; k < 40; k++)
+		(void)cpython__read_stack(c, TID + 1, 1 + (uint64_t)k, st);
+	cpython__stats(c, &s);
+	cr_assert_gt(d.epoch, 10, "the list was walked %llu times", (unsigned long long)d.epoch);
+	cr_assert_leq(s.threads, 4096, "%llu threads mapped", (unsigned long long)s.threads);
+	cpython__delete(c);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
 /* A thread no state matches has the whole list walked again, but less
  * often after each walk in vain: over ten seconds of samples every 10 ms,
  * six walks, not fifty. */
