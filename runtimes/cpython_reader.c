@@ -14,6 +14,7 @@
 #include "runtimes/cpython.h"
 #include "runtimes/elf_symbols.h"
 #include "runtimes/glibc.h"
+#include "runtimes/pycmd.h"
 #include "runtimes/readers.h"
 
 /* Bytes of a native eval frame's own stack looked at for what it ran. */
@@ -302,6 +303,21 @@ static int read_stack(void *inst, const struct runtime_sample *s, struct runtime
 	return 0;
 }
 
+/* Every interpreter is "python3" (or "python3.11", "python2.7") to the
+ * kernel; its script or module tells two services apart. A script run by
+ * its shebang has the script's name as its comm already. */
+static bool labels(const char *comm)
+{
+	return strncmp(comm, "python", 6) == 0;
+}
+
+static int label(const char *cmdline, size_t len, char *out, size_t size)
+{
+	int n = pycmd__main(cmdline, len, out, size);
+
+	return n > 0 ? n : 0;
+}
+
 static int remap_names(void *inst, struct strtab_remap *r)
 {
 	struct instance *in = inst;
@@ -326,6 +342,8 @@ const struct runtime_reader runtime_cpython = {
 	.open = open_instance,
 	.close = close_instance,
 	.read_stack = read_stack,
+	.labels = labels,
+	.label = label,
 	.remap_names = remap_names,
 	.counters = counters,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runtimes/nodecmd.h"
+#include "runtimes/script_label.h"
 
 /* Options whose value may be the next argument (node --help, 16 to 22,
  * and the V8 sizes people pass that way); any other argument starting
@@ -39,37 +40,12 @@ static int in(const char *arg, const char *const *list, size_t n)
 }
 
 /* File names that say little alone: their directory names the service. */
-static int generic(const char *name, size_t n)
-{
-	static const char *const stems[] = { "index.", "main.", "server.", "app." };
-	size_t i;
-
-	for (i = 0; i < sizeof(stems) / sizeof(stems[0]); i++)
-		if (n > strlen(stems[i]) && strncmp(name, stems[i], strlen(stems[i])) == 0)
-			return 1;
-	return 0;
-}
+static const char *const generic_stems[] = { "index.", "main.", "server.", "app." };
 
 static int put(const char *arg, size_t n, char *out, size_t size)
 {
-	const char *slash = memrchr(arg, '/', n), *start = arg;
-
-	if (slash) {
-		start = slash + 1;
-		if (generic(start, n - (size_t)(start - arg))) {
-			const char *up = slash > arg ? memrchr(arg, '/', (size_t)(slash - arg)) : NULL;
-
-			start = up ? up + 1 : arg;
-		}
-	}
-	n -= (size_t)(start - arg);
-	if (n == 0)
-		return -ENOENT;
-	if (n >= size)
-		return -ENAMETOOLONG;
-	memcpy(out, start, n);
-	out[n] = '\0';
-	return (int)n;
+	return script_label__from_path(arg, n, generic_stems,
+				       sizeof(generic_stems) / sizeof(generic_stems[0]), out, size);
 }
 
 int nodecmd__main(const char *cmdline, size_t len, char *out, size_t size)

@@ -169,6 +169,12 @@ CHAIN_S=6
 
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed"
 record system-chain /usr/bin/python3 chain "$CHAIN_S" || fail "Debian's python3: the chain is not named well enough"
+# an interpreter is labelled by its script, as a JVM by its main class
+"$PYTHON3" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+names = {p["labels"].get("service_name") for p in d["profiles"] if p["labels"].get("comm", "").startswith("python")}
+print("  the interpreter labelled %s" % sorted(names))
+sys.exit(0 if names == {"py_work.py"} else 1)' "$TMP/system-chain.json" || fail "the interpreter is not labelled by its script"
 tried=""
 for v in 2.7 3.6 3.7 3.8 3.9 3.10 3.11 3.12 3.13; do
 	py=$(pyenv_python $v)

@@ -20,6 +20,7 @@ UNIT_TESTS = \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
 	tests/unit/test_accountant \
+	tests/unit/test_pycmd \
 	tests/unit/test_gostack \
 	tests/unit/test_hotspot \
 	tests/unit/test_cpython \
@@ -131,6 +132,10 @@ tests_unit_test_procmem_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_procmem_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_procmem_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
+tests_unit_test_pycmd_SOURCES = tests/unit/test_pycmd.c
+tests_unit_test_pycmd_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_pycmd_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_pycmd_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 tests_unit_test_accountant_SOURCES = tests/unit/test_accountant.c
 tests_unit_test_accountant_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_accountant_CFLAGS = $(TEST_CFLAGS)
