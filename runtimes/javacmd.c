@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "runtimes/cmdline_args.h"
 #include "runtimes/javacmd.h"
 
 /* Launcher options whose value is the next argument (java --help, JDK 8
@@ -38,24 +39,17 @@ static int put(const char *s, size_t n, char *out, size_t size)
 
 int javacmd__main(const char *cmdline, size_t len, char *out, size_t size)
 {
-	const char *p = cmdline, *end = cmdline + len;
-	int first = 1, want = 0; /* want: 1 skip a value, 2 the jar, 3 the module */
+	struct cmdline_args args;
+	const char *arg;
+	size_t n;
+	int rc, want = 0; /* want: 1 skip a value, 2 the jar, 3 the module */
 
 	if (!size)
 		return -EINVAL;
-	while (p < end) {
-		const char *nul = memchr(p, '\0', (size_t)(end - p));
-		const char *arg = p;
-		size_t n;
-
-		if (!nul)
-			return -ENOENT; /* cut: the last argument may be too */
-		n = (size_t)(nul - p);
-		p = nul + 1;
-		if (first) { /* argv[0], the launcher */
-			first = 0;
-			continue;
-		}
+	cmdline_args__init(&args, cmdline, len);
+	if (cmdline_args__next(&args, &arg, &n) != 1) /* argv[0], the launcher */
+		return -ENOENT;
+	while ((rc = cmdline_args__next(&args, &arg, &n)) == 1) {
 		if (want == 1) {
 			want = 0;
 			continue;

@@ -32,5 +32,6 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/v8_inline.c runtimes/v8_inline.h \
 	runtimes/nodecmd.c runtimes/nodecmd.h \
 	runtimes/pycmd.c runtimes/pycmd.h \
+	runtimes/cmdline_args.h \
 	runtimes/script_label.c runtimes/script_label.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

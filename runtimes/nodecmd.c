@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "runtimes/cmdline_args.h"
 #include "runtimes/nodecmd.h"
 #include "runtimes/script_label.h"
 
@@ -50,24 +51,17 @@ static int put(const char *arg, size_t n, char *out, size_t size)
 
 int nodecmd__main(const char *cmdline, size_t len, char *out, size_t size)
 {
-	const char *p = cmdline, *end = cmdline + len;
-	int first = 1, skip = 0, script = 0;
+	struct cmdline_args args;
+	const char *arg;
+	size_t n;
+	int rc, skip = 0, script = 0;
 
 	if (!size)
 		return -EINVAL;
-	while (p < end) {
-		const char *nul = memchr(p, '\0', (size_t)(end - p));
-		const char *arg = p;
-		size_t n;
-
-		if (!nul)
-			return -ENOENT; /* cut: the last argument may be too */
-		n = (size_t)(nul - p);
-		p = nul + 1;
-		if (first) { /* argv[0], node itself */
-			first = 0;
-			continue;
-		}
+	cmdline_args__init(&args, cmdline, len);
+	if (cmdline_args__next(&args, &arg, &n) != 1) /* argv[0], node itself */
+		return -ENOENT;
+	while ((rc = cmdline_args__next(&args, &arg, &n)) == 1) {
 		if (skip) {
 			skip = 0;
 			continue;

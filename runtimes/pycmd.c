@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "runtimes/cmdline_args.h"
 #include "runtimes/pycmd.h"
 #include "runtimes/script_label.h"
 
@@ -62,40 +63,32 @@ static int options(const char *arg, const char **rest)
 
 int pycmd__main(const char *cmdline, size_t len, char *out, size_t size)
 {
-	const char *p = cmdline, *end = cmdline + len, *rest = NULL;
-	int first = 1, want = 0; /* 1: an option's value, 2: a module */
+	struct cmdline_args args;
+	const char *arg, *rest = NULL;
+	size_t n;
+	int rc, want = 0; /* 1: an option's value, 2: a module, 3: the script */
 
 	if (!size)
 		return -EINVAL;
-	while (p < end) {
-		const char *nul = memchr(p, '\0', (size_t)(end - p));
-		const char *arg = p;
-		size_t n;
-
-		if (!nul)
-			return -ENOENT; /* cut: the last argument may be too */
-		n = (size_t)(nul - p);
-		p = nul + 1;
-		if (first) { /* argv[0], the interpreter */
-			first = 0;
-			continue;
-		}
+	cmdline_args__init(&args, cmdline, len);
+	if (cmdline_args__next(&args, &arg, &n) != 1) /* argv[0], the interpreter */
+		return -ENOENT;
+	while ((rc = cmdline_args__next(&args, &arg, &n)) == 1) {
 		if (want == 2)
 			return module(arg, n, out, size);
+		if (want == 3)
+			return script(arg, n, out, size);
 		if (want == 1) {
 			want = 0;
 			continue;
 		}
-		if (arg[0] != '-' || n == 1)
-			return n == 1 && arg[0] == '-' ? -ENOENT : script(arg, n, out, size);
+		if (arg[0] != '-')
+			return script(arg, n, out, size);
+		if (n == 1)
+			return -ENOENT; /* "-": the script comes on standard input */
 		if (strcmp(arg, "--") == 0) {
-			want = 0;
-			/* the next argument is the script, whatever it looks like */
-			if (p < end) {
-				nul = memchr(p, '\0', (size_t)(end - p));
-				return nul ? script(p, (size_t)(nul - p), out, size) : -ENOENT;
-			}
-			return -ENOENT;
+			want = 3; /* the next argument is the script, whatever it looks like */
+			continue;
 		}
 		switch (options(arg, &rest)) {
 		case 1:
