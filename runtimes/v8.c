@@ -141,8 +141,9 @@ static void add_splice(struct runtime_stack *out, uint32_t frame, const uint32_t
 static void read_headers(struct v8 *v, const uint64_t *tagged, uint8_t *const *bufs,
 			 const size_t *lens, bool *ok, size_t n)
 {
-	uint64_t addrs[V8_MAX_FRAMES];
-	void *b[V8_MAX_FRAMES];
+	/* a frame's function, or its SharedFunctionInfo and code */
+	uint64_t addrs[2 * V8_MAX_FRAMES];
+	void *b[2 * V8_MAX_FRAMES];
 	size_t i;
 
 	for (i = 0; i < n; i++) {

@@ -347,6 +347,59 @@ static void check_names(int node)
 	fini(&im);
 }
 
+/* A stack deeper than the frames named per sample, every frame optimized
+ * code: its functions, then their SharedFunctionInfos and code, are read
+ * in batches twice as many as the frames. */
+Test(v8, a_deep_stack_of_optimized_frames)
+{
+	enum { N = 3 * V8_MAX_FRAMES, STACK = N * 16 + 64 };
+	static struct unwind_frame frames[N];
+	static uint8_t stack[STACK];
+	struct unwind_regs regs;
+	struct runtime_sample rs;
+	struct unwind_stack us = { SB, stack, STACK, NULL };
+	static struct runtime_stack out;
+	struct image im;
+	struct strtab *t = strtab__new();
+	uint64_t scr, fn, code;
+	struct v8 *v;
+	size_t i;
+
+	init(&im, 20);
+	scr = script(&im, "/srv/app/deep.js", SRC);
+	fn = function(&im, scr, "leafWork", 10, 40, NULL);
+	code = object(&im, im.l.t_code, 256);
+	put64(&im, fn - 1 + im.l.fn_code, code);
+	memset(frames, 0, sizeof(frames));
+	for (i = 0; i < N; i++) {
+		uint64_t fp = SB + 32 + 16 * i;
+
+		memcpy(stack + (fp - 8 - SB), &scr, 8);
+		memcpy(stack + (fp - 16 - SB), &fn, 8);
+		frames[i].pc = 0x10000 + i;
+		frames[i].keeps = true;
+		frames[i].runtime = 1;
+		frames[i].code = UNWIND_CODE_FRAME_POINTER;
+		frames[i].kept = 1u << 1;
+		frames[i].kept_regs[1] = fp;
+	}
+	memset(&regs, 0, sizeof(regs));
+	memset(&rs, 0, sizeof(rs));
+	rs.tag = 1;
+	rs.now_ns = 1;
+	rs.stack = &us;
+	rs.regs = &regs;
+	rs.frames = frames;
+	rs.nframes = N;
+	v = open_v8(&im, t);
+	memset(&out, 0, sizeof(out));
+	cr_assert_eq(v8__read_stack(v, &rs, &out), 0);
+	cr_assert_eq(out.nsplices, V8_MAX_FRAMES, "%zu frames named", out.nsplices);
+	v8__delete(v);
+	strtab__delete(t);
+	fini(&im);
+}
+
 Test(v8, frames_named_from_the_copied_stack_16) { check_names(16); }
 Test(v8, frames_named_from_the_copied_stack_20) { check_names(20); }
 Test(v8, frames_named_from_the_copied_stack_22) { check_names(22); }
