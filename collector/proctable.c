@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -42,7 +41,6 @@ struct proc_map {
 struct process {
 	int pid;
 	uint32_t comm, exe, service; /* strtab ids (0 unknown) */
-	uid_t uid;
 	struct proc_map *maps;       /* sorted by start, non-overlapping */
 	size_t nmaps, cap;
 	int exe_pending;             /* exec seen, exe comes with the next exec mapping */
@@ -387,10 +385,8 @@ static uint32_t read_exe(struct proctable *pt, int pid)
 static void load_identity(struct proctable *pt, struct process *p)
 {
 	char buf[4096];
-	char path[64];
 	ssize_t n;
 	uint32_t exe;
-	struct stat st;
 
 	n = read_proc_file(p->pid, "comm", buf, sizeof(buf));
 	if (n > 0) {
@@ -401,9 +397,6 @@ static void load_identity(struct proctable *pt, struct process *p)
 	exe = read_exe(pt, p->pid);
 	if (exe)
 		p->exe = exe;
-	snprintf(path, sizeof(path), "/proc/%d", p->pid);
-	if (stat(path, &st) == 0)
-		p->uid = st.st_uid;
 	p->service = service_from_cgroup(pt, p->pid);
 }
 
@@ -629,7 +622,7 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 	child->exe = parent->exe;
 	child->service = parent->service;
 	child->service_stale = parent->service_stale;
-	child->uid = parent->uid;
+	/* not its credentials: whose it is, it says when it is used */
 	child->jitdump = parent->jitdump;
 	if (parent->nmaps) {
 		child->maps = malloc(parent->nmaps * sizeof(*child->maps));
@@ -758,7 +751,6 @@ uint32_t proctable__thread_name(struct proctable *pt, struct process *p, int tid
 }
 
 int process__pid(const struct process *p) { return p->pid; }
-uid_t process__uid(const struct process *p) { return p->uid; }
 uint32_t process__comm(const struct process *p) { return p->comm; }
 uint32_t process__exe(const struct process *p) { return p->exe; }
 uint32_t proctable__service(struct proctable *pt, struct process *p)

@@ -75,7 +75,6 @@ uint32_t proctable__thread_name(struct proctable *pt, struct process *p, int tid
 
 /* What a process is. Names are strtab ids (0: unknown). */
 int process__pid(const struct process *p);
-uid_t process__uid(const struct process *p);
 uint32_t process__comm(const struct process *p);
 uint32_t process__exe(const struct process *p);
 /* The systemd unit ("nginx" of nginx.service) the process runs in, 0: none. */

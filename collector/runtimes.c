@@ -13,6 +13,7 @@
 #include "collector/runtimes.h"
 #include "common/clock.h"
 #include "common/fileio.h"
+#include "common/proccreds.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
@@ -32,6 +33,7 @@ static const struct runtime_reader *const table[] = {
 struct slot {
 	void *inst;            /* NULL: not open */
 	struct ledger *ledger; /* what it reads is charged to */
+	uid_t ledger_uid;      /* the user the ledger charges */
 	uint64_t next_try_ns;  /* after a failed open */
 	uint32_t failures;     /* opens failed in a row */
 };
@@ -279,6 +281,39 @@ static uint64_t lib_symbol(void *ctx, const char *const *libs, size_t nlibs, con
 	return 0;
 }
 
+/* A failed open: not (yet) a runtime we can read; back off, more each time. */
+static void *open_failed(struct runtimes *rs, size_t r, struct slot *sl, uint64_t now_ns)
+{
+	uint64_t backoff = RUNTIMES_RETRY_NS << (sl->failures < 6 ? sl->failures : 6);
+
+	sl->inst = NULL;
+	rs->failed[r]++;
+	sl->next_try_ns = now_ns + (backoff < RUNTIMES_RETRY_MAX_NS ? backoff : RUNTIMES_RETRY_MAX_NS);
+	sl->failures++;
+	return NULL;
+}
+
+/* The ledger of sl, charged to whose process pid is now, not when it was
+ * first seen. 0, -ENOMEM, or -errno when its credentials cannot be read
+ * (it is gone). */
+static int charge_to_owner(struct runtimes *rs, struct slot *sl, int pid, uid_t *uid)
+{
+	struct proccreds creds;
+	int err = proccreds__read_pid(pid, &creds);
+
+	if (err < 0)
+		return err;
+	*uid = proccreds__user(&creds);
+	if (sl->ledger && sl->ledger_uid != *uid) {
+		ledger__delete(sl->ledger);
+		sl->ledger = NULL;
+	}
+	if (!sl->ledger && !(sl->ledger = accountant__ledger(rs->acct, *uid)))
+		return -ENOMEM;
+	sl->ledger_uid = *uid;
+	return 0;
+}
+
 /* Opens reader r's instance on p, for the binary mapped by m. */
 static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct proc_map *m,
 		       uint64_t now_ns)
@@ -288,8 +323,9 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	struct lib_lookup lk = { rs, p };
 	struct runtime_process proc;
 	struct binary *bin;
-	uint64_t t0, backoff;
+	uint64_t t0;
 	void *data = NULL;
+	uid_t uid;
 	int err;
 
 	if (!sl)
@@ -299,11 +335,14 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	bin = proc_map__binary(m);
 	if (!bin || binary_tag(rs, bin, &data) != r + 1)
 		return NULL;
-	if (!sl->ledger && !(sl->ledger = accountant__ledger(rs->acct, process__uid(p))))
+	err = charge_to_owner(rs, sl, process__pid(p), &uid);
+	if (err == -ENOMEM)
 		return NULL;
+	if (err < 0)
+		return open_failed(rs, r, sl, now_ns);
 	memset(&proc, 0, sizeof(proc));
 	proc.pid = process__pid(p);
-	proc.uid = process__uid(p);
+	proc.uid = uid;
 	proc.data = data;
 	proc.path = strtab__str(rs->names, proc_map__path(m));
 	proc.bias = proc_map__bias(m);
@@ -316,18 +355,11 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	t0 = clock__mono_ns();
 	err = rs->readers[r]->open(&proc, &sl->inst);
 	ledger__charge_cpu(sl->ledger, clock__mono_ns() - t0);
-	if (err == 0) {
-		rs->opened[r]++;
-		sl->failures = 0;
-		return sl->inst;
-	}
-	sl->inst = NULL;
-	rs->failed[r]++;
-	/* not (yet) a runtime we can read: back off, more each time */
-	backoff = RUNTIMES_RETRY_NS << (sl->failures < 6 ? sl->failures : 6);
-	sl->next_try_ns = now_ns + (backoff < RUNTIMES_RETRY_MAX_NS ? backoff : RUNTIMES_RETRY_MAX_NS);
-	sl->failures++;
-	return NULL;
+	if (err != 0)
+		return open_failed(rs, r, sl, now_ns);
+	rs->opened[r]++;
+	sl->failures = 0;
+	return sl->inst;
 }
 
 /* Opens the instances of readers of code no file holds whose host p maps,

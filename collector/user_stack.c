@@ -262,7 +262,6 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 	u->lang->nsplices = 0;
 
 	proc.pid = process__pid(p);
-	proc.uid = process__uid(p);
 	proc.jitdump = process__jitdump(p);
 	/* language frames older than the native stack reaches (it was cut):
 	 * the root of what is known */

@@ -16,6 +16,7 @@ UNIT_TESTS = \
 	tests/unit/test_units \
 	tests/unit/test_redact \
 	tests/unit/test_userfile \
+	tests/unit/test_proccreds \
 	tests/unit/test_cachedir \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
@@ -108,6 +109,11 @@ tests_unit_test_userfile_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_userfile_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_userfile_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
 
+tests_unit_test_proccreds_SOURCES = tests/unit/test_proccreds.c tests/unit/child_creds.h
+tests_unit_test_proccreds_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_proccreds_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_proccreds_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
 tests_unit_test_cachedir_SOURCES = tests/unit/test_cachedir.c
 tests_unit_test_cachedir_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_cachedir_CFLAGS = $(TEST_CFLAGS)
@@ -194,7 +200,7 @@ tests_unit_test_frame_name_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_frame_name_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_frame_name_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_symbolizer_SOURCES = tests/unit/test_symbolizer.c
+tests_unit_test_symbolizer_SOURCES = tests/unit/test_symbolizer.c tests/unit/child_creds.h
 tests_unit_test_symbolizer_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_symbolizer_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_symbolizer_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
