@@ -13,8 +13,13 @@ they were when the agent first saw them or their parent. smolder
            "TOPSECRET...") over its perf map: not one of those lines may
            reach the profile;
   setuid   a process of nobody, alive before the agent starts, execs a
-           setuid-root copy of jit_fp: the process is root's from then on,
-           its root-owned perf map names its JIT code.
+           setuid-root copy of jit_fp: labelled user=nobody before, the
+           process is root's from then on: its root-owned perf map names
+           its JIT code, and its profile carries no user label;
+  labels   two processes named postgresql, one root's and one nobody's,
+           both started after the agent: two profiles, the user's labelled
+           user=nobody with service_name postgresql@nobody, root's without
+           a user label; uploaded to a Pyroscope receiver, two series.
 
 Every check is made and reported before the verdict, so a run against an
 agent that fails shows each failure. Usage: hostile_creds.py CASE SMOLDER
@@ -164,13 +169,15 @@ def case_files(smolder, workloads, shared, c):
         # setpriv, before its exec, is root's
         pr = profiles_of(d, pid, "jit_fp")
         total, named = count(pr), count(pr, "jit_trampoline_[j]")
-        print("  %s (pid %d): %d samples, %d named jit_trampoline_[j], %d of the secret's line"
-              % (name, pid, total, named, count(pr, SECRET)))
+        users = sorted({p["labels"].get("user", "") for p in pr})
+        print("  %s (pid %d): %d samples, %d named jit_trampoline_[j], %d of the secret's line, "
+              "user labels %s" % (name, pid, total, named, count(pr, SECRET), users))
         c.check(total > 0, "%s: sampled" % name)
         if "bound" in name:
             c.check(count(pr, SECRET) == 0, "%s: no line of the root-only file in its profile" % name)
         else:
             c.check(named > 0, "%s: its own perf map names its JIT code" % name)
+        c.check(users == ["nobody"], "%s: labelled user=nobody" % name)
     c.check(leaked == 0, "the root-only file's line appears %d time(s) in the whole dump" % leaked)
 
 
@@ -206,22 +213,93 @@ def case_setuid(smolder, workloads, shared, c):
     before = profiles_of(dump, pid, "sh")
     pr = profiles_of(dump, pid, "jit_fp")
     total, named = count(pr), count(pr, "jit_trampoline_[j]")
-    print("  nobody's process %d: %d samples as sh before the exec" % (pid, count(before)))
+    users = sorted({p["labels"].get("user", "") for p in pr})
+    print("  nobody's process %d: %d samples as sh before the exec, user labels %s"
+          % (pid, count(before), sorted({p["labels"].get("user", "") for p in before})))
     print("  nobody's process %d, after its exec of a setuid-root jit_fp: %d samples, %d named "
-          "jit_trampoline_[j] from its root-owned map" % (pid, total, named))
+          "jit_trampoline_[j] from its root-owned map, user labels %s" % (pid, total, named, users))
     c.check(count(before) > 0, "setuid exec: sampled as nobody's sh before its exec")
+    # labels are read when samples are handled: the last samples before
+    # the exec, handled after it, may carry the new user
+    as_nobody_n = count([p for p in before if p["labels"].get("user") == "nobody"])
+    c.check(as_nobody_n * 3 >= count(before) * 2,
+            "setuid exec: before it, labelled user=nobody (%d of %d samples)" % (as_nobody_n, count(before)))
     c.check(total > 0, "setuid exec: sampled")
     c.check(named > 0, "setuid exec: its perf map (root's, as it is) names its JIT code")
+    c.check(users == [""], "setuid exec: no user label (it is root's)")
+
+
+def case_labels(smolder, workloads, shared, srcdir, c):
+    d = os.path.join(shared, "bin")
+    os.mkdir(d)
+    os.chmod(d, 0o755)
+    prog = os.path.join(d, "postgresql")
+    shutil.copy(os.path.join(workloads, "chain"), prog)
+    os.chmod(prog, 0o755)
+    out = os.path.join(shared, "labels.json")
+    agent = start_agent(smolder, 5, out, per_pid=False)
+    procs = [subprocess.Popen([prog, "3"], stderr=subprocess.DEVNULL),
+             subprocess.Popen(as_nobody([prog, "3"]), stderr=subprocess.DEVNULL)]
+    text, dump = finish_agent(agent, out)
+    for p in procs:
+        p.wait()
+    mine = [p for p in dump["profiles"] if p["labels"].get("comm") == "postgresql"]
+    for p in mine:
+        print("  profile %s: %d samples" % (json.dumps(p["labels"], sort_keys=True), count([p])))
+    by_user = {}
+    for p in mine:
+        by_user.setdefault(p["labels"].get("user", "(root)"), []).append(p)
+    c.check(sorted(by_user) == ["(root)", "nobody"],
+            "root's and nobody's postgresql are profiles of their own (users %s)" % sorted(by_user))
+    for p in by_user.get("nobody", []):
+        c.check(p["labels"].get("service_name") == "postgresql@nobody",
+                "the user's service_name is %r (want postgresql@nobody)" % p["labels"].get("service_name"))
+    for p in by_user.get("(root)", []):
+        c.check(p["labels"].get("service_name") == "postgresql",
+                "root's service_name is %r (want postgresql)" % p["labels"].get("service_name"))
+
+    # the same dump at a Pyroscope receiver: two series
+    sys.path.insert(0, os.path.join(srcdir, "integration"))
+    import receiver  # noqa: E402
+    rdir = os.path.join(shared, "rcv")
+    os.mkdir(rdir)
+    up = os.path.join(shared, "up")
+    os.mkdir(up)
+    # the receiver rejects profiles from before its reference; the dump is new
+    shutil.copy(out, os.path.join(up, "labels.json"))
+    rcv = subprocess.Popen([sys.executable, os.path.join(srcdir, "integration", "receiver.py"),
+                            "--port-file", rdir + "/port", "--log", rdir + "/log",
+                            "--control", rdir + "/ctl", "--mode", "pyroscope", "--max-time", "60"],
+                           stderr=subprocess.DEVNULL)
+    try:
+        end = time.time() + 10
+        while time.time() < end and not (os.path.exists(rdir + "/port") and os.path.getsize(rdir + "/port")):
+            time.sleep(0.05)
+        port = open(rdir + "/port").read().strip()
+        rc = subprocess.call([smolder, "upload", "--export", "pyroscope", "--url",
+                              "http://127.0.0.1:%s" % port, up])
+        reqs = receiver.load_log(rdir + "/log")
+    finally:
+        rcv.terminate()
+        rcv.wait()
+    c.check(rc == 0, "smolder upload --export pyroscope exited %d" % rc)
+    series = sorted({r["params"]["name"] for r in reqs
+                     if r.get("status") == 200 and r.get("app", "").startswith("postgresql")})
+    for s in series:
+        print("  series %s" % s)
+    c.check(len(series) == 2, "%d Pyroscope series for the two postgresql processes (want 2)" % len(series))
+    c.check(any("user=nobody" in s for s in series) and any("user=" not in s for s in series),
+            "the user's series carries user=nobody, root's none")
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ("files", "setuid"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("files", "setuid", "labels"):
         print(__doc__)
         return 2
     case, smolder, workloads, srcdir = sys.argv[1:]
     if os.geteuid() != 0:
         skip("needs root (the agent is root; the tests start processes as another user)")
-    if os.uname().machine != "x86_64":
+    if case != "labels" and os.uname().machine != "x86_64":
         skip("the JIT workload's stub is x86-64 machine code")
     for tool in ("setpriv", "unshare"):
         if not shutil.which(tool):
@@ -232,8 +310,10 @@ def main():
     try:
         if case == "files":
             case_files(smolder, workloads, shared, c)
-        else:
+        elif case == "setuid":
             case_setuid(smolder, workloads, shared, c)
+        else:
+            case_labels(smolder, workloads, shared, srcdir, c)
     finally:
         shutil.rmtree(shared, ignore_errors=True)
     return c.verdict()

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Whose a process is, read from the kernel when it matters (doc/security.md,
 # 1a): processes started by root for a user after the agent, root processes
-# that setuid() to a user, a user's process that execs a setuid binary. See
-# hostile_creds.py.
+# that setuid() to a user, a user's process that execs a setuid binary, and
+# the labels that keep a user's processes apart from root's and from system
+# services. See hostile_creds.py.
 . "$TESTS_SRCDIR/integration/lib.sh"
-need_workload jit_fp
+need_workload jit_fp chain
 need_perf system
 failed= ran=
-for case in files setuid; do
+for case in files setuid labels; do
 	echo "--- $case"
 	"$PYTHON3" "$TESTS_SRCDIR/integration/hostile_creds.py" "$case" "$SMOLDER" "$WORKLOADS" "$TESTS_SRCDIR"
 	rc=$?

@@ -44,6 +44,9 @@ UNIT_TESTS = \
 	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
 	tests/unit/test_proctable \
+	tests/unit/test_proctable_identity \
+	tests/unit/test_service_unit \
+	tests/unit/test_usernames \
 	tests/unit/test_thread_names \
 	tests/unit/test_ptree \
 	tests/unit/test_runtimes \
@@ -282,6 +285,24 @@ tests_unit_test_proctable_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_proctable_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_proctable_LDADD = $(COLLECTOR_LIBS) -lpthread $(CRITERION_LIBS)
 tests_unit_test_proctable_LINK = $(CXXLINK)
+
+tests_unit_test_proctable_identity_SOURCES = tests/unit/test_proctable_identity.c tests/unit/child_creds.h
+tests_unit_test_proctable_identity_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_proctable_identity_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_proctable_identity_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_proctable_identity_LINK = $(CXXLINK)
+
+tests_unit_test_service_unit_SOURCES = tests/unit/test_service_unit.c
+tests_unit_test_service_unit_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_service_unit_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_service_unit_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_service_unit_LINK = $(CXXLINK)
+
+tests_unit_test_usernames_SOURCES = tests/unit/test_usernames.c tests/unit/tmpdir.h
+tests_unit_test_usernames_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_usernames_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_usernames_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_usernames_LINK = $(CXXLINK)
 tests_unit_test_thread_names_SOURCES = tests/unit/test_thread_names.c
 tests_unit_test_thread_names_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_thread_names_CFLAGS = $(TEST_CFLAGS)
