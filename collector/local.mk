@@ -15,6 +15,9 @@ collector_libcollector_a_SOURCES = \
 	collector/procmaps.c collector/procmaps.h \
 	collector/binary.c collector/binary.h \
 	collector/proctable.c collector/proctable.h \
+	collector/proctable_identity.c collector/proctable_state.h \
+	collector/service_unit.c collector/service_unit.h \
+	collector/usernames.c collector/usernames.h \
 	collector/threads.c collector/threads.h \
 	collector/thread_names.c collector/thread_names.h \
 	collector/ptree.c collector/ptree.h \

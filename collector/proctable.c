@@ -1,4 +1,5 @@
-/* Process table: per-process executable maps, comm, exe, service, thread names. */
+/* Process table: per-process executable maps, comm, exe, thread names;
+ * whose a process is and its service: proctable_identity.c. */
 #include "config.h"
 
 #include <dirent.h>
@@ -7,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "collector/binary.h"
 #include "collector/procmaps.h"
 #include "collector/proctable.h"
+#include "collector/proctable_state.h"
+#include "collector/usernames.h"
 #include "collector/thread_names.h"
 #include "collector/threads.h"
 #include "symbolize/jitdump.h"
@@ -25,56 +27,6 @@
 #include "common/selfusage.h"
 #include "common/u64map.h"
 
-/* A process cannot have more executable mappings than this (hostile or
- * pathological maps: a JIT mapping thousands of pages stays bounded). */
-#define MAX_MAPS 65536
-
-/* One executable mapping. A value type, owned by its process. */
-struct proc_map {
-	uint64_t start, end, pgoff;
-	uint64_t dev, ino;  /* 0 when unknown (plain MMAP records) */
-	uint32_t path;      /* strtab id of the path; 0 for anonymous memory */
-	int resolved;       /* bin/bias below are valid */
-	struct binary *bin; /* NULL for anonymous memory or unresolvable */
-	uint64_t bias;      /* ELF vaddr = pc - bias */
-};
-
-struct process {
-	int pid;
-	uint32_t comm, exe, service; /* strtab ids (0 unknown) */
-	uid_t uid;
-	struct proc_map *maps;       /* sorted by start, non-overlapping */
-	size_t nmaps, cap;
-	int exe_pending;             /* exec seen, exe comes with the next exec mapping */
-	uint64_t maps_reread_ns;     /* last /proc/PID/maps re-read (rate limit) */
-	uint64_t exited_ns;          /* 0 while alive */
-	int leader_gone;             /* the main thread exited, others run on */
-	int exe_looked_up;           /* /proc/PID/exe read since the last exec */
-	int service_stale;           /* exec seen: its cgroup is read again when
-	                              * a sample needs the service */
-	/* Live threads, counted from FORK and EXIT records for a process born
-	 * while we watch and single-threaded at each exec; otherwise unknown,
-	 * and /proc says whether a thread lives on (a read per exit, which
-	 * fails for the short-lived processes that make up exec churn). */
-	unsigned nthreads;
-	int nthreads_known;
-	uint32_t jitdump;            /* path of its jit-PID.dump mapping, 0: none */
-	struct thread_names *threads; /* with keep_thread_names; NULL until a
-	                              * thread other than the main one is named */
-};
-
-struct proctable {
-	struct strtab *names;
-	struct binaries *bs;
-	struct u64map *by_pid; /* pid -> struct process * */
-	size_t nexited;
-	uint32_t vdso_path; /* id of "[vdso]" */
-	uint64_t load_cpu_ns; /* reading processes from /proc */
-	int keep_thread_names;
-	void (*image_gone)(void *ctx, int pid);
-	void *image_gone_ctx;
-};
-
 struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
 {
 	struct proctable *pt = calloc(1, sizeof(*pt));
@@ -84,7 +36,10 @@ struct proctable *proctable__new(struct strtab *names, struct binaries *bs)
 	pt->names = names;
 	pt->bs = bs;
 	pt->by_pid = u64map__new(1024);
-	if (!pt->by_pid || strtab__intern_cstr(names, "[vdso]", &pt->vdso_path) < 0) {
+	pt->users = usernames__new(NULL);
+	if (!pt->by_pid || !pt->users || strtab__intern_cstr(names, "[vdso]", &pt->vdso_path) < 0 ||
+	    strtab__intern_cstr(names, PROCTABLE_USER_UNKNOWN, &pt->unknown_user) < 0) {
+		usernames__delete(pt->users);
 		u64map__delete(pt->by_pid);
 		free(pt);
 		return NULL;
@@ -143,6 +98,7 @@ void proctable__delete(struct proctable *pt)
 	while (u64map__next(pt->by_pid, &pos, &k, &v))
 		process_delete(pt, (struct process *)(uintptr_t)v);
 	u64map__delete(pt->by_pid);
+	usernames__delete(pt->users);
 	free(pt);
 }
 
@@ -165,6 +121,8 @@ static int remap_process(struct process *p, struct strtab_remap *r)
 		err = strtab_remap__id(r, &p->maps[i].path);
 	if (!err)
 		err = thread_names__remap(p->threads, r);
+	if (!err)
+		err = proctable__remap_identity(p, r);
 	return err;
 }
 
@@ -175,6 +133,8 @@ int proctable__remap_names(struct proctable *pt, struct strtab_remap *r)
 	int err;
 
 	err = strtab_remap__id(r, &pt->vdso_path);
+	if (!err)
+		err = strtab_remap__id(r, &pt->unknown_user);
 	while (!err && u64map__next(pt->by_pid, &pos, &pid, &v))
 		err = remap_process((struct process *)(uintptr_t)v, r);
 	if (!err && r->commit)
@@ -191,7 +151,7 @@ struct process *proctable__find(struct proctable *pt, int pid)
 	return (struct process *)(uintptr_t)v;
 }
 
-static uint32_t intern(struct proctable *pt, const char *s, size_t len)
+uint32_t proctable__intern(struct proctable *pt, const char *s, size_t len)
 {
 	uint32_t id = 0;
 
@@ -282,7 +242,7 @@ static int add_mapping(struct proctable *pt, struct process *p, uint64_t start, 
 	if (path_len == 6 && memcmp(path, "//anon", 6) == 0)
 		path_len = 0;
 	if (path_len && (path[0] == '/' || (path_len == 6 && memcmp(path, "[vdso]", 6) == 0)))
-		m.path = intern(pt, path, path_len);
+		m.path = proctable__intern(pt, path, path_len);
 	/* a JIT maps its jitdump file executable so that profilers find it */
 	if (m.path && jitdump__is_dump_path(path, path_len))
 		p->jitdump = m.path;
@@ -324,41 +284,12 @@ static int load_maps(struct proctable *pt, struct process *p)
 	return rc;
 }
 
-/* Reads a small /proc/PID/<name> file into buf (NUL-terminated). */
-static ssize_t read_proc_file(int pid, const char *name, char *buf, size_t size)
+ssize_t proctable__read_proc_file(int pid, const char *name, char *buf, size_t size)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
 	return fileio__read_small(path, buf, size);
-}
-
-/* A systemd unit ("nginx.service" in /proc/PID/cgroup) names the service;
- * otherwise the caller falls back to comm. */
-static uint32_t service_from_cgroup(struct proctable *pt, int pid)
-{
-	char buf[4096];
-	const char *best = NULL;
-	size_t best_len = 0;
-	char *line, *save = NULL;
-
-	if (read_proc_file(pid, "cgroup", buf, sizeof(buf)) <= 0)
-		return 0;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *comp, *s2 = NULL;
-
-		for (comp = strtok_r(line, "/:", &s2); comp; comp = strtok_r(NULL, "/:", &s2)) {
-			size_t len = strlen(comp);
-
-			if (len > 8 && strcmp(comp + len - 8, ".service") == 0) {
-				best = comp;
-				best_len = len - 8;
-			}
-		}
-		if (best)
-			break;
-	}
-	return best ? intern(pt, best, best_len) : 0;
 }
 
 /* The path /proc/PID/exe links to (without the " (deleted)" of a
@@ -381,30 +312,25 @@ static uint32_t read_exe(struct proctable *pt, int pid)
 		return 0;
 	if ((size_t)n > sizeof(del) - 1 && memcmp(buf + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
 		n -= (ssize_t)(sizeof(del) - 1);
-	return intern(pt, buf, (size_t)n);
+	return proctable__intern(pt, buf, (size_t)n);
 }
 
 static void load_identity(struct proctable *pt, struct process *p)
 {
 	char buf[4096];
-	char path[64];
 	ssize_t n;
 	uint32_t exe;
-	struct stat st;
 
-	n = read_proc_file(p->pid, "comm", buf, sizeof(buf));
+	n = proctable__read_proc_file(p->pid, "comm", buf, sizeof(buf));
 	if (n > 0) {
 		if (buf[n - 1] == '\n')
 			buf[--n] = '\0';
-		p->comm = intern(pt, buf, (size_t)n);
+		p->comm = proctable__intern(pt, buf, (size_t)n);
 	}
 	exe = read_exe(pt, p->pid);
 	if (exe)
 		p->exe = exe;
-	snprintf(path, sizeof(path), "/proc/%d", p->pid);
-	if (stat(path, &st) == 0)
-		p->uid = st.st_uid;
-	p->service = service_from_cgroup(pt, p->pid);
+	p->service = proctable__read_service(pt, p->pid);
 }
 
 static struct process *new_process(struct proctable *pt, int pid)
@@ -484,7 +410,7 @@ int proctable__mmap(struct proctable *pt, int pid, uint64_t start, uint64_t len,
 		return -ENOMEM;
 	plen = strlen(path);
 	if (p->exe_pending && plen && path[0] == '/') {
-		p->exe = intern(pt, path, plen);
+		p->exe = proctable__intern(pt, path, plen);
 		p->exe_pending = 0;
 	}
 	return add_mapping(pt, p, start, start + len, pgoff, dev, ino, path, plen);
@@ -550,7 +476,7 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		if (!p)
 			return -ENOMEM;
 	}
-	comm_id = intern(pt, comm, strlen(comm));
+	comm_id = proctable__intern(pt, comm, strlen(comm));
 	if (is_exec < 0) {
 		is_exec = guess_exec(pt, p, comm_id, &link);
 		/* Kernels without comm_exec often lack sample_id_all too: COMM
@@ -559,12 +485,12 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		 * process lives, /proc holds the name that counts from now on. */
 		if (link) {
 			char buf[64];
-			ssize_t n = read_proc_file(pid, "comm", buf, sizeof(buf));
+			ssize_t n = proctable__read_proc_file(pid, "comm", buf, sizeof(buf));
 
 			if (n > 0 && buf[n - 1] == '\n')
 				buf[--n] = '\0';
 			if (n > 0)
-				comm_id = intern(pt, buf, (size_t)n);
+				comm_id = proctable__intern(pt, buf, (size_t)n);
 		}
 	}
 	p->comm = comm_id;
@@ -581,6 +507,8 @@ int proctable__comm(struct proctable *pt, int pid, int tid, const char *comm, in
 		/* a service manager moves a process into its unit's cgroup
 		 * between fork and exec: the fork gave it the manager's */
 		p->service_stale = 1;
+		/* and who it is: a setuid binary makes it its owner's */
+		proctable__identity_exec(p);
 		/* exec ends every other thread, whose exits may come after this */
 		if (p->nthreads != 1)
 			p->nthreads_known = 0;
@@ -629,7 +557,7 @@ int proctable__fork(struct proctable *pt, int pid, int ppid, int tid, int ptid)
 	child->exe = parent->exe;
 	child->service = parent->service;
 	child->service_stale = parent->service_stale;
-	child->uid = parent->uid;
+	/* not its credentials: whose it is, it says when it is used */
 	child->jitdump = parent->jitdump;
 	if (parent->nmaps) {
 		child->maps = malloc(parent->nmaps * sizeof(*child->maps));
@@ -758,20 +686,8 @@ uint32_t proctable__thread_name(struct proctable *pt, struct process *p, int tid
 }
 
 int process__pid(const struct process *p) { return p->pid; }
-uid_t process__uid(const struct process *p) { return p->uid; }
 uint32_t process__comm(const struct process *p) { return p->comm; }
 uint32_t process__exe(const struct process *p) { return p->exe; }
-uint32_t proctable__service(struct proctable *pt, struct process *p)
-{
-	if (p->service_stale) {
-		uint32_t svc = service_from_cgroup(pt, p->pid);
-
-		p->service_stale = 0;
-		if (svc) /* unreadable (gone): the one it had */
-			p->service = svc;
-	}
-	return p->service;
-}
 int process__exe_pending(const struct process *p) { return p->exe_pending; }
 int process__exited(const struct process *p) { return p->exited_ns != 0; }
 uint32_t process__jitdump(const struct process *p) { return p->jitdump; }

@@ -2,7 +2,9 @@
  * service name (and, on request, its threads' names), seeded from /proc and
  * kept current by MMAP/MMAP2, COMM, FORK and EXIT records. Binaries are
  * resolved lazily (first sample in a mapping) through the shared registry,
- * so a process costs only its address map. Not thread-safe. */
+ * so a process costs only its address map. Whose a process is (its user)
+ * and which system service it runs in are read from the kernel when they
+ * are needed (proctable_identity.c). Not thread-safe. */
 #ifndef SMOLDER_COLLECTOR_PROCTABLE_H
 #define SMOLDER_COLLECTOR_PROCTABLE_H
 #include <stddef.h>
@@ -75,13 +77,31 @@ uint32_t proctable__thread_name(struct proctable *pt, struct process *p, int tid
 
 /* What a process is. Names are strtab ids (0: unknown). */
 int process__pid(const struct process *p);
-uid_t process__uid(const struct process *p);
 uint32_t process__comm(const struct process *p);
 uint32_t process__exe(const struct process *p);
-/* The systemd unit ("nginx" of nginx.service) the process runs in, 0: none. */
-/* The systemd unit the process runs in (0: none), read again from its
- * cgroup after an exec. */
+/* The system service ("nginx" of /system.slice/nginx.service) the process
+ * runs in (collector/service_unit.h), 0: none; read again from its cgroup
+ * after an exec. */
 uint32_t proctable__service(struct proctable *pt, struct process *p);
+
+/* Whose a process is, as its samples are labelled: 0 for root's, else the
+ * strtab id of its user's name (collector/usernames.h), or of
+ * PROCTABLE_USER_UNKNOWN when its credentials could not be read since its
+ * birth or its last exec (it was gone before its first sample was
+ * handled). Credentials (common/proccreds.h) are read from the kernel at
+ * the first use, again after every exec and when older than
+ * PROCTABLE_CREDS_TTL_NS (a root process may setuid() to a user without
+ * exec), and never copied from the parent. Files opened on a process's
+ * behalf do not rest on this: their openers read the credentials again. */
+#define PROCTABLE_USER_UNKNOWN "?"
+#define PROCTABLE_CREDS_TTL_NS 1000000000ull
+uint32_t proctable__user(struct proctable *pt, struct process *p);
+/* The service name of a process that no system service names: name (its
+ * runtime's label or its comm; strtab id) as it is for root's processes,
+ * "NAME@USER" for the others (USER as proctable__user gives it), so that a
+ * user's process never takes the name of a system service or of root's
+ * programs. Call proctable__user first. Returns a strtab id. */
+uint32_t proctable__qualify(struct proctable *pt, struct process *p, uint32_t name);
 /* An exec was seen whose new executable's mapping has not been yet. */
 int process__exe_pending(const struct process *p);
 /* Its EXIT was seen (it stays for a grace period, see proctable__reap). */
@@ -111,8 +131,8 @@ size_t proctable__count(const struct proctable *pt);
 uint64_t proctable__load_cpu_ns(const struct proctable *pt);
 
 /* One pass of a compaction of the names table (common/strtab_remap.h): the
- * ids of every process (comm, exe, service, its mappings' paths, its JIT
- * symbols, its threads' names) go through strtab_remap__id(); in the commit
+ * ids of every process (comm, exe, service, user, its mappings' paths, its
+ * JIT symbols, its threads' names) go through strtab_remap__id(); in the commit
  * pass the table switches to r->to. Returns 0, or -ENOMEM in the collect pass. */
 struct strtab_remap;
 int proctable__remap_names(struct proctable *pt, struct strtab_remap *r);

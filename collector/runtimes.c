@@ -14,6 +14,7 @@
 #include "collector/runtimes.h"
 #include "common/clock.h"
 #include "common/fileio.h"
+#include "common/proccreds.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
@@ -34,6 +35,7 @@ static const struct runtime_reader *const table[] = {
 struct slot {
 	void *inst;            /* NULL: not open */
 	struct ledger *ledger; /* what it reads is charged to */
+	uid_t ledger_uid;      /* the user the ledger charges */
 	uint64_t next_try_ns;  /* after a failed open */
 	uint32_t failures;     /* opens failed in a row */
 	uint64_t used_ns;      /* when it last read or named */
@@ -322,6 +324,10 @@ static void back_off(struct runtimes *rs, size_t r, struct slot *sl, uint64_t no
 {
 	uint64_t backoff = RUNTIMES_RETRY_NS << (sl->failures < 6 ? sl->failures : 6);
 
+	/* no instance holds the user's place meanwhile */
+	ledger__delete(sl->ledger);
+	sl->ledger = NULL;
+
 	rs->counts[r].failed++;
 	sl->next_try_ns = now_ns + (backoff < RUNTIMES_RETRY_MAX_NS ? backoff : RUNTIMES_RETRY_MAX_NS);
 	sl->failures++;
@@ -344,6 +350,32 @@ static int pin(struct runtimes *rs, struct process *p, struct rt_process *rp, st
 	return err;
 }
 
+/* The ledger of sl, charged to whose process pid is now, not when it was
+ * first seen. 0, -ENOMEM, or -errno when its credentials cannot be read
+ * (it is gone), -EDQUOT when the user has all the readers it may. */
+static int charge_to_owner(struct runtimes *rs, struct slot *sl, int pid, uid_t *uid)
+{
+	struct proccreds creds;
+	int err = proccreds__read_pid(pid, &creds);
+
+	if (err < 0)
+		return err;
+	*uid = proccreds__user(&creds);
+	if (sl->ledger && sl->ledger_uid != *uid) {
+		ledger__delete(sl->ledger);
+		sl->ledger = NULL;
+	}
+	if (!sl->ledger) {
+		err = accountant__ledger(rs->acct, *uid, &sl->ledger);
+		if (err) {
+			sl->ledger = NULL;
+			return err;
+		}
+	}
+	sl->ledger_uid = *uid;
+	return 0;
+}
+
 /* Opens reader r's instance on p, for the binary mapped by m. */
 static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct proc_map *m,
 		       uint64_t now_ns)
@@ -355,6 +387,7 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	struct binary *bin;
 	uint64_t t0;
 	void *data = NULL;
+	uid_t uid;
 	int err;
 
 	if (!sl)
@@ -369,7 +402,7 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	bin = proc_map__binary(m);
 	if (!bin || binary_tag(rs, bin, &data) != r + 1)
 		return NULL;
-	err = sl->ledger ? 0 : accountant__ledger(rs->acct, process__uid(p), &sl->ledger);
+	err = charge_to_owner(rs, sl, process__pid(p), &uid);
 	if (err == -EDQUOT)
 		rs->counts[r].readers_refused++;
 	if (!err)
@@ -380,7 +413,7 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	}
 	memset(&proc, 0, sizeof(proc));
 	proc.pid = process__pid(p);
-	proc.uid = process__uid(p);
+	proc.uid = uid;
 	proc.data = data;
 	proc.path = strtab__str(rs->names, proc_map__path(m));
 	proc.bias = proc_map__bias(m);
@@ -472,8 +505,13 @@ struct ledger *runtimes__stack_ledger(struct runtimes *rs, struct process *p)
 {
 	struct rt_process *rp = entry(rs, p);
 
+	uid_t uid;
+	gid_t gid;
+
+	/* whose the process is now; the ledger goes with its image */
 	if (rp && !rp->stack_ledger &&
-	    accountant__copy_ledger(rs->acct, process__uid(p), &rp->stack_ledger) != 0)
+	    (proccreds__owner_pid(process__pid(p), &uid, &gid) != 0 ||
+	     accountant__copy_ledger(rs->acct, uid, &rp->stack_ledger) != 0))
 		rp->stack_ledger = NULL;
 	return rp ? rp->stack_ledger : NULL;
 }

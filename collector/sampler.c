@@ -190,11 +190,15 @@ add:
 		proctable__fill_exe(s->procs, p);
 		key.exe = process__exe(p);
 	}
+	/* a system service's name, else the program's, qualified by its
+	 * user for all but root's: no user files samples under a service */
+	key.user = proctable__user(s->procs, p);
 	key.service_name = proctable__service(s->procs, p);
-	if (!key.service_name)
-		key.service_name = runtimes__label(s->runtimes, p);
-	if (!key.service_name)
-		key.service_name = process__comm(p);
+	if (!key.service_name) {
+		uint32_t name = runtimes__label(s->runtimes, p);
+
+		key.service_name = proctable__qualify(s->procs, p, name ? name : process__comm(p));
+	}
 	key.comm = process__comm(p);
 	key.pid = s->opts.per_pid ? (int32_t)process__pid(p) : -1;
 	key.thread = s->opts.group_by_thread ? thread_key(s, p, (int)smp.tid) : 0;

@@ -322,7 +322,6 @@ int user_stack__append_names(struct user_stack *u, struct process *p, size_t nfr
 	u->lang->nsplices = 0;
 
 	proc.pid = process__pid(p);
-	proc.uid = process__uid(p);
 	proc.jitdump = process__jitdump(p);
 	err = append_frames(u, &proc, nframes, k, now_ns, stack, cap, n);
 	/* what readers read since the sample came from another image than

@@ -12,6 +12,7 @@ common_libcommon_a_SOURCES = \
 	common/calendar.c common/calendar.h \
 	common/redact.c common/redact.h \
 	common/userfile.c common/userfile.h \
+	common/proccreds.c common/proccreds.h \
 	common/hash.h \
 	common/u64map.c common/u64map.h \
 	common/strtab.c common/strtab.h \

@@ -45,8 +45,9 @@ struct userfile_rule {
 int userfile__open(int dirfd, const char *path, const struct userfile_rule *rule, struct stat *st);
 
 /* The rule for the files that name another process's code (perf maps,
- * jitdumps): owned by the process's uid, root-owned only when it is root;
- * at most max_bytes. */
+ * jitdumps): owned by the process's uid (its effective uid, as
+ * common/proccreds.h reads it just before the open), root-owned only when
+ * it is root; at most max_bytes. */
 struct userfile_rule userfile__owned_by(uid_t uid, uint64_t max_bytes);
 
 #endif

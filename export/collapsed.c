@@ -58,6 +58,18 @@ int collapsed__append_name(const char *s, char **buf, size_t *cap, size_t *len)
 	return 0;
 }
 
+int collapsed__append_process(const char *name, const char *user, char **buf, size_t *cap,
+			      size_t *len)
+{
+	if (collapsed__append_name(name, buf, cap, len) < 0)
+		return -ENOMEM;
+	if (!user)
+		return 0;
+	if (collapsed__append_name("@", buf, cap, len) < 0)
+		return -ENOMEM;
+	return collapsed__append_name(user, buf, cap, len);
+}
+
 int collapsed__append_thread(const char *name, char **buf, size_t *cap, size_t *len)
 {
 	if (!*name)
@@ -105,6 +117,7 @@ struct line {
 struct collect {
 	const struct strtab *names;
 	const char *comm; /* NULL without COLLAPSED_WITH_COMM */
+	const char *user; /* the group's user; NULL: root's */
 	const char *thread; /* NULL: the group is not one thread's */
 	char *text;
 	size_t text_cap, text_len;
@@ -132,7 +145,7 @@ static int collect_stack(void *ctx, const uint32_t *frames, size_t n, uint64_t c
 		c->lines_cap = ncap;
 	}
 	if (c->comm) {
-		if (collapsed__append_name(c->comm, &c->text, &c->text_cap, &c->text_len) < 0)
+		if (collapsed__append_process(c->comm, c->user, &c->text, &c->text_cap, &c->text_len) < 0)
 			return -ENOMEM;
 		if ((n || c->thread) && append_sep(&c->text, &c->text_cap, &c->text_len) < 0)
 			return -ENOMEM;
@@ -177,6 +190,7 @@ int collapsed__write(const struct profile *p, FILE *out, unsigned flags)
 			if (!c.comm || !*c.comm)
 				c.comm = UNKNOWN_COMM;
 		}
+		c.user = grp.key.user ? strtab__str(names, grp.key.user) : NULL;
 		c.thread = grp.key.thread ? strtab__str(names, grp.key.thread) : NULL;
 		if (grp.key.thread && !c.thread)
 			c.thread = "";

@@ -16,7 +16,9 @@ struct strtab;
 #define COLLAPSED_UNKNOWN_THREAD "[unknown thread]"
 
 /* Writes every (group, stack) of p to out as
- * "[comm;][[thread NAME];]root;...;leaf count\n": a group of one thread
+ * "[comm[@USER];][[thread NAME];]root;...;leaf count\n" (@USER for the
+ * processes of a user other than root, so that they never share root's
+ * process frame): a group of one thread
  * (grouped per thread) gets its thread frame below the comm ("[unknown
  * thread]" when the name is not known).
  * Identical lines (groups sharing a comm, or all groups without the comm
@@ -37,6 +39,10 @@ int collapsed__append_stack(const struct strtab *names, const uint32_t *frames, 
 			    char **buf, size_t *cap, size_t *len);
 /* Appends s (sanitized as a frame name) to the same kind of buffer. */
 int collapsed__append_name(const char *s, char **buf, size_t *cap, size_t *len);
+/* Appends the frame standing for a process: its name, and "@USER" when
+ * user (its `user` label) is not NULL (sanitized as a frame name). */
+int collapsed__append_process(const char *name, const char *user, char **buf, size_t *cap,
+			      size_t *len);
 /* Appends the frame standing for a thread of that name: "[thread NAME]",
  * "[unknown thread]" for "" (sanitized as a frame name). */
 int collapsed__append_thread(const char *name, char **buf, size_t *cap, size_t *len);

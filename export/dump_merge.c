@@ -229,6 +229,8 @@ static int make_key(struct dump_merge *m, const struct dump_profile *p, struct p
 			dst = &k->exe;
 		else if (strcmp(l->name, "comm") == 0)
 			dst = &k->comm;
+		else if (strcmp(l->name, "user") == 0)
+			dst = &k->user;
 		else if (strcmp(l->name, "thread") == 0) {
 			/* "" (a name not known) is a thread label too */
 			m->info.profiles_threaded++;

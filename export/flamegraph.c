@@ -51,7 +51,7 @@ struct fg {
 	int err;
 	uint32_t proc; /* process frame of the group being added */
 	uint32_t thread; /* its thread frame below proc, 0: not one thread's */
-	char *tname;     /* the thread frame's text */
+	char *tname;     /* the thread or process frame's text */
 	size_t tname_cap;
 };
 
@@ -175,13 +175,22 @@ static int add_stack(void *ctx, const uint32_t *frames, size_t n, uint64_t count
 	return 0;
 }
 
-static const char *process_name(const struct strtab *names, const struct profile_key *k)
+/* The process frame of a group, as the collapsed text writes it: its
+ * comm (else its service), "@USER" for a user's process. */
+static int process_frame(struct fg *f, const struct profile_key *k, uint32_t *name)
 {
-	const char *s = k->comm ? strtab__str(names, k->comm) : NULL;
+	const char *s = k->comm ? strtab__str(f->pnames, k->comm) : NULL;
+	const char *user = k->user ? strtab__str(f->pnames, k->user) : NULL;
+	size_t len = 0;
 
 	if (!s || !*s)
-		s = k->service_name ? strtab__str(names, k->service_name) : NULL;
-	return s && *s ? s : UNKNOWN_NAME;
+		s = k->service_name ? strtab__str(f->pnames, k->service_name) : NULL;
+	if (!user)
+		return local_name(f, s && *s ? s : UNKNOWN_NAME, name);
+	if (collapsed__append_process(s && *s ? s : UNKNOWN_NAME, user, &f->tname, &f->tname_cap,
+				      &len) < 0)
+		return -ENOMEM;
+	return local_name(f, f->tname, name);
 }
 
 /* The thread frame below the process frame of a group of one thread, as
@@ -219,7 +228,7 @@ static int add_profile(struct fg *f, const struct profile *p, int is_base)
 		uint32_t name;
 
 		profile__group(p, g, &grp);
-		err = local_name(f, process_name(f->pnames, &grp.key), &name);
+		err = process_frame(f, &grp.key, &name);
 		if (!err)
 			err = child(f, 0, name, &f->proc);
 		if (!err)

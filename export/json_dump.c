@@ -161,6 +161,7 @@ struct group_ent {
 	int32_t pid;
 	const char *service, *exe, *comm;
 	const char *thread; /* NULL: not grouped per thread */
+	const char *user;   /* NULL: root's */
 };
 
 static int cmp_group(const void *a, const void *b)
@@ -178,6 +179,12 @@ static int cmp_group(const void *a, const void *b)
 		return r;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	if (!x->user || !y->user) {
+		if (x->user || y->user)
+			return !!x->user - !!y->user;
+	} else if ((r = strcmp(x->user, y->user)) != 0) {
+		return r;
+	}
 	if (!x->thread || !y->thread)
 		return !!x->thread - !!y->thread;
 	return strcmp(x->thread, y->thread);
@@ -194,6 +201,8 @@ static json_t *build_profile(const struct profile *p, const struct group_ent *ge
 	if (set(labels, "service_name", jstr(ge->service)) < 0 ||
 	    set(labels, "exe", jstr(ge->exe)) < 0 ||
 	    set(labels, "comm", jstr(ge->comm)) < 0)
+		goto out_nomem;
+	if (ge->user && set(labels, "user", jstr(ge->user)) < 0)
 		goto out_nomem;
 	if (ge->pid >= 0) {
 		char pid[16];
@@ -401,6 +410,7 @@ static json_t *build(const struct profile *p, const struct agent_stats *agent)
 		ges[i].exe = name_or_empty(names, grp.key.exe);
 		ges[i].comm = name_or_empty(names, grp.key.comm);
 		ges[i].thread = grp.key.thread ? name_or_empty(names, grp.key.thread) : NULL;
+		ges[i].user = grp.key.user ? name_or_empty(names, grp.key.user) : NULL;
 	}
 	if (ng)
 		qsort(ges, ng, sizeof(*ges), cmp_group);

@@ -246,7 +246,8 @@ static int begin_group(struct enc *e, size_t g)
 	exe = str_or_null(e->names, grp.key.exe);
 	if (add_label(&e->labels, e, "service_name", str_or_null(e->names, grp.key.service_name)) < 0 ||
 	    add_label(&e->labels, e, "exe", exe) < 0 ||
-	    add_label(&e->labels, e, "comm", str_or_null(e->names, grp.key.comm)) < 0)
+	    add_label(&e->labels, e, "comm", str_or_null(e->names, grp.key.comm)) < 0 ||
+	    add_label(&e->labels, e, "user", str_or_null(e->names, grp.key.user)) < 0)
 		return -ENOMEM;
 	if (grp.key.pid >= 0) {
 		snprintf(pid, sizeof(pid), "%d", (int)grp.key.pid);

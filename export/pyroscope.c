@@ -311,6 +311,9 @@ char *pyroscope__name(const struct dump *d, size_t profile)
 	sb_str(&b, app);
 	/* ".cpu" makes the server file it under process_cpu */
 	sb_str(&b, ".cpu{");
+	/* whose it is, before the operator's labels can name one: a user's
+	 * process is never a series of root's */
+	add_label(&b, ls, "user", label_get(pr->labels, pr->nlabels, "user"));
 	for (i = 0; i < d->nlabels; i++)
 		add_label(&b, ls, d->labels[i].name, d->labels[i].value);
 	/* exe and comm stay out: per-binary series would multiply cardinality */

@@ -390,10 +390,11 @@ static int has_threads(const struct profile *p)
 	return 0;
 }
 
-/* A group, and the section (process name, thread name) it belongs to. */
+/* A group, and the section (process name and user, thread name) it
+ * belongs to. */
 struct member {
 	size_t g;
-	uint32_t comm, thread;
+	uint32_t comm, user, thread;
 	uint64_t samples;
 };
 
@@ -401,6 +402,7 @@ struct section {
 	size_t first, n; /* members[first .. first + n) */
 	uint64_t samples;
 	const char *comm, *thread;
+	const char *user; /* NULL: root's */
 };
 
 static int cmp_member(const void *x, const void *y)
@@ -409,6 +411,8 @@ static int cmp_member(const void *x, const void *y)
 
 	if (a->comm != b->comm)
 		return a->comm < b->comm ? -1 : 1;
+	if (a->user != b->user)
+		return a->user < b->user ? -1 : 1;
 	return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
@@ -421,6 +425,12 @@ static int cmp_section(const void *x, const void *y)
 		return a->samples > b->samples ? -1 : 1;
 	if ((r = strcmp(a->comm, b->comm)) != 0)
 		return r;
+	if (!a->user || !b->user) {
+		if (a->user || b->user)
+			return !!a->user - !!b->user;
+	} else if ((r = strcmp(a->user, b->user)) != 0) {
+		return r;
+	}
 	return strcmp(a->thread, b->thread);
 }
 
@@ -435,12 +445,17 @@ static int write_section(const struct profile *p, const struct section *s, const
 			 FILE *out, size_t n)
 {
 	uint64_t total = profile__total(p);
-	char comm[NAME_WIDTH * 4 + 1], thread[NAME_WIDTH * 4 + 1];
+	char comm[NAME_WIDTH * 4 + 1], thread[NAME_WIDTH * 4 + 1], who[NAME_WIDTH * 4 + 1];
 	struct acc a;
 	int err;
 
 	fit_name_width(s->thread, thread, sizeof(thread), NAME_WIDTH / 2);
-	fit_name_width(s->comm, comm, sizeof(comm), NAME_WIDTH / 2);
+	/* a user's process is never shown as root's: "comm@USER" */
+	if (s->user)
+		snprintf(who, sizeof(who), "%s@%s", s->comm, s->user);
+	else
+		snprintf(who, sizeof(who), "%s", s->comm);
+	fit_name_width(who, comm, sizeof(comm), NAME_WIDTH / 2);
 	fprintf(out, "\n%s / %s: %llu sample%s (%.2f%%)\n", comm, thread,
 		(unsigned long long)s->samples, s->samples == 1 ? "" : "s",
 		total ? 100.0 * (double)s->samples / (double)total : 0.0);
@@ -468,7 +483,7 @@ static int write_threads(const struct profile *p, FILE *out, size_t n)
 		struct profile_group grp;
 
 		profile__group(p, i, &grp);
-		m[i] = (struct member){ i, grp.key.comm, grp.key.thread, grp.samples };
+		m[i] = (struct member){ i, grp.key.comm, grp.key.user, grp.key.thread, grp.samples };
 	}
 	qsort(m, ng, sizeof(*m), cmp_member);
 	for (i = 0; i < ng; i++) {
@@ -476,6 +491,7 @@ static int write_threads(const struct profile *p, FILE *out, size_t n)
 		if (i == 0 || cmp_member(&m[i - 1], &m[i]) != 0) {
 			s[ns].first = i;
 			s[ns].comm = str_of(names, m[i].comm, FRAME_UNKNOWN);
+			s[ns].user = m[i].user ? str_of(names, m[i].user, "?") : NULL;
 			/* a profile of a dump grouped per process, merged with
 			 * ones grouped per thread */
 			s[ns].thread = m[i].thread ? str_of(names, m[i].thread, COLLAPSED_UNKNOWN_THREAD)

@@ -122,13 +122,15 @@ static uint64_t key_hash(const struct profile_key *k)
 	h = hash__mix(h, k->exe);
 	h = hash__mix(h, k->comm);
 	h = hash__mix(h, k->thread);
+	h = hash__mix(h, k->user);
 	return hash__mix(h, (uint32_t)k->pid);
 }
 
 static int key_eq(const struct profile_key *a, const struct profile_key *b)
 {
 	return a->service_name == b->service_name && a->exe == b->exe &&
-	       a->comm == b->comm && a->pid == b->pid && a->thread == b->thread;
+	       a->comm == b->comm && a->pid == b->pid && a->thread == b->thread &&
+	       a->user == b->user;
 }
 
 /* Two frames per mix: cheaper than byte-wise FNV on 128-frame stacks. */

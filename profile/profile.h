@@ -22,6 +22,7 @@ struct profile_key {
 	uint32_t thread; /* the sampled thread's name when grouping per thread
 	                  * (the id of "" when the name is unknown); 0: not
 	                  * grouped per thread */
+	uint32_t user;   /* whose the process is (its user's name); 0: root's */
 };
 
 /* Describes the window; strings are borrowed and must outlive the profile. */

@@ -68,7 +68,7 @@ struct runtime_file {
 /* The process an instance opens on. */
 struct runtime_process {
 	int pid;
-	uid_t uid;
+	uid_t uid;         /* whose it is (effective uid), read just before the open */
 	const void *data;  /* the recognised binary's facts (recognise) */
 	const char *path;  /* that binary's path as this process maps it */
 	uint64_t bias;     /* run-time address = the binary's ELF vaddr + bias */

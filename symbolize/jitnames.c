@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/proccreds.h"
 #include "common/selfusage.h"
 #include "common/strtab.h"
 #include "common/strtab_remap.h"
@@ -24,9 +25,13 @@
 
 struct jit {
 	int pid;
-	uid_t uid;
+	uid_t uid;             /* whose it is, as last read; its files must be
+	                        * this uid's (root's too when it is 0), and
+	                        * what they hold is charged to it */
+	int creds_known;       /* uid was read */
 	uint32_t jitdump;      /* path of its jitdump (strtab id), 0: none */
-	int root_fd;           /* /proc/PID/root, O_PATH; -1: could not open */
+	int proc_fd;           /* /proc/PID, O_PATH: this process only */
+	int root_fd;           /* its root, O_PATH; -1: could not open */
 	struct perfmap *map;   /* /tmp/perf-PID.map, NULL until read */
 	struct perfmap *dump;  /* its jitdump, NULL until read */
 	uint64_t loaded_ns;    /* last (re)load attempt */
@@ -78,6 +83,8 @@ static void jit_delete(struct jitnames *jn, struct jit *j)
 	perfmap__delete(j->dump);
 	if (j->root_fd >= 0)
 		close(j->root_fd);
+	if (j->proc_fd >= 0)
+		close(j->proc_fd);
 	free(j);
 }
 
@@ -95,9 +102,8 @@ void jitnames__delete(struct jitnames *jn)
 	free(jn);
 }
 
-static struct jit *jit_of(struct jitnames *jn, int pid, uid_t uid)
+static struct jit *jit_of(struct jitnames *jn, int pid)
 {
-	char root[64];
 	struct jit *j;
 	uint64_t v;
 
@@ -107,12 +113,12 @@ static struct jit *jit_of(struct jitnames *jn, int pid, uid_t uid)
 	if (!j)
 		return NULL;
 	j->pid = pid;
-	j->uid = uid;
-	/* the process's root as it is now: its files stay readable through it
-	 * after the process is gone, and never through another process that
-	 * reuses the pid */
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	j->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* The process's root as it is now, reached through the process (not
+	 * its pid again): its files stay readable through it after the
+	 * process is gone, and never through another process that reuses the
+	 * pid. Its credentials are read through the same fd, after. */
+	j->proc_fd = proccreds__open(pid);
+	j->root_fd = j->proc_fd >= 0 ? openat(j->proc_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (u64map__put(jn->by_pid, (uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)j) < 0) {
 		jit_delete(jn, j);
 		return NULL;
@@ -159,6 +165,38 @@ static uint64_t text_room(const struct jitnames *jn, const struct jit *j)
 	return (loadbudget__room(jn->budget, j->uid) + j->charged) / 2;
 }
 
+/* What j's files held was read under its former owner's rule and charged
+ * to them: dropped, read again under the new one. */
+static void new_owner(struct jitnames *jn, struct jit *j, uid_t uid)
+{
+	if (jn->budget)
+		loadbudget__release(jn->budget, j->uid, j->charged);
+	perfmap__delete(j->map);
+	perfmap__delete(j->dump);
+	j->map = j->dump = NULL;
+	j->charged = 0;
+	j->truncated = 0;
+	j->uid = uid;
+}
+
+/* Whose j's process is, read now (jitnames.h says why an exited one keeps
+ * its last read). -ESRCH when it was never read and cannot be. */
+static int read_owner(struct jitnames *jn, struct jit *j)
+{
+	struct proccreds c;
+	uid_t uid;
+
+	if (proccreds__read(j->proc_fd, &c) != 0)
+		return j->creds_known ? 0 : -ESRCH;
+	uid = proccreds__user(&c);
+	if (!j->creds_known)
+		j->uid = uid;
+	else if (uid != j->uid)
+		new_owner(jn, j, uid);
+	j->creds_known = 1;
+	return 0;
+}
+
 /* Reads the files again where they changed; 1 when anything was reloaded. */
 static int reload(struct jitnames *jn, struct jit *j)
 {
@@ -166,7 +204,7 @@ static int reload(struct jitnames *jn, struct jit *j)
 	int reloaded = 0;
 	uint64_t t0, max_text;
 
-	if (j->root_fd < 0)
+	if (j->root_fd < 0 || read_owner(jn, j) < 0)
 		return 0;
 	/* reading a user's files is one-off work they can make expensive */
 	if (jn->budget && !loadbudget__may_load(jn->budget, j->uid, clock__mono_ns()))
@@ -219,10 +257,10 @@ static int pending_frame(struct jitnames *jn, struct jit *j, uint64_t pc, uint32
 	return 0;
 }
 
-int jitnames__lookup(struct jitnames *jn, int pid, uid_t uid, uint32_t jitdump, uint64_t pc,
+int jitnames__lookup(struct jitnames *jn, int pid, uint32_t jitdump, uint64_t pc,
 		     uint64_t now_ns, int may_pend, uint32_t *id)
 {
-	struct jit *j = jit_of(jn, pid, uid);
+	struct jit *j = jit_of(jn, pid);
 
 	if (!j)
 		return -ENOMEM;

@@ -3,6 +3,18 @@
  * still be read after it exited: JVMs write their map at exit), re-read
  * on a miss when they changed, at most once a second.
  *
+ * Whose they must be is read before every read of them: the process's
+ * credentials (common/proccreds.h), through the /proc/PID fd its root was
+ * opened through, so both are the same process's. Its files must belong
+ * to its effective uid, root's only when that is root (common/userfile.h).
+ * When its owner changed (setuid, the exec of a setuid binary), what was
+ * read under the former owner's rule is dropped and read again. Once the
+ * process is gone (reaped), its last read credentials stand: they were
+ * read after its root was opened, and a process that was root then has a
+ * root in a mount namespace no user controls (host root cannot be mapped
+ * in a user's namespace, and a process cannot leave one), which the fd
+ * keeps whatever it did since; one never read names nothing.
+ *
  * A pc no file names yet gets a pending frame: JITs write a function's
  * name after it started running, and some only at exit. At the window's
  * end (jitnames__settle) every pending pc is looked up once more in freshly
@@ -27,11 +39,11 @@ struct strtab_remap;
 int jitnames__new(struct strtab *names, uint32_t unknown, struct jitnames **out);
 void jitnames__delete(struct jitnames *jn);
 
-/* The frame of JIT pc in process pid (uid owns its files; jitdump: strtab
- * id of its jit-PID.dump path, 0 none): 0 and *id (a name, or with may_pend
- * a pending frame), -ENOENT when it is unknown (and, with may_pend, no more
- * can be pending), -ENOMEM. */
-int jitnames__lookup(struct jitnames *jn, int pid, uid_t uid, uint32_t jitdump, uint64_t pc,
+/* The frame of JIT pc in process pid (jitdump: strtab id of its
+ * jit-PID.dump path, 0 none): 0 and *id (a name, or with may_pend a pending
+ * frame), -ENOENT when it is unknown (and, with may_pend, no more can be
+ * pending), -ENOMEM. */
+int jitnames__lookup(struct jitnames *jn, int pid, uint32_t jitdump, uint64_t pc,
 		     uint64_t now_ns, int may_pend, uint32_t *id);
 
 /* The process's image is gone: its pending pcs are settled (from its files,

@@ -119,13 +119,13 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 	 * code they do not name yet stays pending until the window's end */
 	*n = 1;
 	if (code->path || code->module_frame) {
-		if (jitnames__lookup(sz->jit, proc->pid, proc->uid, proc->jitdump, pc, now_ns, 0,
+		if (jitnames__lookup(sz->jit, proc->pid, proc->jitdump, pc, now_ns, 0,
 				     &out[0]) == 0)
 			return 0;
 		out[0] = module_frame(sz, code);
 		return 0;
 	}
-	if (jitnames__lookup(sz->jit, proc->pid, proc->uid, proc->jitdump, pc, now_ns, 1, &out[0]) != 0)
+	if (jitnames__lookup(sz->jit, proc->pid, proc->jitdump, pc, now_ns, 1, &out[0]) != 0)
 		out[0] = sz->id_unknown;
 	return 0;
 }

@@ -53,10 +53,10 @@ struct symbolize_code {
 };
 
 /* The process a user pc belongs to: its JIT symbols are read on its
- * behalf, owned by uid: /tmp/perf-PID.map, and the jitdump file it maps. */
+ * behalf, from /tmp/perf-PID.map and the jitdump file it maps, owned by
+ * its user as the kernel says when they are read (symbolize/jitnames.h). */
 struct symbolize_process {
 	int pid;
-	uid_t uid;
 	uint32_t jitdump;        /* strtab id of its jit-PID.dump path; 0: none */
 };
 

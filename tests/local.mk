@@ -204,6 +204,7 @@ INTEGRATION_TESTS = \
 	tests/integration/service_reload.sh \
 	tests/integration/service_secrets.sh \
 	tests/integration/security_files.sh \
+	tests/integration/security_creds.sh \
 	tests/integration/security_bombs.sh \
 	tests/integration/service_budget_recovery.sh \
 	tests/integration/security_perfmaps.sh \
@@ -233,6 +234,7 @@ CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
 	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*.svg tests/integration/flamegraph_*.png
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/hostile_files.py \
+	tests/integration/hostile_creds.py \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
@@ -254,4 +256,5 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 # Dump fixtures of the report tests.
 EXTRA_DIST += tests/fixtures/report/a.json tests/fixtures/report/b.json \
 	tests/fixtures/report/c.json tests/fixtures/report/truncated.json \
-	tests/fixtures/report/threads.json tests/fixtures/report/a_b.collapsed
+	tests/fixtures/report/threads.json tests/fixtures/report/a_b.collapsed \
+	tests/fixtures/report/users.json

@@ -16,6 +16,7 @@ UNIT_TESTS = \
 	tests/unit/test_units \
 	tests/unit/test_redact \
 	tests/unit/test_userfile \
+	tests/unit/test_proccreds \
 	tests/unit/test_cachedir \
 	tests/unit/test_profile \
 	tests/unit/test_procmem \
@@ -46,6 +47,9 @@ UNIT_TESTS = \
 	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
 	tests/unit/test_proctable \
+	tests/unit/test_proctable_identity \
+	tests/unit/test_service_unit \
+	tests/unit/test_usernames \
 	tests/unit/test_thread_names \
 	tests/unit/test_ptree \
 	tests/unit/test_image_pin \
@@ -114,6 +118,11 @@ tests_unit_test_userfile_SOURCES = tests/unit/test_userfile.c
 tests_unit_test_userfile_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_userfile_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_userfile_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_proccreds_SOURCES = tests/unit/test_proccreds.c tests/unit/child_creds.h
+tests_unit_test_proccreds_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_proccreds_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_proccreds_LDADD = $(COMMON_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_cachedir_SOURCES = tests/unit/test_cachedir.c
 tests_unit_test_cachedir_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -215,7 +224,7 @@ tests_unit_test_frame_name_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_frame_name_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_frame_name_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_symbolizer_SOURCES = tests/unit/test_symbolizer.c
+tests_unit_test_symbolizer_SOURCES = tests/unit/test_symbolizer.c tests/unit/child_creds.h
 tests_unit_test_symbolizer_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_symbolizer_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_symbolizer_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
@@ -307,6 +316,24 @@ tests_unit_test_proctable_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_proctable_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_proctable_LDADD = $(COLLECTOR_LIBS) -lpthread $(CRITERION_LIBS)
 tests_unit_test_proctable_LINK = $(CXXLINK)
+
+tests_unit_test_proctable_identity_SOURCES = tests/unit/test_proctable_identity.c tests/unit/child_creds.h
+tests_unit_test_proctable_identity_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_proctable_identity_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_proctable_identity_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_proctable_identity_LINK = $(CXXLINK)
+
+tests_unit_test_service_unit_SOURCES = tests/unit/test_service_unit.c
+tests_unit_test_service_unit_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_service_unit_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_service_unit_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_service_unit_LINK = $(CXXLINK)
+
+tests_unit_test_usernames_SOURCES = tests/unit/test_usernames.c tests/unit/tmpdir.h
+tests_unit_test_usernames_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_usernames_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_usernames_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_usernames_LINK = $(CXXLINK)
 tests_unit_test_thread_names_SOURCES = tests/unit/test_thread_names.c
 tests_unit_test_thread_names_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_thread_names_CFLAGS = $(TEST_CFLAGS)

@@ -97,3 +97,27 @@ Test(collapsed, sanitizes_and_unknown)
 	cr_assert_str_eq(text, "we:ird?comm;x:y;[unknown];[unknown] 2\n");
 	free(text);
 }
+
+/* A user's process frame says whose it is: never root's frame. */
+Test(collapsed, user_process_frames)
+{
+	struct profile_key k = key("s", "/e", "postgres", -1);
+	uint32_t st[1] = {id("work")};
+	char *text;
+
+	profile__reset(prof);
+	cr_assert_eq(profile__add(prof, &k, st, 1, 2), 0);
+	k.user = id("alice");
+	cr_assert_eq(profile__add(prof, &k, st, 1, 3), 0);
+	k.user = id("b;b");
+	cr_assert_eq(profile__add(prof, &k, st, 1, 1), 0);
+	text = capture_collapsed(COLLAPSED_WITH_COMM);
+	cr_assert_str_eq(text,
+			 "postgres;work 2\n"
+			 "postgres@alice;work 3\n"
+			 "postgres@b:b;work 1\n");
+	free(text);
+	text = capture_collapsed(0);
+	cr_assert_str_eq(text, "work 6\n");
+	free(text);
+}

@@ -436,3 +436,40 @@ Test(dump_merge, rates_said_per_window)
 	dump_merge__describe_rates(&in, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "windows at 29 to 99 Hz");
 }
+
+/* Profiles of a user's processes stay apart from root's with the same
+ * names (and from another user's); --label user=NAME keeps one user's. */
+Test(dump_merge, users_kept_apart)
+{
+	static const char *const files[] = {"users.json", NULL};
+	struct strtab *names = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+	const struct profile *p;
+	struct profile_group g;
+	size_t i;
+	int root = 0, alice = 0, postgres = 0;
+
+	filter_init(&f);
+	m = merge(names, &f, files);
+	p = dump_merge__profile(m);
+	cr_assert_eq(profile__ngroups(p), 3);
+	for (i = 0; i < profile__ngroups(p); i++) {
+		profile__group(p, i, &g);
+		if (!g.key.user) {
+			root++;
+			cr_assert_eq(g.samples, 7);
+		} else if (!strcmp(key_str(p, g.key.user), "alice")) {
+			alice++;
+			cr_assert_eq(g.samples, 4);
+			cr_assert_str_eq(key_str(p, g.key.service_name), "postgres@alice");
+		} else {
+			postgres++;
+			cr_assert_str_eq(key_str(p, g.key.user), "postgres");
+			cr_assert_eq(g.samples, 2);
+		}
+	}
+	cr_assert(root == 1 && alice == 1 && postgres == 1);
+	dump_merge__delete(m);
+	strtab__delete(names);
+}

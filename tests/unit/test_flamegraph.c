@@ -721,3 +721,26 @@ Test(flamegraph, errors)
 	}
 	profile__delete(p);
 }
+
+/* A user's process is a process frame of its own, "comm@USER", never
+ * merged into root's of the same name. */
+Test(flamegraph, a_users_process_is_not_roots)
+{
+	struct profile *p = new_profile();
+	struct profile_key k = key("postgres");
+	struct frame fr[MAXF];
+	uint32_t f = id("main");
+	char *svg;
+	size_t n;
+
+	cr_assert_eq(profile__add(p, &k, &f, 1, 4), 0);
+	k.user = id("alice");
+	cr_assert_eq(profile__add(p, &k, &f, 1, 3), 0);
+	svg = render(p, NULL);
+	assert_xml(svg);
+	n = parse_frames(svg, fr, MAXF);
+	cr_assert_eq(must_find(fr, n, "postgres")->n, 4);
+	cr_assert_eq(must_find(fr, n, "postgres@alice")->n, 3);
+	free(svg);
+	profile__delete(p);
+}

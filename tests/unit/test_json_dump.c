@@ -315,16 +315,32 @@ static int validate(const char *path, int quiet)
 	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The window in prof, written to a file, matches the schema (when
+ * python3's jsonschema is there to say). */
+static void expect_valid(const char *what)
+{
+	char path[] = "/tmp/smolder-test-json-XXXXXX";
+	FILE *out;
+	int fd;
+
+	if (!has_jsonschema())
+		return;
+	fd = mkostemp(path, O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	out = fdopen(fd, "w");
+	cr_assert_eq(json_dump__write(prof, &agent, out), 0);
+	fclose(out);
+	cr_expect_eq(validate(path, 0), 0, "a dump with %s does not match the schema", what);
+	unlink(path);
+}
+
 /* Grouped per thread: a "thread" label after pid, "" for a name not
  * known; threads of one process sort by name; the schema takes it. */
 Test(json, thread_label)
 {
 	struct profile_key k = key("svc", "/bin/app", "app", 42);
 	uint32_t f = id("spin");
-	char path[] = "/tmp/smolder-test-json-XXXXXX";
 	char *text;
-	FILE *out;
-	int fd;
 
 	profile__reset(prof);
 	k.thread = id("worker-b");
@@ -339,15 +355,7 @@ Test(json, thread_label)
 	cr_assert(strstr(text, "\"thread\":\"worker-a\"}") < strstr(text, "\"thread\":\"worker-b\"}"), "%s", text);
 	cr_assert(strstr(text, "\"pid\":\"42\",\"thread\":\"\"}"), "%s", text);
 	free(text);
-	if (!has_jsonschema())
-		return;
-	fd = mkostemp(path, O_CLOEXEC);
-	cr_assert_geq(fd, 0);
-	out = fdopen(fd, "w");
-	cr_assert_eq(json_dump__write(prof, &agent, out), 0);
-	fclose(out);
-	cr_expect_eq(validate(path, 0), 0, "a dump with thread labels does not match the schema");
-	unlink(path);
+	expect_valid("thread labels");
 }
 
 Test(json, matches_json_schema)
@@ -386,4 +394,25 @@ Test(json, matches_json_schema)
 	fclose(f);
 	cr_expect_neq(validate(path, 1), 0, "schema accepts an incomplete document");
 	unlink(path);
+}
+
+/* A user's process: a "user" label after comm, and never the same profile
+ * as root's of the same names; root's carry none. */
+Test(json, user_label)
+{
+	struct profile_key k = key("postgresql", "/usr/bin/postgres", "postgres", -1);
+	uint32_t f = id("spin");
+	char *text;
+
+	profile__reset(prof);
+	cr_assert_eq(profile__add(prof, &k, &f, 1, 3), 0);
+	k.user = id("alice");
+	cr_assert_eq(profile__add(prof, &k, &f, 1, 2), 0);
+	text = capture_json();
+	cr_assert(strstr(text, "{\"labels\":{\"service_name\":\"postgresql\",\"exe\":\"/usr/bin/postgres\","
+			       "\"comm\":\"postgres\"},\"samples\":3"), "%s", text);
+	cr_assert(strstr(text, "{\"labels\":{\"service_name\":\"postgresql\",\"exe\":\"/usr/bin/postgres\","
+			       "\"comm\":\"postgres\",\"user\":\"alice\"},\"samples\":2"), "%s", text);
+	free(text);
+	expect_valid("user labels");
 }

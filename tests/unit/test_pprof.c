@@ -378,3 +378,41 @@ Test(pprof, gzip_output)
 	dump_merge__delete(m);
 	strtab__delete(names);
 }
+
+/* A user's process: its samples carry the user label; root's none. */
+Test(pprof, user_label)
+{
+	static const char *const files[] = {"users.json", NULL};
+	struct strtab *names = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+	struct pprof_opts o = { 10101010, 1763740850 * S, 10 * S };
+	struct decoded d;
+	void *buf = NULL;
+	size_t len = 0, i;
+	uint64_t root = 0, alice = 0, postgres = 0;
+
+	filter_init(&f);
+	m = merge_grouped(names, &f, files, 0);
+	cr_assert_eq(pprof__encode(dump_merge__profile(m), &o, &buf, &len), 0);
+	decode(buf, len, &d);
+	for (i = 0; i < d.nsamples; i++) {
+		const char *u = label_of(&d, i, "user");
+
+		if (!u)
+			root += d.values[i][0];
+		else if (!strcmp(u, "alice"))
+			alice += d.values[i][0];
+		else if (!strcmp(u, "postgres"))
+			postgres += d.values[i][0];
+		else
+			cr_assert_fail("user label %s", u);
+	}
+	cr_assert_eq(root, 7);
+	cr_assert_eq(alice, 4);
+	cr_assert_eq(postgres, 2);
+	decoded_free(&d);
+	free(buf);
+	dump_merge__delete(m);
+	strtab__delete(names);
+}

@@ -404,3 +404,34 @@ Test(pyroscope, pyroscope_too_old_hint)
 	sink__delete(s);
 	srv_stop(srv);
 }
+
+/* A user's process is a series of its own: its user is a label of the
+ * series, which the operator's labels cannot replace. */
+Test(pyroscope, user_label_in_the_name)
+{
+	static const struct dump_label g[] = { { "user", "ops" }, { "env", "prod" } };
+	static const struct dump_label t[] = {
+		{ "service_name", "postgresql@alice" }, { "exe", "/usr/bin/postgres" }, { "comm", "postgres" },
+		{ "user", "alice" },
+	};
+	static const struct dump_label u[] = {
+		{ "service_name", "postgresql" }, { "exe", "/usr/bin/postgres" }, { "comm", "postgres" },
+	};
+	struct dump_profile pr[2] = { { .labels = t, .nlabels = 4 }, { .labels = u, .nlabels = 3 } };
+	struct dump d;
+	char *n;
+
+	make_dump(&d, pr, 2);
+	d.nlabels = 1;
+	n = pyroscope__name(&d, 0);
+	cr_assert_str_eq(n, "postgresql_alice.cpu{user=alice,env=prod,hostname=web01}");
+	free(n);
+	n = pyroscope__name(&d, 1);
+	cr_assert_str_eq(n, "postgresql.cpu{env=prod,hostname=web01}");
+	free(n);
+	d.labels = g;
+	d.nlabels = 2;
+	n = pyroscope__name(&d, 0);
+	cr_assert_str_eq(n, "postgresql_alice.cpu{user=alice,env=prod,hostname=web01}");
+	free(n);
+}

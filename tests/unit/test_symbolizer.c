@@ -18,6 +18,7 @@
 #include "symbolize/symbolizer.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/symindex.h"
+#include "tests/unit/child_creds.h"
 
 static struct strtab *names;
 static struct symbolizer *sz;
@@ -66,15 +67,20 @@ static const char *joined(const uint32_t *ids, size_t n)
 	return buf;
 }
 
-static const char *user(const struct symbolize_code *code, uint64_t pc, uint64_t now)
+static const char *user_of(int pid, const struct symbolize_code *code, uint64_t pc, uint64_t now)
 {
-	struct symbolize_process proc = { (int)getpid(), getuid(), 0 };
+	struct symbolize_process proc = { pid, 0 };
 	uint32_t ids[SYMBOLIZER_MAX_FRAMES_PER_PC];
 	size_t n = 0;
 
 	cr_assert_eq(symbolizer__user(sz, &proc, pc, code, now, ids, SYMBOLIZER_MAX_FRAMES_PER_PC, &n), 0);
 	cr_assert_geq(n, 1);
 	return joined(ids, n);
+}
+
+static const char *user(const struct symbolize_code *code, uint64_t pc, uint64_t now)
+{
+	return user_of((int)getpid(), code, pc, now);
 }
 
 Test(symbolizer, names_a_binary_pc_from_its_index)
@@ -283,4 +289,48 @@ Test(symbolizer, perf_map_text_is_limited)
 	cr_assert(!perfmap__truncated(m));
 	cr_assert(perfmap__bytes(m) >= 5 * 17);
 	perfmap__delete(m);
+}
+
+/* Whose the process is, read before its files are: a root process's
+ * root-owned map names its code; once it setuid()s to a user, what was read
+ * under root's rule is dropped at the next read, and only a map of that
+ * user names it (a root-only file bound over it would be root's). */
+Test(symbolizer, jit_files_are_the_process_users_when_read)
+{
+	struct symbolize_code code;
+	const uint64_t s = 1000000000ull;
+	struct child ch;
+	char path[64], pending[64];
+	FILE *f;
+
+	child_need_root();
+	memset(&code, 0, sizeof(code));
+	child_start(&ch);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)ch.pid);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("40000 100 RootJit\n", f);
+	fclose(f);
+	cr_assert_str_eq(user_of(ch.pid, &code, 0x40010, 1 * s), "RootJit_[j]", "root's file, root's process");
+
+	child_do(&ch, 'd');
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("40000 100 RootJit\n50000 100 NotTheUsers\n", f);
+	fclose(f);
+	snprintf(pending, sizeof(pending), "[jit %d 0x50010]", (int)ch.pid);
+	cr_assert_str_eq(user_of(ch.pid, &code, 0x50010, 3 * s), pending,
+			 "the process is nobody's now: a root-owned map names nothing");
+	snprintf(pending, sizeof(pending), "[jit %d 0x40010]", (int)ch.pid);
+	cr_assert_str_eq(user_of(ch.pid, &code, 0x40010, 3 * s + 10), pending,
+			 "what root's map named was dropped with the owner");
+
+	cr_assert_eq(chown(path, CHILD_NOBODY, CHILD_NOBODY), 0);
+	cr_assert_str_eq(user_of(ch.pid, &code, 0x50010, 5 * s), "NotTheUsers_[j]", "the user's own map");
+	/* gone: its last read owner stands for the files read at its end */
+	child_end(&ch, 0);
+	symbolizer__forget_process(sz, ch.pid);
+	symbolizer__settle(sz);
+	symbolizer__clear_renames(sz);
+	unlink(path);
 }

@@ -288,3 +288,25 @@ Test(top, header_of_what_was_kept)
 			   strlen("samples: 5  profiles: 2  processes: 2  functions: 6\n")), "%s", t);
 	free(t);
 }
+
+/* Per thread, a user's process is a section of its own ("comm@USER"),
+ * never part of root's process of the same name. */
+Test(top, a_users_threads_are_not_roots)
+{
+	struct profile_key k = key("svc", "/bin/app", "app", -1);
+	uint32_t fa = id("spin_root"), fb = id("spin_user");
+	char *t;
+	const char *r, *u;
+
+	profile__reset(prof);
+	k.thread = id("worker");
+	cr_assert_eq(profile__add(prof, &k, &fa, 1, 3), 0);
+	k.user = id("alice");
+	cr_assert_eq(profile__add(prof, &k, &fb, 1, 1), 0);
+	t = capture_top(0);
+	r = strstr(t, "\napp / worker: 3 samples (75.00%)\n");
+	u = strstr(t, "\napp@alice / worker: 1 sample (25.00%)\n");
+	cr_assert(r && u && r < u, "%s", t);
+	cr_assert_null(strstr(u, "spin_root"), "root's function under the user's: %s", t);
+	free(t);
+}
