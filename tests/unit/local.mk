@@ -151,7 +151,8 @@ tests_unit_test_accountant_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_accountant_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_accountant_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_image.h
+tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_image.h \
+	tests/unit/x86_code.h
 tests_unit_test_hotspot_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_hotspot_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_hotspot_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
