@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/hash.h"
 #include "common/u64map.h"
+#include "runtimes/accountant.h"
 #include "runtimes/hotspot_impl.h"
 #include "runtimes/x86_frame.h"
 
@@ -80,7 +82,7 @@ int hotspot__frame_at(struct hotspot *h, uint64_t pc, uint64_t now_ns, struct x8
 	const struct hotspot_blob *b = hotspot_code__blob(h, pc, now_ns);
 	uint8_t buf[X86_FRAME_MAX_BYTES];
 	struct x86_frame_code c;
-	uint64_t v, lo, hi;
+	uint64_t v, lo, hi, t0;
 	uint32_t tag;
 
 	memset(out, 0, sizeof(*out));
@@ -91,12 +93,14 @@ int hotspot__frame_at(struct hotspot *h, uint64_t pc, uint64_t now_ns, struct x8
 		return 0;
 	if (!hotspot_code__may_read(h, now_ns))
 		return -EAGAIN;
+	t0 = clock__mono_ns();
 	lo = pc - b->code_begin > BEHIND ? pc - BEHIND : b->code_begin;
 	hi = b->code_end - lo > X86_FRAME_MAX_BYTES ? lo + X86_FRAME_MAX_BYTES : b->code_end;
 	if (hi - lo < X86_FRAME_MAX_BYTES)
 		lo = hi - b->code_begin > X86_FRAME_MAX_BYTES ? hi - X86_FRAME_MAX_BYTES : b->code_begin;
 	if (memsource__read(&h->mem, lo, buf, (size_t)(hi - lo))) {
 		h->stats.failures++;
+		ledger__charge_cpu(h->mem.ledger, clock__mono_ns() - t0);
 		return -EFAULT;
 	}
 	memset(&c, 0, sizeof(c));
@@ -122,5 +126,9 @@ int hotspot__frame_at(struct hotspot *h, uint64_t pc, uint64_t now_ns, struct x8
 	if (u64map__count(h->frames) >= MAX_FRAMES)
 		u64map__clear(h->frames);
 	(void)u64map__put(h->frames, pc, pack(out, tag));
+	/* a reader's work, charged to the process's user like the reads: a
+	 * process posing as a JVM with code of many pcs costs its user's
+	 * share of time, and never the sampling's steady cost */
+	ledger__charge_cpu(h->mem.ledger, clock__mono_ns() - t0);
 	return 0;
 }

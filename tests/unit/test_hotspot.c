@@ -575,7 +575,8 @@ Test(hotspot_frames, read_once_per_pc_and_blob)
 
 /* Reading code draws on the JVM's ledger like every read: once the
  * second's reads are spent (here by a flood of names to look up), a pc
- * not read yet waits for the next second; pcs read before cost nothing. */
+ * not read yet waits for the next second; pcs read before cost nothing;
+ * the time the reading took is charged too. */
 Test(hotspot_frames, code_reads_are_budgeted)
 {
 	struct hotspot_image *im = image();
@@ -583,6 +584,7 @@ Test(hotspot_frames, code_reads_are_budgeted)
 	struct accountant *acct;
 	struct ledger *l;
 	struct hotspot *h = open_ledgered(im, t, &acct, &l);
+	struct ledger_stats ls;
 	struct x86_frame f;
 	uint32_t ids[4];
 	size_t n;
@@ -597,6 +599,10 @@ Test(hotspot_frames, code_reads_are_budgeted)
 	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_LOOP, 6 * SEC, &f), 0);
 	IS_SP(f, 56, X86_BP_BELOW_RA, X86_BASE_SAVED);
 	hotspot__delete(h);
+	/* the time it took is the user's, like the reads */
+	ledger__stats(l, &ls);
+	cr_assert_gt(ls.cpu_ns, 0);
+	cr_assert_eq(accountant__cpu_ns(acct), ls.cpu_ns);
 	ledger__delete(l);
 	accountant__delete(acct);
 	strtab__delete(t);
