@@ -194,6 +194,8 @@ static bool is_code(unwind_find_fn find, void *ctx, uint64_t ra)
 {
 	struct unwind_module m;
 
+	/* a lookup fills in what it knows, on a module zeroed as emit's are */
+	memset(&m, 0, sizeof(m));
 	return ra >= 4096 && find(ctx, ra - 1, &m) == 0;
 }
 
