@@ -25,6 +25,7 @@
 #include "collector/proctable.h"
 #include "collector/runtimes.h"
 #include "collector/user_stack.h"
+#include "common/proccreds.h"
 #include "common/strtab.h"
 #include "profile/agent_stats.h"
 #include "runtimes/accountant.h"
@@ -605,12 +606,15 @@ Test(runtimes, a_users_readers_are_bounded)
 	rs = runtimes__new_table(table, 2, a.names, a.pt, acct, &a.st, &o);
 	for (i = 0; i < 3; i++) {
 		struct process *p;
+		uid_t uid;
+		gid_t gid;
 
 		/* as another user: the bound is on users but root */
 		child[i] = exec_child__start(65534, &tell[i]);
 		p = proctable__get(a.pt, child[i]);
 		cr_assert_not_null(p);
-		cr_assert_eq(process__uid(p), 65534);
+		cr_assert_eq(proccreds__owner_pid(child[i], &uid, &gid), 0);
+		cr_assert_eq(uid, 65534);
 		memset(&m, 0, sizeof(m));
 		cr_assert_eq(runtimes__describe_code(rs, p, fake_vm_state.jit_start, 1, &m), i < 2 ? 0 : -ENOENT,
 			     "reader %d", i);
