@@ -82,7 +82,6 @@ struct runtimes {
 	struct rt_process *last;
 	struct registry_counts counts[RUNTIME_MAX_READERS];
 	struct gone gone[RUNTIME_MAX_READERS];
-	uint64_t cpu_ns;         /* readers' time, all of it, since start */
 	bool any_host;           /* a reader describes code no file holds */
 	uint64_t last_read_ns;   /* when a reader was last asked for a stack */
 };
@@ -310,13 +309,12 @@ static uint64_t lib_symbol(void *ctx, const char *const *libs, size_t nlibs, con
 }
 
 /* The time since t0 a reader spent for sl's process, charged to its user;
- * the registry's total is apart from the sampling's steady cost. */
-static void charge(struct runtimes *rs, struct slot *sl, uint64_t t0)
+ * the accountant's total is apart from the sampling's steady cost. */
+static void charge(struct slot *sl, uint64_t t0)
 {
 	uint64_t ns = clock__mono_ns() - t0;
 
 	ledger__charge_cpu(sl->ledger, ns);
-	rs->cpu_ns += ns;
 }
 
 /* Not (yet) a runtime we can read, or not now: back off, more each time. */
@@ -425,7 +423,7 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	proc.ctx = &lk;
 	t0 = clock__mono_ns();
 	err = rs->readers[r]->open(&proc, &sl->inst);
-	charge(rs, sl, t0);
+	charge(sl, t0);
 	/* what the open read is checked with the sample's reads */
 	rp->touched = true;
 	if (err == 0) {
@@ -518,8 +516,8 @@ struct ledger *runtimes__stack_ledger(struct runtimes *rs, struct process *p)
 
 void runtimes__charge_stack_cpu(struct runtimes *rs, struct ledger *l, uint64_t ns)
 {
+	(void)rs; /* the accountant totals it with the readers' time */
 	ledger__charge_cpu(l, ns);
-	rs->cpu_ns += ns;
 }
 
 void *runtimes__instance(struct runtimes *rs, struct process *p, uint8_t tag,
@@ -640,7 +638,7 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
 		s->tag = f->runtime;
 		t0 = clock__mono_ns();
 		err = rd->read_stack(inst, s, out);
-		charge(rs, sl, t0);
+		charge(sl, t0);
 		count_sample(rs, r, s, out, err);
 		st = window_block(rs, r);
 		if (st && !err) {
@@ -772,7 +770,8 @@ void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st)
 
 uint64_t runtimes__cpu_ns(const struct runtimes *rs)
 {
-	return rs ? rs->cpu_ns : 0;
+	/* all the readers' time: around their operations, and their own */
+	return rs ? accountant__cpu_ns(rs->acct) : 0;
 }
 
 void runtimes__trim(struct runtimes *rs, uint64_t now_ns)

@@ -40,6 +40,7 @@ struct accountant {
 	struct u64map *by_uid;     /* uid -> struct account * */
 	struct account overflow;   /* users past ACCOUNTANT_MAX_USERS */
 	struct pace users;         /* of all users but root */
+	uint64_t cpu_ns;           /* charged to any ledger, since made */
 };
 
 struct accountant *accountant__new(const struct accountant_limits *limits, struct strtab *names)
@@ -226,11 +227,17 @@ void ledger__charge_copy(struct ledger *l, size_t bytes)
 	l->st.bytes += bytes;
 }
 
+uint64_t accountant__cpu_ns(const struct accountant *a)
+{
+	return a ? a->cpu_ns : 0;
+}
+
 void ledger__charge_cpu(struct ledger *l, uint64_t ns)
 {
 	if (!l)
 		return;
 	l->st.cpu_ns += ns;
+	l->owner->cpu_ns += ns;
 	l->pace.cpu_ns += ns;
 	l->acct->pace.cpu_ns += ns;
 	if (!is_root(l->acct))

@@ -109,8 +109,14 @@ void ledger__charge_read(struct ledger *l, size_t bytes);
  * as its time grows with what it copies, so the shares bound bytes too. */
 void ledger__charge_copy(struct ledger *l, size_t bytes);
 /* Charges time a reader spent for the process (in the second of the
- * last ledger__may_read). */
+ * last ledger__may_read): whoever spent it, the registry around a reader's
+ * operation or a reader on its own (HotSpot reading the code of a frame
+ * while the unwinder asks what it is). */
 void ledger__charge_cpu(struct ledger *l, uint64_t ns);
+/* The time charged to all ledgers since the accountant was made: the
+ * readers' work, all of it, one-off and apart from the sampling's steady
+ * cost. 0 for NULL. */
+uint64_t accountant__cpu_ns(const struct accountant *a);
 /* Interns a frame name (frame_name__intern: sanitised, suffixed), charged
  * to the user: past the user's share of the window, *id is the marker
  * and the refusal is counted. A NULL ledger interns without a bound.

@@ -4,8 +4,11 @@
  *
  * The unwinder asks what the code at a pc is (hotspot__code_at): a
  * compiled method or runtime stub with a known frame size, the bytecode
- * interpreter, the call stub through which native code entered Java, or a
- * stub without a frame. The symbolizer asks what to call a frame
+ * interpreter, the call stub through which native code entered Java, a
+ * stub routine keeping an rbp frame, or a stub without a frame; and where
+ * that does not hold at the very pc (a prologue, an epilogue, an
+ * intrinsic that moved sp), what the code there says (hotspot__frame_at,
+ * runtimes/x86_frame.h). The symbolizer asks what to call a frame
  * (hotspot__names): a compiled pc becomes its method and the methods
  * inlined at that pc (from the nmethod's scope descriptors), an
  * interpreted frame the method the interpreter keeps in it.
@@ -14,7 +17,9 @@
  * checked again (one read) when older than a second, so a blob freed and
  * replaced gives no stale frame size; names are cached by (blob, compile
  * id, pc) and by Method*, so a reused code address never shows a stale
- * name; an unknown pc costs a few reads of the code heap's segment map.
+ * name; an unknown pc costs a few reads of the code heap's segment map,
+ * and one read of the code around it for its frame, cached by pc and
+ * blob identity.
  * Uncached lookups stop for the rest of a second once the JVM's ledger
  * (runtimes/accountant.h, through its memsource) has no reads left in it
  * (a JVM starting up compiles thousands of methods a second; a process
@@ -41,18 +46,37 @@ struct strtab_remap;
 /* A cached blob is read again after this long. */
 #define HOTSPOT_RECHECK_NS 1000000000ull
 
+/* Every blob of the code cache is one of these, by its name (a C string
+ * literal of HotSpot's) and frame size. */
 enum hotspot_code_kind {
 	HOTSPOT_NOT_CODE = 0,  /* not in the code cache, or unreadable */
-	HOTSPOT_COMPILED,      /* an nmethod: sized frame, scopes */
+	HOTSPOT_COMPILED,      /* an nmethod ("nmethod", and "native nmethod":
+	                          the wrapper of a native method): sized frame,
+	                          named by its Method* */
 	HOTSPOT_INTERPRETER,   /* the template interpreter's code */
 	HOTSPOT_CALL_STUB,     /* the return address into the call stub */
-	HOTSPOT_STUB,          /* a runtime stub with a sized frame */
-	HOTSPOT_FRAMELESS,     /* a stub without a frame of its own */
+	HOTSPOT_STUB,          /* a blob with a sized frame: runtime stubs
+	                          (C1's and C2's, resolve and ic-miss stubs,
+	                          throw_exception), the safepoint, deopt,
+	                          uncommon-trap and exception blobs */
+	HOTSPOT_STUB_ROUTINES, /* the stub routines' blobs ("StubRoutines (1)",
+	                          "(2)", and later JDKs' "StubRoutines (...)"):
+	                          arraycopy, string and array intrinsics,
+	                          crypto, CRC, math; each stub keeps an rbp
+	                          frame once set up, and its blob no size */
+	HOTSPOT_FRAMELESS,     /* another blob without a frame size: adapters
+	                          (I2C/C2I), vtable and itable chunks, inline
+	                          cache buffer, method handle adapters,
+	                          signature handlers, C1's leaf runtime stubs
+	                          (slow_subtype_check, G1 barriers): they run
+	                          on their caller's frame with the return
+	                          address at sp, or words pushed over it */
 };
 
 struct hotspot_code {
 	enum hotspot_code_kind kind;
 	uint64_t code_begin;     /* where the blob's instructions start */
+	uint64_t code_end;       /* and end */
 	uint32_t frame_bytes;    /* HOTSPOT_COMPILED/_STUB: the frame, return
 	                          * address included */
 	uint32_t frame_complete; /* bytes after code_begin from which the frame
@@ -72,6 +96,17 @@ const struct hotspot_vm *hotspot__vm(const struct hotspot *h);
  * (HOTSPOT_NOT_CODE when pc is no code the JVM knows) and fills *out. */
 enum hotspot_code_kind hotspot__code_at(struct hotspot *h, uint64_t pc, uint64_t now_ns,
 					struct hotspot_code *out);
+
+/* The frame of the blob holding pc, at pc, as its code says
+ * (runtimes/x86_frame.h): the code around pc is read once and followed
+ * to where the frame's layout is known, then cached by pc and checked
+ * against the blob. 0 with *out (its kind X86_FRAME_UNKNOWN when the code
+ * said nothing usable; for a stub routine, its "enter" then an rbp frame),
+ * -ENOENT when pc is in no blob's code or in the interpreter's, -EAGAIN
+ * when the JVM's read budget is spent for now, -EFAULT when the code
+ * could not be read. */
+struct x86_frame;
+int hotspot__frame_at(struct hotspot *h, uint64_t pc, uint64_t now_ns, struct x86_frame *out);
 
 /* The interpreter frame's slots, in words from its frame pointer: the
  * Method* it runs and its caller's stack pointer before any extension. */
@@ -95,6 +130,8 @@ struct hotspot_stats {
 	uint64_t blob_reads;  /* blobs read from the code heap (misses, re-checks) */
 	uint64_t reads;       /* process_vm_readv calls */
 	uint64_t failures;    /* pcs or frames that could not be read or named */
+	uint64_t frames_read; /* pcs whose code was read for their frame */
+	uint64_t frames_unknown; /* ... whose code said nothing usable */
 };
 void hotspot__stats(const struct hotspot *h, struct hotspot_stats *out);
 

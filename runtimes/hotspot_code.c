@@ -43,7 +43,8 @@ int hotspot__open(const struct memsource *mem, const uint64_t sym[HS_NSYMBOLS],
 	if (!err) {
 		h->method_ids = u64map__new(256);
 		h->pc_frames = u64map__new(256);
-		if (!h->method_ids || !h->pc_frames)
+		h->frames = u64map__new(256);
+		if (!h->method_ids || !h->pc_frames || !h->frames)
 			err = -ENOMEM;
 	}
 	if (err) {
@@ -60,6 +61,7 @@ void hotspot__delete(struct hotspot *h)
 		return;
 	u64map__delete(h->method_ids);
 	u64map__delete(h->pc_frames);
+	u64map__delete(h->frames);
 	free(h->pool);
 	free(h->blobs);
 	free(h);
@@ -207,14 +209,29 @@ static bool within(uint64_t a, uint64_t lo, uint64_t hi)
 	return a >= lo && a <= hi;
 }
 
-/* The kind of a blob from its name. */
+/* The kind of a blob from its name (hotspot.h lists them). */
 static enum hotspot_code_kind kind_of(const char *name, uint32_t frame_bytes)
 {
-	if (strcmp(name, "nmethod") == 0)
+	if (strcmp(name, "nmethod") == 0 || strcmp(name, "native nmethod") == 0)
 		return HOTSPOT_COMPILED;
 	if (strcmp(name, "Interpreter") == 0)
 		return HOTSPOT_INTERPRETER;
-	return frame_bytes ? HOTSPOT_STUB : HOTSPOT_FRAMELESS;
+	if (frame_bytes)
+		return HOTSPOT_STUB;
+	return strncmp(name, "StubRoutines", 12) == 0 ? HOTSPOT_STUB_ROUTINES : HOTSPOT_FRAMELESS;
+}
+
+/* Where a blob's code ends: CodeBlob::_code_end (9+), else its data (8),
+ * else the blob's end. */
+static uint64_t code_end(const struct hotspot_vm *vm, const uint8_t *hdr, const struct hotspot_blob *b)
+{
+	uint64_t e = b->end;
+
+	if (vm->blob_code_end >= 0)
+		e = u64_at(hdr, vm->blob_code_end);
+	else if (vm->blob_data_offset >= 0)
+		e = b->addr + (uint64_t)(uint32_t)i32_at(hdr, vm->blob_data_offset);
+	return within(e, b->code_begin, b->end) ? e : b->end;
 }
 
 /* Reads the blob at addr (a block's payload) and checks that it holds pc. */
@@ -234,6 +251,10 @@ static int read_blob(struct hotspot *h, uint64_t addr, uint64_t pc, struct hotsp
 	size = i32_at(hdr, vm->blob_size);
 	frame_words = i32_at(hdr, vm->blob_frame_size);
 	complete = i32_at(hdr, vm->blob_frame_complete);
+	/* C1's leaf runtime stubs (slow_subtype_check, the G1 barriers) have
+	 * no frame size: -1 */
+	if (frame_words == -1)
+		frame_words = 0;
 	if (size <= 0 || (uint64_t)size > MAX_HEAP_BYTES || frame_words < 0 ||
 	    (uint32_t)frame_words > MAX_FRAME_WORDS)
 		return -EPROTO;
@@ -246,13 +267,22 @@ static int read_blob(struct hotspot *h, uint64_t addr, uint64_t pc, struct hotsp
 	}
 	if (pc < addr || pc >= b->end || !within(b->code_begin, addr, b->end))
 		return -EPROTO;
+	b->code_end = code_end(vm, hdr, b);
 	b->frame_bytes = (uint32_t)frame_words * 8;
-	b->frame_complete = complete > 0 ? (uint32_t)complete : 0;
+	b->frame_complete = complete >= 0 && (uint64_t)complete < b->code_end - b->code_begin
+				    ? complete
+				    : -1;
 	b->name_ptr = u64_at(hdr, vm->blob_name);
 	if (memsource__str(&h->mem, b->name_ptr, name, sizeof(name)) < 0)
 		return -EPROTO;
 	b->kind = kind_of(name, b->frame_bytes);
-	if (b->kind == HOTSPOT_COMPILED) {
+	if (b->kind == HOTSPOT_COMPILED && name[0] == 'n' && name[1] == 'a') {
+		/* a native method's wrapper: its method, no scopes to read */
+		b->method = u64_at(hdr, vm->nm_method);
+		b->compile_id = i32_at(hdr, vm->nm_compile_id);
+		if (!b->method)
+			return -EPROTO;
+	} else if (b->kind == HOTSPOT_COMPILED) {
 		uint64_t scopes;
 
 		b->method = u64_at(hdr, vm->nm_method);
@@ -428,7 +458,8 @@ enum hotspot_code_kind hotspot__code_at(struct hotspot *h, uint64_t pc, uint64_t
 		return HOTSPOT_NOT_CODE;
 	out->kind = b->kind;
 	out->code_begin = b->code_begin;
+	out->code_end = b->code_end;
 	out->frame_bytes = b->frame_bytes;
-	out->frame_complete = b->frame_complete;
+	out->frame_complete = b->frame_complete > 0 ? (uint32_t)b->frame_complete : 0;
 	return out->kind;
 }

@@ -18,7 +18,7 @@ struct hotspot_heap {
 /* A code blob as read, kept by its code range. */
 struct hotspot_blob {
 	uint64_t addr, end;          /* the blob: [addr, end) */
-	uint64_t code_begin;
+	uint64_t code_begin, code_end;
 	uint64_t name_ptr;           /* CodeBlob::_name */
 	uint64_t method;             /* nmethods: Method* */
 	uint64_t pcs_begin, pcs_end; /* nmethods: PcDesc table */
@@ -26,7 +26,9 @@ struct hotspot_blob {
 	uint64_t metadata_begin;     /* nmethods: metadata slots up to scopes_begin */
 	uint64_t checked_ns;
 	int32_t compile_id;
-	uint32_t frame_bytes, frame_complete;
+	uint32_t frame_bytes;
+	int32_t frame_complete;      /* CodeBlob::_frame_complete_offset; -1:
+	                                never (C1's runtime stubs) */
 	enum hotspot_code_kind kind;
 };
 
@@ -43,6 +45,7 @@ struct hotspot {
 	size_t nblobs, cap;
 	struct u64map *method_ids;   /* Method* | tag -> frame id */
 	struct u64map *pc_frames;    /* hash(pc, blob, compile id) -> offset in pool */
+	struct u64map *frames;       /* pc -> its frame, packed (hotspot_frames.c) */
 	uint32_t *pool;              /* [count, ids...] runs */
 	size_t npool, pool_cap;
 	uint64_t names_since_ns;     /* when the name caches were last emptied */

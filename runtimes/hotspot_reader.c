@@ -1,6 +1,7 @@
 /* The HotSpot row of the runtime table: libjvm.so recognised by the
  * self-description tables it exports, its code cache described to the
- * unwinder as frames of known shape, those frames named from its own
+ * unwinder as frames of known shape (a blob's kind, and what its code
+ * says at the pc), those frames named from its own
  * metadata (runtimes/hotspot.h), and a Java process labelled by what its
  * command line runs. */
 #include "config.h"
@@ -13,6 +14,7 @@
 #include "runtimes/hotspot.h"
 #include "runtimes/javacmd.h"
 #include "runtimes/readers.h"
+#include "runtimes/x86_frame.h"
 
 struct hotspot_binary {
 	uint64_t sym[HS_NSYMBOLS]; /* ELF vaddrs of the exported tables */
@@ -68,6 +70,34 @@ static void close_instance(void *inst)
 	hotspot__delete(inst);
 }
 
+/* DWARF's numbers of the general registers, in the encoding's order
+ * (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..r15). */
+static const uint8_t dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* The shape of the frame at pc as its code says, over what the blob's
+ * kind says; unchanged when the code said nothing. */
+static void frame_at(struct hotspot *h, uint64_t pc, uint64_t now_ns, struct unwind_module *out)
+{
+	struct x86_frame f;
+
+	if (hotspot__frame_at(h, pc, now_ns, &f) != 0)
+		return;
+	if (f.kind == X86_FRAME_RBP) {
+		out->code = UNWIND_CODE_FRAME_POINTER;
+	} else if (f.kind == X86_FRAME_SP) {
+		out->code = UNWIND_CODE_SIZED;
+		out->frame_bytes = (uint32_t)f.ra + 8;
+		out->sized_at_pc = true;
+		out->caller_bp = f.bp == X86_BP_LIVE   ? UNWIND_BP_LIVE
+				 : f.bp == X86_BP_LOST ? UNWIND_BP_LOST
+						       : UNWIND_BP_BELOW_RA;
+		out->base = f.base == X86_BASE_SAVED ? UNWIND_BASE_SAVED
+			    : f.base == X86_BASE_REG ? UNWIND_BASE_REG
+						     : UNWIND_BASE_SP;
+		out->base_at = f.base == X86_BASE_REG ? dwarf_reg[f.base_at & 15] : f.base_at;
+	}
+}
+
 static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind_module *out)
 {
 	struct hotspot *h = inst;
@@ -80,6 +110,12 @@ static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind
 		out->code = UNWIND_CODE_SIZED;
 		out->frame_bytes = c.frame_bytes;
 		out->frame_complete = c.code_begin + c.frame_complete;
+		frame_at(h, pc, now_ns, out);
+		return 0;
+	case HOTSPOT_STUB_ROUTINES:
+		/* an rbp frame, but where its code says otherwise */
+		out->code = UNWIND_CODE_FRAME_POINTER;
+		frame_at(h, pc, now_ns, out);
 		return 0;
 	case HOTSPOT_INTERPRETER:
 		out->code = UNWIND_CODE_INTERPRETED;
@@ -92,6 +128,7 @@ static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind
 		return 0;
 	case HOTSPOT_FRAMELESS:
 		out->code = UNWIND_CODE_FRAMELESS;
+		frame_at(h, pc, now_ns, out);
 		return 0;
 	default:
 		return -ENOENT;

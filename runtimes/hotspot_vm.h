@@ -57,6 +57,9 @@ struct hotspot_vm {
 	int64_t blob_name, blob_size, blob_frame_complete, blob_frame_size;
 	int64_t blob_code_begin;     /* 9+: a pointer */
 	int64_t blob_code_offset;    /* 8: an offset from the blob */
+	int64_t blob_code_end;       /* 9+: a pointer (-1: absent) */
+	int64_t blob_data_offset;    /* where the code ends, from the blob, when
+	                                there is no _code_end (8); -1: absent */
 	uint64_t blob_header_bytes;  /* how much of a blob to read: sizeof(nmethod) */
 	int64_t nm_method, nm_compile_id;
 	int64_t nm_scopes_data_begin;    /* 9+: pointer */

@@ -16,7 +16,8 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/memsource.c runtimes/memsource.h \
 	runtimes/javacmd.c runtimes/javacmd.h \
 	runtimes/hotspot_vm.c runtimes/hotspot_vm.h \
-	runtimes/hotspot_code.c runtimes/hotspot_names.c \
+	runtimes/hotspot_code.c runtimes/hotspot_names.c runtimes/hotspot_frames.c \
+	runtimes/x86_insn.c runtimes/x86_insn.h runtimes/x86_frame.c runtimes/x86_frame.h \
 	runtimes/hotspot.h runtimes/hotspot_impl.h \
 	runtimes/cpython_layout.c runtimes/cpython_layout.h \
 	runtimes/cpython.c runtimes/cpython.h runtimes/cpython_state.h \

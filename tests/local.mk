@@ -171,6 +171,7 @@ INTEGRATION_TESTS = \
 	tests/integration/node_v8.sh \
 	tests/integration/go.sh \
 	tests/integration/java.sh \
+	tests/integration/java_stubs.sh \
 	tests/integration/python.sh \
 	tests/integration/deep_python.sh \
 	tests/integration/forkexec.sh \
@@ -239,6 +240,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
 	tests/workloads/JavaChain.java \
+	tests/workloads/JavaStubs.java \
+	tests/workloads/rhino_work.js \
 	tests/workloads/py_work.py \
 	tests/workloads/py_service.py \
 	tests/workloads/bomb_lib.c \

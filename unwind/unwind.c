@@ -194,6 +194,8 @@ static bool is_code(unwind_find_fn find, void *ctx, uint64_t ra)
 {
 	struct unwind_module m;
 
+	/* a lookup fills in what it knows, on a module zeroed as emit's are */
+	memset(&m, 0, sizeof(m));
 	return ra >= 4096 && find(ctx, ra - 1, &m) == 0;
 }
 
@@ -216,22 +218,57 @@ static bool frameless_step(const struct unwind_regs *cur, const struct unwind_st
 	return true;
 }
 
+/* Where a frame the runtime read the code of counts from, when the code
+ * moved sp and kept the frame's own: a word on the stack or a register of
+ * the frame. It must lie above sp, within a frame's reach. */
+static bool moved_base(const struct unwind_module *mod, const struct unwind_regs *cur,
+		       const struct unwind_stack *stack, uint64_t *base, enum unwind_stop *stop)
+{
+	uint64_t sp = cur->val[UNWIND_REG_SP], b;
+
+	if (mod->base == UNWIND_BASE_SAVED) {
+		if (mod->base_at < 0 ||
+		    stackmem__u64(stack, sp + (uint64_t)mod->base_at, &b) != 0) {
+			*stop = UNWIND_TRUNCATED;
+			return false;
+		}
+	} else if (mod->base_at >= 0 && has(cur, (unsigned)mod->base_at) &&
+		   mod->base_at != UNWIND_REG_SP && mod->base_at != UNWIND_REG_IP) {
+		b = cur->val[mod->base_at];
+	} else {
+		*stop = UNWIND_BAD_PC;
+		return false;
+	}
+	if (b < sp || b - sp >= (1u << 20) || (b & 7)) {
+		*stop = UNWIND_BAD_PC;
+		return false;
+	}
+	*base = b;
+	return true;
+}
+
 /* A frame of frame_bytes above base (its unextended sp): the return
- * address is its top word, the caller's rbp the one below. */
+ * address is its top word, the caller's rbp the one below. Where the
+ * runtime did not read the code at the pc, a sampled pc in the prologue
+ * or the epilogue is guessed at from what the stack holds. */
 static bool sized_step(const struct unwind_module *mod, const struct unwind_frame *f,
 		       const struct unwind_regs *cur, const struct unwind_stack *stack, uint64_t base,
 		       unwind_find_fn find, void *ctx, struct unwind_regs *next,
 		       enum unwind_stop *stop)
 {
 	uint64_t sp = cur->val[UNWIND_REG_SP], sender, ra, bp;
+	bool guess = f->exact && !mod->sized_at_pc;
 
 	/* sampled in the prologue: the frame is not there yet; after
 	 * "push rbp" the return address is one word up */
-	if (f->exact && f->pc < mod->frame_complete) {
+	if (guess && f->pc < mod->frame_complete) {
 		if (stackmem__u64(stack, sp, &ra) == 0 && is_code(find, ctx, ra))
 			return frameless_step(cur, stack, sp, next, stop);
 		return frameless_step(cur, stack, sp + 8, next, stop);
 	}
+	if (mod->sized_at_pc && mod->base != UNWIND_BASE_SP &&
+	    !moved_base(mod, cur, stack, &base, stop))
+		return false;
 	sender = base + mod->frame_bytes;
 	if (mod->frame_bytes < 8 || sender < base ||
 	    stackmem__u64(stack, sender - 8, &ra) != 0) {
@@ -240,13 +277,19 @@ static bool sized_step(const struct unwind_module *mod, const struct unwind_fram
 	}
 	/* sampled in the epilogue, the frame already popped: the return
 	 * address is at sp */
-	if (f->exact && !is_code(find, ctx, ra))
+	if (guess && !is_code(find, ctx, ra))
 		return frameless_step(cur, stack, sp, next, stop);
 	memset(next, 0, sizeof(*next));
 	next->val[UNWIND_REG_SP] = sender;
 	next->val[UNWIND_REG_IP] = ra;
 	next->valid = BIT(UNWIND_REG_SP) | BIT(UNWIND_REG_IP);
-	if (stackmem__u64(stack, sender - 16, &bp) == 0) {
+	if (mod->sized_at_pc && mod->caller_bp == UNWIND_BP_LIVE) {
+		if (has(cur, UNWIND_REG_BP)) {
+			next->val[UNWIND_REG_BP] = cur->val[UNWIND_REG_BP];
+			next->valid |= BIT(UNWIND_REG_BP);
+		}
+	} else if ((!mod->sized_at_pc || mod->caller_bp == UNWIND_BP_BELOW_RA) &&
+		   mod->frame_bytes >= 16 && stackmem__u64(stack, sender - 16, &bp) == 0) {
 		next->val[UNWIND_REG_BP] = bp;
 		next->valid |= BIT(UNWIND_REG_BP);
 	}

@@ -58,6 +58,21 @@ enum unwind_code {
 	UNWIND_CODE_FRAME_POINTER, /* rbp-based (HotSpot's call stub) */
 };
 
+/* What a UNWIND_CODE_SIZED frame counts from, at a pc whose code moved
+ * the stack pointer inside the frame and saved the old one. */
+enum unwind_base {
+	UNWIND_BASE_SP = 0, /* the frame's sp (or unextended sp) */
+	UNWIND_BASE_SAVED,  /* the word at sp + base_at */
+	UNWIND_BASE_REG,    /* register base_at (DWARF number) of the frame */
+};
+
+/* Where a UNWIND_CODE_SIZED frame's caller's rbp is. */
+enum unwind_caller_bp {
+	UNWIND_BP_BELOW_RA = 0, /* the word below the return address */
+	UNWIND_BP_LIVE,         /* still in rbp: not saved yet, or restored */
+	UNWIND_BP_LOST,         /* not known */
+};
+
 struct unwind_module {
 	struct cfi *cfi;   /* NULL: the binary has no CFI (frame-pointer step) */
 	uint64_t bias;     /* ELF vaddr = pc - bias */
@@ -71,6 +86,15 @@ struct unwind_module {
 	uint64_t frame_complete; /* UNWIND_CODE_SIZED: the pc from which the frame
 	                            is set up; a sampled pc below it is in the
 	                            prologue */
+	/* UNWIND_CODE_SIZED at a pc whose code the runtime read: frame_bytes
+	 * holds at this very pc (in a prologue or an epilogue too), so nothing
+	 * is guessed from frame_complete or from what the stack holds; the
+	 * frame counts from `base` (enum unwind_base, base_at) and the
+	 * caller's rbp is where caller_bp says (enum unwind_caller_bp). */
+	bool sized_at_pc;
+	uint8_t base;
+	int32_t base_at;
+	uint8_t caller_bp;
 	int slot_method, slot_sender_sp; /* UNWIND_CODE_INTERPRETED */
 	/* keep the frame's callee-saved registers (an interpreter's eval
 	 * loop: they hold what it was running when the sample was taken) */

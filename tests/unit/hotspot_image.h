@@ -7,6 +7,11 @@
  * hard-coded offsets would fail. Everything is in one buffer the test may
  * mutate.
  *
+ * Four more blobs hold code (x86_code.h) whose frames are read from it: a
+ * C2 method, a stub routine blob ("StubRoutines (2)"), C1's frameless leaf
+ * stub (slow_subtype_check, whose frame size is -1) and the wrapper of a
+ * native method ("native nmethod").
+ *
  * It comes in the shapes of three JDKs (hotspot_image__build_jdk): 17;
  * 8, whose tables name a single code heap (CodeCache::_heap), code and
  * scope positions as offsets from the blob (CodeBlob::_code_offset,
@@ -22,6 +27,7 @@
 
 #include "runtimes/hotspot_vm.h"
 #include "runtimes/memsource.h"
+#include "x86_code.h"
 
 #define HI_BASE 0x10000000ull
 #define HI_SIZE (1u << 20)
@@ -47,7 +53,19 @@
 #define HI_NM_CODE (HI_NM_BLOB + 352)
 #define HI_STUB_BLOCK (HI_HEAP + 0x1400)         /* segments 40..47 */
 #define HI_STUB_BLOB (HI_STUB_BLOCK + 16)
-#define HI_FREE (HI_HEAP + 0x1800)               /* segments 48..: free */
+#define HI_C2_BLOCK (HI_HEAP + 0x1800)           /* segments 48..55 */
+#define HI_C2_BLOB (HI_C2_BLOCK + 16)
+#define HI_C2_CODE (HI_C2_BLOB + 352)
+#define HI_SR_BLOCK (HI_HEAP + 0x1c00)           /* segments 56..63 */
+#define HI_SR_BLOB (HI_SR_BLOCK + 16)
+#define HI_SR_CODE (HI_SR_BLOB + 104)
+#define HI_LEAF_BLOCK (HI_HEAP + 0x2000)         /* segments 64..67 */
+#define HI_LEAF_BLOB (HI_LEAF_BLOCK + 16)
+#define HI_LEAF_CODE (HI_LEAF_BLOB + 104)
+#define HI_NATIVE_BLOCK (HI_HEAP + 0x2200)       /* segments 68..75 */
+#define HI_NATIVE_BLOB (HI_NATIVE_BLOCK + 16)
+#define HI_NATIVE_CODE (HI_NATIVE_BLOB + 352)
+#define HI_FREE (HI_HEAP + 0x2600)               /* segments 76..: free */
 #define HI_CALL_STUB_RA (HI_INTERP_BLOB + 0x300) /* inside a blob, special-cased */
 
 /* methods */
@@ -185,6 +203,18 @@ static inline void hi_blob(struct hotspot_image *im, int jdk, uint64_t blob, con
 	}
 }
 
+/* Puts code[from, to) of x86_code.h at code_begin and ends the blob's
+ * code there (CodeBlob::_code_end, or _data_offset in JDK 8). */
+static inline void hi_code(struct hotspot_image *im, int jdk, uint64_t blob, uint64_t code_begin,
+			   unsigned from, unsigned to)
+{
+	hi_put(im, code_begin, x86_code + from, to - from);
+	if (jdk == 8)
+		hi_u32(im, blob + 36, (uint32_t)(code_begin - blob + (to - from)));
+	else
+		hi_u64(im, blob + 40, code_begin + (to - from));
+}
+
 /* Marks segments [first, first + n) as one block in the segment map. */
 static inline void hi_block(struct hotspot_image *im, unsigned first, unsigned n, uint64_t len)
 {
@@ -260,6 +290,10 @@ static inline void hotspot_image__build_jdk(struct hotspot_image *im, int jdk)
 	hi_block(im, 0, 8, 0x400);
 	hi_block(im, 8, 32, 0x1000);
 	hi_block(im, 40, 8, 0x400);
+	hi_block(im, 48, 8, 0x400);
+	hi_block(im, 56, 8, 0x400);
+	hi_block(im, 64, 4, 0x200);
+	hi_block(im, 68, 8, 0x400);
 	/* the interpreter */
 	hi_blob(im, jdk, HI_INTERP_BLOB, "Interpreter", 0x3f0, 0, 0, HI_INTERP_BLOB + 104);
 	/* a compiled method, com.example.Outer.run with Inner.step inlined */
@@ -293,6 +327,29 @@ static inline void hotspot_image__build_jdk(struct hotspot_image *im, int jdk)
 	hi_u32(im, HI_NM_BLOB + 0x924, 1);
 	/* a runtime stub with a two-word frame */
 	hi_blob(im, jdk, HI_STUB_BLOB, "_new_instance_Java", 0x3f0, 2, 8, HI_STUB_BLOB + 104);
+	/* a C2 method: a 64-byte frame whole from X_C2_BODY on */
+	hi_blob(im, jdk, HI_C2_BLOB, "nmethod", 0x3f0, 8, X_C2_BODY, HI_C2_CODE);
+	hi_code(im, jdk, HI_C2_BLOB, HI_C2_CODE, 0, X_C1_VERIFIED);
+	hi_u64(im, HI_C2_BLOB + 112, HI_M_OUTER);
+	hi_u32(im, HI_C2_BLOB + 304, 43);
+	hi_u32(im, HI_C2_BLOB + 260, 0x300);
+	if (jdk == 8)
+		hi_u32(im, HI_C2_BLOB + 120, 0x300);
+	else
+		hi_u64(im, HI_C2_BLOB + 120, HI_C2_BLOB + 0x300);
+	hi_u32(im, HI_C2_BLOB + 268, 0x300);
+	hi_u32(im, HI_C2_BLOB + 272, 0x300);
+	/* the stub routines: no frame size, a stub keeping an rbp frame */
+	hi_blob(im, jdk, HI_SR_BLOB, "StubRoutines (2)", 0x3f0, 0, (uint32_t)-1, HI_SR_CODE);
+	hi_code(im, jdk, HI_SR_BLOB, HI_SR_CODE, X_STUB_ENTRY, X_LEAF_ENTRY);
+	/* C1's leaf stub: frame size -1 */
+	hi_blob(im, jdk, HI_LEAF_BLOB, "slow_subtype_check Runtime1 stub", 0x1f0, (uint32_t)-1,
+		(uint32_t)-1, HI_LEAF_CODE);
+	hi_code(im, jdk, HI_LEAF_BLOB, HI_LEAF_CODE, X_LEAF_ENTRY, X_NOBANG_ENTRY);
+	/* a native method's wrapper: its Method*, no scopes */
+	hi_blob(im, jdk, HI_NATIVE_BLOB, "native nmethod", 0x3f0, 6, 16, HI_NATIVE_CODE);
+	hi_u64(im, HI_NATIVE_BLOB + 112, HI_M_INNER);
+	hi_u32(im, HI_NATIVE_BLOB + 304, 7);
 	/* the methods */
 	hi_method(im, HI_M_OUTER, "com/example/Outer", "run");
 	hi_method(im, HI_M_INNER, "com/example/Outer$Inner", "step");

@@ -24,6 +24,7 @@ UNIT_TESTS = \
 	tests/unit/test_pycmd \
 	tests/unit/test_gostack \
 	tests/unit/test_hotspot \
+	tests/unit/test_x86_frame \
 	tests/unit/test_cpython \
 	tests/unit/test_v8 \
 	tests/unit/test_unwind \
@@ -150,10 +151,16 @@ tests_unit_test_accountant_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_accountant_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_accountant_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_image.h
+tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_image.h \
+	tests/unit/x86_code.h
 tests_unit_test_hotspot_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_hotspot_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_hotspot_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_x86_frame_SOURCES = tests/unit/test_x86_frame.c tests/unit/x86_code.h
+tests_unit_test_x86_frame_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_x86_frame_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_x86_frame_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_v8_SOURCES = tests/unit/test_v8.c tests/unit/v8_metadata.h
 tests_unit_test_v8_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -152,8 +152,13 @@ Test(accountant, reader_time_is_bounded_per_user_and_for_all_users)
 	}
 	cr_assert(ledger__may_read(u1, 2 * SEC), "the next second has time again");
 	cr_assert(ledger__may_read(u3, 2 * SEC));
+	/* every ns charged is the readers' time, past their ledgers too */
+	cr_assert_eq(accountant__cpu_ns(a), 30 + 20 + 10 * 1000);
 	ledger__delete(u1);
 	ledger__delete(u2);
+	ledger__charge_cpu(u3, 7);
+	cr_assert_eq(accountant__cpu_ns(a), 30 + 20 + 10 * 1000 + 7);
+	cr_assert_eq(accountant__cpu_ns(NULL), 0);
 	ledger__delete(u3);
 	ledger__delete(root);
 	accountant__delete(a);

@@ -14,6 +14,7 @@
 #include "runtimes/hotspot_vm.h"
 #include "runtimes/javacmd.h"
 #include "runtimes/memsource.h"
+#include "runtimes/x86_frame.h"
 #include "hotspot_image.h"
 
 #define SEC 1000000000ull
@@ -227,6 +228,22 @@ Test(hotspot, a_recompiled_address_never_keeps_a_stale_name)
 	free(im);
 }
 
+/* A JVM reader whose reads are charged to a ledger of its own. */
+static struct hotspot *open_ledgered(struct hotspot_image *im, struct strtab *t,
+				     struct accountant **acct, struct ledger **l)
+{
+	struct hotspot *h = NULL;
+	struct memsource m;
+
+	*acct = accountant__new(NULL, t);
+	*l = NULL;
+	cr_assert_eq(accountant__ledger(*acct, 1000, l), 0);
+	hotspot_image__source(im, &m);
+	m.ledger = *l;
+	cr_assert_eq(hotspot__open(&m, im->sym, t, &h), 0);
+	return h;
+}
+
 /* A flood of lookups nothing caches (a process posing as a JVM) reads at
  * most its ledger's reads a second (runtimes/accountant.h); the next
  * second reads again. */
@@ -234,19 +251,14 @@ Test(hotspot, uncached_reads_are_bounded_per_second)
 {
 	struct hotspot_image *im = image();
 	struct strtab *t = strtab__new();
-	struct accountant *acct = accountant__new(NULL, t);
-	struct ledger *l = NULL;
-	struct hotspot *h = NULL;
+	struct accountant *acct;
+	struct ledger *l;
+	struct hotspot *h = open_ledgered(im, t, &acct, &l);
 	struct hotspot_stats before, after;
-	struct memsource m;
 	uint32_t ids[4];
 	size_t n;
 	uint64_t k;
 
-	cr_assert_eq(accountant__ledger(acct, 1000, &l), 0);
-	hotspot_image__source(im, &m);
-	m.ledger = l;
-	cr_assert_eq(hotspot__open(&m, im->sym, t, &h), 0);
 
 	hotspot__stats(h, &before);
 	for (k = 0; k < 200000; k++) /* every one a different Method* */
@@ -311,7 +323,9 @@ Test(hotspot, damaged_images_never_crash)
 	uint8_t *pristine = malloc(HI_SIZE);
 	static const uint64_t hot[] = { HI_STRUCTS, HI_TYPES, HI_SYMS, HI_STATICS, HI_CODEHEAP_OBJ,
 					 HI_SEGMAP, HI_NM_BLOB, HI_NM_BLOB + 0x800, HI_NM_BLOB + 0x900,
-					 HI_OBJECTS, HI_OBJECTS + 0x400, HI_INTERP_BLOB, HI_STUB_BLOB };
+					 HI_OBJECTS, HI_OBJECTS + 0x400, HI_INTERP_BLOB, HI_STUB_BLOB,
+					 HI_C2_BLOB, HI_C2_CODE, HI_SR_BLOB, HI_SR_CODE, HI_LEAF_BLOB,
+					 HI_NATIVE_BLOB };
 	unsigned seed = 1234, opened = 0;
 	int iter;
 
@@ -334,8 +348,12 @@ Test(hotspot, damaged_images_never_crash)
 		if (hotspot__open(&m, im->sym, t, &h) == 0) {
 			static const uint64_t pcs[] = { HI_NM_CODE + 0x50, HI_NM_CODE + 0x40,
 							HI_INTERP_BLOB + 0x10, HI_STUB_BLOB + 0x20,
-							HI_NM_BLOCK + 0xff8, HI_CALL_STUB_RA };
+							HI_NM_BLOCK + 0xff8, HI_CALL_STUB_RA,
+							HI_C2_CODE + X_C2_LOOP, HI_C2_CODE + X_C2_PUSH,
+							HI_SR_CODE + 1, HI_SR_CODE + 0x20,
+							HI_LEAF_CODE + 4, HI_NATIVE_CODE + 8 };
 			struct hotspot_code c;
+			struct x86_frame f;
 			uint32_t ids[4];
 			size_t n, i;
 
@@ -352,6 +370,8 @@ Test(hotspot, damaged_images_never_crash)
 							(uint8_t)rand_r(&seed);
 				(void)hotspot__code_at(h, pc, now, &c);
 				(void)hotspot__names(h, pc, (int)(i & 1), 0, now, ids, 4, &n);
+				if (hotspot__frame_at(h, pc, now, &f) == 0 && f.kind == X86_FRAME_SP)
+					cr_assert(f.ra >= 0 && f.ra % 8 == 0);
 			}
 			(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_M_OUTER, SEC, ids, 4, &n);
 			hotspot__delete(h);
@@ -406,4 +426,185 @@ Test(javacmd, main_class_jar_module_and_source)
 
 		cr_assert_eq(MAIN_OF(small, "java", "LongName"), -ENAMETOOLONG);
 	}
+}
+
+/* The frame at a pc, read from the blob's code (hotspot_frames.c). */
+static struct x86_frame frame_of(struct hotspot *h, uint64_t pc, uint64_t now)
+{
+	struct x86_frame f;
+
+	cr_assert_eq(hotspot__frame_at(h, pc, now, &f), 0, "pc %#llx", (unsigned long long)pc);
+	return f;
+}
+
+#define IS_SP(f, ra_, bp_, base_)                                                              \
+	do {                                                                                   \
+		struct x86_frame f_ = (f);                                                     \
+		cr_assert(f_.kind == X86_FRAME_SP && f_.ra == (ra_) && f_.bp == (bp_) &&       \
+				  f_.base == (base_),                                           \
+			  "%s: kind %d ra %d bp %d base %d", #f, f_.kind, f_.ra, f_.bp, f_.base); \
+	} while (0)
+
+/* A compiled method's frame at every stage, from its code, its frame size
+ * and frame_complete_offset: what no single frame size says. */
+static void frames_of_a_compiled_method(int jdk)
+{
+	struct hotspot_image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct hotspot *h;
+
+	cr_assert_not_null(im);
+	hotspot_image__build_jdk(im, jdk);
+	h = open_image(im, t);
+	IS_SP(frame_of(h, HI_C2_CODE + X_C2_PUSH, SEC), 0, X86_BP_LIVE, X86_BASE_SP);
+	IS_SP(frame_of(h, HI_C2_CODE + X_C2_SUB, SEC), 8, X86_BP_BELOW_RA, X86_BASE_SP);
+	IS_SP(frame_of(h, HI_C2_CODE + X_C2_BODY, SEC), 56, X86_BP_BELOW_RA, X86_BASE_SP);
+	IS_SP(frame_of(h, HI_C2_CODE + X_C2_LOOP, SEC), 56, X86_BP_BELOW_RA, X86_BASE_SAVED);
+	IS_SP(frame_of(h, HI_C2_CODE + X_C2_POP, SEC), 8, X86_BP_BELOW_RA, X86_BASE_SP);
+	IS_SP(frame_of(h, HI_C2_CODE + X_C2_RET, SEC), 0, X86_BP_LIVE, X86_BASE_SP);
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+Test(hotspot_frames, a_compiled_method_in_its_prologue_body_and_epilogue)
+{
+	frames_of_a_compiled_method(17);
+}
+
+Test(hotspot_frames, jdk8_and_21_code_ends_and_frames)
+{
+	frames_of_a_compiled_method(8);
+	frames_of_a_compiled_method(21);
+}
+
+Test(hotspot_frames, stub_routines_keep_an_rbp_frame_between_enter_and_leave)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+	struct hotspot_code c;
+
+	cr_assert_eq(hotspot__code_at(h, HI_SR_CODE + 0x10, SEC, &c), HOTSPOT_STUB_ROUTINES);
+	cr_assert_eq(c.frame_bytes, 0);
+	cr_assert_eq(c.code_end, HI_SR_CODE + (X_LEAF_ENTRY - X_STUB_ENTRY));
+	IS_SP(frame_of(h, HI_SR_CODE, SEC), 0, X86_BP_LIVE, X86_BASE_SP);
+	IS_SP(frame_of(h, HI_SR_CODE + (X_STUB_ENTER - X_STUB_ENTRY), SEC), 8, X86_BP_BELOW_RA,
+	      X86_BASE_SP);
+	cr_assert_eq(frame_of(h, HI_SR_CODE + (X_STUB_LOOP - X_STUB_ENTRY), SEC).kind, X86_FRAME_RBP);
+	IS_SP(frame_of(h, HI_SR_CODE + (X_STUB_RET - X_STUB_ENTRY), SEC), 0, X86_BP_LIVE, X86_BASE_SP);
+	cr_assert_str_eq(names_of(h, t, HI_SR_CODE + 0x10, 1, 0, SEC), "StubRoutines (2)_[j]");
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+/* A stub routine whose code says nothing (its exit beyond the code read,
+ * here cut by its code end): HotSpot's "enter", then an rbp frame. */
+Test(hotspot_frames, a_stub_routine_with_no_exit_in_sight)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h;
+
+	hi_u64(im, HI_SR_BLOB + 40, HI_SR_CODE + (X_STUB_LEAVE - X_STUB_ENTRY));
+	h = open_image(im, t);
+	IS_SP(frame_of(h, HI_SR_CODE, SEC), 0, X86_BP_LIVE, X86_BASE_SP);
+	IS_SP(frame_of(h, HI_SR_CODE + (X_STUB_ENTER - X_STUB_ENTRY), SEC), 8, X86_BP_BELOW_RA,
+	      X86_BASE_SP);
+	cr_assert_eq(frame_of(h, HI_SR_CODE + (X_STUB_LOOP - X_STUB_ENTRY), SEC).kind, X86_FRAME_RBP);
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+Test(hotspot_frames, c1_leaf_stubs_without_a_frame_size_and_native_wrappers)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+	struct hotspot_code c;
+
+	/* frame size -1: code, without a frame of its own */
+	cr_assert_eq(hotspot__code_at(h, HI_LEAF_CODE + 2, SEC, &c), HOTSPOT_FRAMELESS);
+	IS_SP(frame_of(h, HI_LEAF_CODE + (X_LEAF_BODY - X_LEAF_ENTRY), SEC), 32, X86_BP_LIVE,
+	      X86_BASE_SP);
+	cr_assert_str_eq(names_of(h, t, HI_LEAF_CODE + 2, 1, 0, SEC),
+			 "slow_subtype_check Runtime1 stub_[j]");
+	/* a native method's wrapper is its method's frame */
+	cr_assert_eq(hotspot__code_at(h, HI_NATIVE_CODE + 0x20, SEC, &c), HOTSPOT_COMPILED);
+	cr_assert_eq(c.frame_bytes, 48);
+	cr_assert_str_eq(names_of(h, t, HI_NATIVE_CODE + 0x20, 0, 0, SEC),
+			 "com.example.Outer$Inner.step_[j]");
+	/* the interpreter's frames are read from its layout, not its code */
+	cr_assert_eq(hotspot__frame_at(h, HI_INTERP_BLOB + 0x200, SEC, &(struct x86_frame){ 0 }),
+		     -ENOENT);
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+/* A pc's frame is read once; a blob flushed and its address reused by
+ * another method is read again. */
+Test(hotspot_frames, read_once_per_pc_and_blob)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h = open_image(im, t);
+	struct hotspot_stats before, after;
+	struct x86_frame f;
+	int i;
+
+	IS_SP(frame_of(h, HI_C2_CODE + X_C2_LOOP, SEC), 56, X86_BP_BELOW_RA, X86_BASE_SAVED);
+	hotspot__stats(h, &before);
+	for (i = 0; i < 100; i++)
+		IS_SP(frame_of(h, HI_C2_CODE + X_C2_LOOP, SEC + 1000u * (unsigned)i), 56,
+		      X86_BP_BELOW_RA, X86_BASE_SAVED);
+	hotspot__stats(h, &after);
+	cr_assert_eq(after.reads, before.reads);
+	cr_assert_eq(after.frames_read, before.frames_read);
+	/* recompiled in place: another compile id, its loop now returns */
+	hi_u32(im, HI_C2_BLOB + 304, 44);
+	hi_u8(im, HI_C2_CODE + X_C2_LOOP, 0xc3);
+	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_LOOP, 3 * SEC, &f), 0);
+	IS_SP(f, 0, X86_BP_LIVE, X86_BASE_SP);
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+/* Reading code draws on the JVM's ledger like every read: once the
+ * second's reads are spent (here by a flood of names to look up), a pc
+ * not read yet waits for the next second; pcs read before cost nothing;
+ * the time the reading took is charged too. */
+Test(hotspot_frames, code_reads_are_budgeted)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct accountant *acct;
+	struct ledger *l;
+	struct hotspot *h = open_ledgered(im, t, &acct, &l);
+	struct ledger_stats ls;
+	struct x86_frame f;
+	uint32_t ids[4];
+	size_t n;
+	uint64_t k;
+
+	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_BODY, 5 * SEC, &f), 0);
+	for (k = 0; k < 200000; k++)
+		(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_OBJECTS + 0x1000 + 8 * k, 5 * SEC, ids, 4, &n);
+	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_LOOP, 5 * SEC, &f), -EAGAIN);
+	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_BODY, 5 * SEC, &f), 0);
+	IS_SP(f, 56, X86_BP_BELOW_RA, X86_BASE_SP);
+	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_LOOP, 6 * SEC, &f), 0);
+	IS_SP(f, 56, X86_BP_BELOW_RA, X86_BASE_SAVED);
+	hotspot__delete(h);
+	/* the time it took is the user's, like the reads */
+	ledger__stats(l, &ls);
+	cr_assert_gt(ls.cpu_ns, 0);
+	cr_assert_eq(accountant__cpu_ns(acct), ls.cpu_ns);
+	ledger__delete(l);
+	accountant__delete(acct);
+	strtab__delete(t);
+	free(im);
 }

@@ -16,8 +16,10 @@
 #define STUB_PC 0x603000ull    /* a stub without a frame */
 #define CALL_STUB_RA 0x603100ull
 #define NATIVE_PC 0x400000ull  /* native code without CFI */
+#define READ_PC 0x604000ull    /* code whose shape at each pc was read: `at_pc` */
 
 static int owner;
+static struct unwind_module at_pc;
 
 static int java_find(void *ctx, uint64_t pc, struct unwind_module *out)
 {
@@ -42,6 +44,9 @@ static int java_find(void *ctx, uint64_t pc, struct unwind_module *out)
 		out->code = UNWIND_CODE_FRAME_POINTER;
 	} else if (pc >= STUB_PC && pc < STUB_PC + 0x100) {
 		out->code = UNWIND_CODE_FRAMELESS;
+	} else if (pc >= READ_PC && pc < READ_PC + 0x1000) {
+		*out = at_pc;
+		out->owner = &owner;
 	} else {
 		return -ENOENT;
 	}
@@ -200,4 +205,118 @@ Test(unwind_runtime, prologue_epilogue_and_frameless_stubs)
 	n = walk(&r, f, &stop);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(stop, UNWIND_TRUNCATED, "stop %s", unwind__stop_name(stop));
+}
+
+/* A shape the runtime read from the code at the pc (sized_at_pc). */
+static void read_shape(uint32_t frame_bytes, uint8_t base, int32_t base_at, uint8_t caller_bp)
+{
+	memset(&at_pc, 0, sizeof(at_pc));
+	at_pc.code = UNWIND_CODE_SIZED;
+	at_pc.frame_bytes = frame_bytes;
+	at_pc.frame_complete = READ_PC + 0x800; /* would make the pc a prologue */
+	at_pc.sized_at_pc = true;
+	at_pc.base = base;
+	at_pc.base_at = base_at;
+	at_pc.caller_bp = caller_bp;
+}
+
+Test(unwind_runtime, frames_counted_from_a_saved_sp_or_a_register)
+{
+	struct unwind_frame f[16];
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	size_t n;
+
+	/* C2's string search: sp 32 bytes below the 48-byte frame at
+	 * BASE+32, whose sp was pushed at [sp] */
+	memset(w, 0, sizeof(w));
+	put(BASE, BASE + 32);
+	put(BASE + 32 + 40, NATIVE_PC + 0x70);
+	put(BASE + 32 + 32, BASE + 0x100);
+	put(BASE + 40, NATIVE_PC + 0x99); /* what the frame size from sp would take */
+	read_shape(48, UNWIND_BASE_SAVED, 0, UNWIND_BP_BELOW_RA);
+	regs(&r, READ_PC + 0x10, BASE, 0x1111);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 2, "%zu frames, stop %s", n, unwind__stop_name(stop));
+	cr_assert_eq(f[1].pc, NATIVE_PC + 0x70);
+	cr_assert_eq(f[1].sp, BASE + 32 + 48);
+
+	/* before it is pushed, the frame's sp is in rcx (DWARF 2) */
+	read_shape(48, UNWIND_BASE_REG, 2, UNWIND_BP_BELOW_RA);
+	r.val[2] = BASE + 32;
+	r.valid |= 1u << 2;
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 2);
+	cr_assert_eq(f[1].pc, NATIVE_PC + 0x70);
+	/* a register the sample lacks, or a base below sp, is no frame */
+	r.valid &= ~(1u << 2);
+	n = walk(&r, f, &stop);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(stop, UNWIND_BAD_PC);
+	read_shape(48, UNWIND_BASE_SAVED, 0, UNWIND_BP_BELOW_RA);
+	put(BASE, BASE - 64);
+	n = walk(&r, f, &stop);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(stop, UNWIND_BAD_PC);
+}
+
+/* Where the caller's rbp is decides what an interpreted caller (whose
+ * frame is found by rbp) sees. */
+Test(unwind_runtime, the_callers_rbp_where_the_code_left_it)
+{
+	struct unwind_frame f[16];
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	size_t n;
+
+	/* at its first instruction: the return address at sp, rbp the
+	 * interpreter's own */
+	memset(w, 0, sizeof(w));
+	put(BASE, INTERP_PC + 0x200);
+	put(BASE + 0x40, 0);
+	put(BASE + 0x48, NATIVE_PC + 0x80);
+	put(BASE + 0x40 - 24, 0xbeef0);
+	read_shape(8, UNWIND_BASE_SP, 0, UNWIND_BP_LIVE);
+	regs(&r, READ_PC + 0x10, BASE, BASE + 0x40);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3, "%zu frames, stop %s", n, unwind__stop_name(stop));
+	cr_assert_eq(f[1].code, UNWIND_CODE_INTERPRETED);
+	cr_assert_eq(f[1].method, 0xbeef0);
+	cr_assert_eq(f[2].pc, NATIVE_PC + 0x80);
+	/* the same frame read as if rbp were saved below the return address
+	 * (what the frame size alone would say): the interpreter frame is lost */
+	read_shape(8, UNWIND_BASE_SP, 0, UNWIND_BP_BELOW_RA);
+	n = walk(&r, f, &stop);
+	cr_assert(n < 3 || f[2].pc != NATIVE_PC + 0x80);
+	/* not known: the interpreter's frame cannot be found */
+	read_shape(8, UNWIND_BASE_SP, 0, UNWIND_BP_LOST);
+	n = walk(&r, f, &stop);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(stop, UNWIND_NO_CFI);
+}
+
+/* A shape read at the pc is not second-guessed: no prologue from
+ * frame_complete, no epilogue from a return address that is no code. */
+Test(unwind_runtime, a_shape_read_at_the_pc_is_not_guessed_at)
+{
+	struct unwind_frame f[16];
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	size_t n;
+
+	memset(w, 0, sizeof(w));
+	put(BASE, B_PC + 0x80);                /* what a guess would take */
+	put(BASE + 8 + 24, NATIVE_PC + 0x30);
+	put(BASE + 40, 0x77);                  /* the frame's own: no code */
+	read_shape(48, UNWIND_BASE_SP, 0, UNWIND_BP_BELOW_RA);
+	regs(&r, READ_PC + 0x10, BASE, 0);
+	n = walk(&r, f, &stop);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(f[1].pc, 0x77);
+	cr_assert_eq(stop, UNWIND_NO_MAP);
+	/* the same without the shape read: the prologue guess */
+	at_pc.sized_at_pc = false;
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 2);
+	cr_assert_eq(f[1].pc, B_PC + 0x80);
 }
