@@ -1,0 +1,168 @@
+/* A Go binary's facts: its table, its roots, its frames' sizes. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtimes/elf_symbols.h"
+#include "runtimes/gobinary.h"
+#include "runtimes/gostack.h"
+
+/* SP deltas cached per binary: a direct-mapped array; hot loops sample
+ * the same few hundred pcs. */
+#define SPCACHE_SLOTS 4096
+
+struct spslot {
+	uint64_t vaddr;   /* + 1: 0 is an empty slot */
+	uint32_t bytes;   /* frame bytes, 0: the table says nothing */
+};
+
+struct gobinary_spcache {
+	struct spslot slot[SPCACHE_SLOTS];
+};
+
+static int cmp_root(const void *a, const void *b)
+{
+	const struct unwind_root *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void add_root(struct gobinary *g, const char *name, uint64_t start, uint64_t end)
+{
+	enum gostack_kind kind;
+
+	if (g->nroots == GOBINARY_MAX_ROOTS || strncmp(name, "runtime.", 8) != 0 || end <= start)
+		return;
+	kind = gostack__kind(name, strlen(name));
+	if (kind == GOSTACK_NONE)
+		return;
+	g->roots[g->nroots].start = start;
+	g->roots[g->nroots].end = end;
+	g->roots[g->nroots].kind = kind == GOSTACK_ROOT ? UNWIND_ROOT : UNWIND_ROOT_AS_CALLER;
+	g->nroots++;
+}
+
+/* Without a table: the roots the symbol table names. */
+static int symtab_root(void *arg, const GElf_Sym *sym, const char *name)
+{
+	struct gobinary *g = arg;
+
+	if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && sym->st_size)
+		add_root(g, name, sym->st_value, sym->st_value + sym->st_size);
+	return g->nroots == GOBINARY_MAX_ROOTS;
+}
+
+static void table_roots(struct gobinary *g)
+{
+	size_t i, n = gopclntab__count(g->table);
+
+	for (i = 0; i < n && g->nroots < GOBINARY_MAX_ROOTS; i++) {
+		struct gopclntab_func f;
+		const char *name;
+
+		if (gopclntab__func(g->table, i, &f) == 0 && (name = gopclntab__name(g->table, &f)))
+			add_root(g, name, f.entry, f.end);
+	}
+}
+
+int gobinary__new(Elf *elf, struct gobinary **out)
+{
+	struct gobinary *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	if (gopclntab_elf__open(elf, &g->table, &g->info) == 0) {
+		g->cache = calloc(1, sizeof(*g->cache));
+		if (!g->cache) {
+			gobinary__delete(g);
+			return -ENOMEM;
+		}
+		gopclntab__range(g->table, &g->text_lo, &g->text_hi);
+		table_roots(g);
+		g->joins = golayout__for(&g->info.version, &g->layout) == 0;
+	} else {
+		g->table = NULL;
+		elf_symbols__each(elf, SHT_SYMTAB, symtab_root, g);
+	}
+	qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root);
+	*out = g;
+	return 0;
+}
+
+void gobinary__delete(struct gobinary *g)
+{
+	if (!g)
+		return;
+	gopclntab__delete(g->table);
+	free(g->cache);
+	free(g);
+}
+
+int gobinary__frame_bytes(const struct gobinary *g, uint64_t vaddr, uint32_t *bytes)
+{
+	struct spslot *sl;
+	struct gopclntab_func f;
+	uint32_t delta;
+
+	if (!g->table || vaddr < g->text_lo || vaddr >= g->text_hi)
+		return -ENOENT;
+	sl = &g->cache->slot[(vaddr ^ (vaddr >> 12)) % SPCACHE_SLOTS];
+	if (sl->vaddr != vaddr + 1) {
+		sl->vaddr = vaddr + 1;
+		sl->bytes = 0;
+		if (gopclntab__find(g->table, vaddr, &f) == 0 &&
+		    gopclntab__spdelta(g->table, &f, vaddr, &delta) == 0)
+			sl->bytes = delta + 8;
+	}
+	if (!sl->bytes)
+		return -ENOENT;
+	*bytes = sl->bytes;
+	return 0;
+}
+
+bool gobinary__is_switch(const struct gobinary *g, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < g->nroots; i++)
+		if (g->roots[i].kind == UNWIND_ROOT_AS_CALLER && vaddr >= g->roots[i].start &&
+		    vaddr < g->roots[i].end)
+			return true;
+	return false;
+}
+
+void gobinary__describe(const struct gobinary *g, uint64_t vaddr, struct unwind_module *out)
+{
+	uint32_t bytes;
+
+	out->roots = g->nroots ? g->roots : NULL;
+	out->nroots = g->nroots;
+	/* the pc may be a return address one past a switch's last byte */
+	if (g->joins && (gobinary__is_switch(g, vaddr) || (vaddr && gobinary__is_switch(g, vaddr - 1))))
+		out->keep_regs = true;
+	if (out->cfi)
+		return;
+	/* no CFI: the table's SP delta at the pc is the frame, exactly, in
+	 * prologues and epilogues too (frame_complete 0: no guessing) */
+	if (gobinary__frame_bytes(g, vaddr, &bytes) == 0) {
+		out->code = UNWIND_CODE_SIZED;
+		out->frame_bytes = bytes;
+		out->frame_complete = 0;
+	}
+}
+
+size_t gobinary__names(const struct gobinary *g, uint64_t vaddr, const char **names, size_t max)
+{
+	struct gopclntab_func f;
+	const char *name;
+	size_t k;
+
+	if (!g->table || max == 0 || gopclntab__find(g->table, vaddr, &f) != 0 ||
+	    !(name = gopclntab__name(g->table, &f)))
+		return 0;
+	k = gopclntab__inlined(g->table, &f, vaddr, names, max - 1);
+	names[k] = name;
+	return k + 1;
+}
