@@ -67,26 +67,53 @@ static void table_roots(struct gobinary *g)
 	}
 }
 
-int gobinary__new(Elf *elf, struct gobinary **out)
+/* The table's facts into g (which owns it from now on). */
+static int take_table(struct gobinary *g, struct gopclntab *t)
+{
+	g->table = t;
+	g->cache = calloc(1, sizeof(*g->cache));
+	if (!g->cache)
+		return -ENOMEM;
+	gopclntab__range(t, &g->text_lo, &g->text_hi);
+	table_roots(g);
+	g->joins = golayout__for(&g->info.version, &g->layout) == 0;
+	qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root);
+	return 0;
+}
+
+int gobinary__from_table(struct gopclntab *t, const struct goversion *v, struct gobinary **out)
 {
 	struct gobinary *g = calloc(1, sizeof(*g));
 
+	if (!g) {
+		gopclntab__delete(t);
+		return -ENOMEM;
+	}
+	g->info.version = *v;
+	if (take_table(g, t) != 0) {
+		gobinary__delete(g);
+		return -ENOMEM;
+	}
+	*out = g;
+	return 0;
+}
+
+int gobinary__new(Elf *elf, struct gobinary **out)
+{
+	struct gobinary *g = calloc(1, sizeof(*g));
+	struct gopclntab *t;
+
 	if (!g)
 		return -ENOMEM;
-	if (gopclntab_elf__open(elf, &g->table, &g->info) == 0) {
-		g->cache = calloc(1, sizeof(*g->cache));
-		if (!g->cache) {
+	if (gopclntab_elf__open(elf, &t, &g->info) == 0) {
+		if (take_table(g, t) != 0) {
 			gobinary__delete(g);
 			return -ENOMEM;
 		}
-		gopclntab__range(g->table, &g->text_lo, &g->text_hi);
-		table_roots(g);
-		g->joins = golayout__for(&g->info.version, &g->layout) == 0;
 	} else {
-		g->table = NULL;
 		elf_symbols__each(elf, SHT_SYMTAB, symtab_root, g);
+		qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root);
 	}
-	qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root);
 	*out = g;
 	return 0;
 }

@@ -41,6 +41,10 @@ struct gobinary {
 
 /* Reads elf's facts. 0 with *out, -ENOMEM. */
 int gobinary__new(Elf *elf, struct gobinary **out);
+/* The facts of a table (owned by *out from then on, freed on failure)
+ * of a binary of Go version v: what gobinary__new does once it found
+ * them, and what the tests build on synthetic tables. 0, -ENOMEM. */
+int gobinary__from_table(struct gopclntab *t, const struct goversion *v, struct gobinary **out);
 void gobinary__delete(struct gobinary *g);
 
 /* Fills the Go part of the module of the pc at vaddr (out->cfi says
