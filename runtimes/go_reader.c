@@ -53,8 +53,8 @@ static int open_instance(const struct runtime_process *p, void **inst)
 	const struct gobinary *g = p->data;
 	struct go_instance *in;
 
-	/* nothing to join without the runtime's layout */
-	if (!g || !g->joins)
+	/* nothing to join without the binary's table */
+	if (!g || !g->table)
 		return -ENOTSUP;
 	in = calloc(1, sizeof(*in));
 	if (!in || gojoin__new(&in->join) != 0) {

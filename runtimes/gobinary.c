@@ -18,6 +18,12 @@ struct spslot {
 	uint32_t bytes;   /* frame bytes, 0: the table says nothing */
 };
 
+/* The longest name of a root or switch ("runtime.systemstack.abi0"). */
+#define ROOT_NAME_MAX 32
+
+/* A slot's bytes for a function whose sp the deltas do not follow. */
+#define SPWRITE_BYTES UINT32_MAX
+
 struct gobinary_spcache {
 	struct spslot slot[SPCACHE_SLOTS];
 };
@@ -62,7 +68,10 @@ static void table_roots(struct gobinary *g)
 		struct gopclntab_func f;
 		const char *name;
 
-		if (gopclntab__func(g->table, i, &f) == 0 && (name = gopclntab__name(g->table, &f)))
+		/* the roots' names are short: a hostile table's long names
+		 * cost a few bytes each, not a name's worth */
+		if (gopclntab__func(g->table, i, &f) == 0 &&
+		    (name = gopclntab__short_name(g->table, &f, ROOT_NAME_MAX)))
 			add_root(g, name, f.entry, f.end);
 	}
 }
@@ -98,6 +107,30 @@ int gobinary__from_table(struct gopclntab *t, const struct goversion *v, struct 
 	return 0;
 }
 
+/* The code section holding the table's first function: call sites are
+ * read there (the Elf's data: valid as long as the binary is loaded). */
+static void find_code(Elf *elf, struct gobinary *g)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || g->text_lo < sh.sh_addr ||
+		    g->text_lo >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size == sh.sh_size) {
+			g->code = d->d_buf;
+			g->code_vaddr = sh.sh_addr;
+			g->code_size = d->d_size;
+		}
+		return;
+	}
+}
+
 int gobinary__new(Elf *elf, struct gobinary **out)
 {
 	struct gobinary *g = calloc(1, sizeof(*g));
@@ -110,6 +143,7 @@ int gobinary__new(Elf *elf, struct gobinary **out)
 			gobinary__delete(g);
 			return -ENOMEM;
 		}
+		find_code(elf, g);
 	} else {
 		elf_symbols__each(elf, SHT_SYMTAB, symtab_root, g);
 		qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root);
@@ -139,25 +173,40 @@ int gobinary__frame_bytes(const struct gobinary *g, uint64_t vaddr, uint32_t *by
 	if (sl->vaddr != vaddr + 1) {
 		sl->vaddr = vaddr + 1;
 		sl->bytes = 0;
-		if (gopclntab__find(g->table, vaddr, &f) == 0 &&
-		    gopclntab__spdelta(g->table, &f, vaddr, &delta) == 0)
-			sl->bytes = delta + 8;
+		if (gopclntab__find(g->table, vaddr, &f) == 0) {
+			/* a function that moves sp where its deltas do not say:
+			 * its frame cannot be stepped over (0: the stack ends) */
+			if ((gopclntab__flags(g->table, &f) & GOPCLNTAB_FLAG_SPWRITE) &&
+			    !gobinary__is_switch(g, vaddr))
+				sl->bytes = SPWRITE_BYTES;
+			else if (gopclntab__spdelta(g->table, &f, vaddr, &delta) == 0)
+				sl->bytes = delta + 8;
+		}
 	}
 	if (!sl->bytes)
 		return -ENOENT;
-	*bytes = sl->bytes;
+	*bytes = sl->bytes == SPWRITE_BYTES ? 0 : sl->bytes;
 	return 0;
 }
 
-bool gobinary__is_switch(const struct gobinary *g, uint64_t vaddr)
+static bool in_root(const struct gobinary *g, uint64_t vaddr, int kind)
 {
 	size_t i;
 
 	for (i = 0; i < g->nroots; i++)
-		if (g->roots[i].kind == UNWIND_ROOT_AS_CALLER && vaddr >= g->roots[i].start &&
-		    vaddr < g->roots[i].end)
+		if (g->roots[i].kind == kind && vaddr >= g->roots[i].start && vaddr < g->roots[i].end)
 			return true;
 	return false;
+}
+
+bool gobinary__is_switch(const struct gobinary *g, uint64_t vaddr)
+{
+	return in_root(g, vaddr, UNWIND_ROOT_AS_CALLER);
+}
+
+bool gobinary__is_root(const struct gobinary *g, uint64_t vaddr)
+{
+	return in_root(g, vaddr, UNWIND_ROOT);
 }
 
 void gobinary__describe(const struct gobinary *g, uint64_t vaddr, struct unwind_module *out)
@@ -167,17 +216,38 @@ void gobinary__describe(const struct gobinary *g, uint64_t vaddr, struct unwind_
 	out->roots = g->nroots ? g->roots : NULL;
 	out->nroots = g->nroots;
 	/* the pc may be a return address one past a switch's last byte */
-	if (g->joins && (gobinary__is_switch(g, vaddr) || (vaddr && gobinary__is_switch(g, vaddr - 1))))
+	if (g->table && (gobinary__is_switch(g, vaddr) || (vaddr && gobinary__is_switch(g, vaddr - 1))))
 		out->keep_regs = true;
-	if (out->cfi)
-		return;
 	/* no CFI: the table's SP delta at the pc is the frame, exactly, in
-	 * prologues and epilogues too (frame_complete 0: no guessing) */
-	if (gobinary__frame_bytes(g, vaddr, &bytes) == 0) {
+	 * prologues and epilogues too (frame_complete 0: no guessing); a
+	 * function that writes sp its own way (0 bytes) ends the stack there,
+	 * cut, as Go's traceback ends it, CFI or not (Go's CFI is made from
+	 * the same deltas, wrong there alike) */
+	if (gobinary__frame_bytes(g, vaddr, &bytes) == 0 && (!out->cfi || bytes == 0)) {
+		out->cfi = NULL;
 		out->code = UNWIND_CODE_SIZED;
 		out->frame_bytes = bytes;
 		out->frame_complete = 0;
 	}
+}
+
+int gobinary__callee(const struct gobinary *g, uint64_t vaddr, uint64_t *callee)
+{
+	struct gopclntab_func f;
+	uint64_t at, target;
+	int32_t rel;
+
+	if (!g->code || vaddr < g->code_vaddr + 5 || vaddr - g->code_vaddr > g->code_size)
+		return -ENOENT;
+	at = vaddr - 5 - g->code_vaddr;
+	if (g->code[at] != 0xe8)
+		return -ENOENT;
+	memcpy(&rel, g->code + at + 1, 4);
+	target = vaddr + (uint64_t)(int64_t)rel;
+	if (gopclntab__find(g->table, target, &f) != 0 || f.entry != target)
+		return -ENOENT;
+	*callee = target;
+	return 0;
 }
 
 size_t gobinary__names(const struct gobinary *g, uint64_t vaddr, const char **names, size_t max)

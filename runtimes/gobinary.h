@@ -31,9 +31,15 @@ struct gobinary {
 	                                   the symbol table only) */
 	struct gopclntab_elf_info info;
 	struct golayout layout;
-	bool joins;                     /* the layout is known: g0 stacks are
-	                                   joined to their goroutines */
+	bool joins;                     /* the layout is known: a g0 stack the
+	                                   kernel's walk does not join can be
+	                                   joined by a read (Go 1.17 on) */
 	uint64_t text_lo, text_hi;      /* what the table covers */
+	const uint8_t *code;            /* the bytes of the code holding
+	                                   text_lo (the ELF's .text), NULL:
+	                                   none (calls are not decoded) */
+	uint64_t code_vaddr;
+	size_t code_size;
 	struct unwind_root roots[GOBINARY_MAX_ROOTS]; /* sorted by start */
 	size_t nroots;
 	struct gobinary_spcache *cache; /* SP deltas by pc */
@@ -55,8 +61,17 @@ void gobinary__describe(const struct gobinary *g, uint64_t vaddr, struct unwind_
  * with *bytes, -ENOENT where the table says nothing. */
 int gobinary__frame_bytes(const struct gobinary *g, uint64_t vaddr, uint32_t *bytes);
 
+/* Whether vaddr is in one of the roots where every stack ends
+ * (runtime.goexit, mstart, rt0_go). */
+bool gobinary__is_root(const struct gobinary *g, uint64_t vaddr);
+
 /* Whether vaddr is in one of the stack switches. */
 bool gobinary__is_switch(const struct gobinary *g, uint64_t vaddr);
+
+/* The function a return address at vaddr returned from, when the call
+ * before it is a direct one (call rel32, e8): 0 with its entry in
+ * *callee, -ENOENT (an indirect call, or no function starts there). */
+int gobinary__callee(const struct gobinary *g, uint64_t vaddr, uint64_t *callee);
 
 /* The names of the frames at vaddr, innermost first: the calls inlined
  * there, then the function (the last). Returns how many (0: no Go

@@ -193,36 +193,105 @@ static int add_id(struct runtime_stack *out, uint32_t id)
 	return 0;
 }
 
+/* Interns the names at vaddr (the function, then what it inlined there,
+ * outermost first) onto out. */
+static int add_names(struct gojoin *j, uint64_t vaddr, bool with_inlined, struct runtime_stack *out)
+{
+	const char *names[NAMES_PER_PC];
+	size_t c = gobinary__names(j->p->g, vaddr, names, NAMES_PER_PC), k;
+	uint32_t id;
+	int err = 0;
+
+	if (c && !with_inlined) {
+		names[0] = names[c - 1];
+		c = 1;
+	}
+	for (k = c; k-- > 0 && !err;) {
+		err = ledger__intern_frame(j->p->mem->ledger, j->p->names, names[k],
+					   k + 1 == c ? "" : FRAME_SUFFIX_INLINED, &id);
+		if (!err)
+			err = add_id(out, id);
+	}
+	return err;
+}
+
 /* The goroutine's frames [first, n), named outermost first, after a
  * "[truncated]" root when its unwind did not reach runtime.goexit. */
 static int name_frames(struct gojoin *j, size_t first, size_t n, bool complete,
 		       struct runtime_stack *out)
 {
-	const char *names[NAMES_PER_PC];
 	struct ledger *l = j->p->mem->ledger;
 	uint32_t id;
-	size_t i, k;
+	size_t i;
 	int err = 0;
 
 	if (!complete && (err = ledger__intern_frame(l, j->p->names, FRAME_TRUNCATED, "", &id)) == 0)
 		err = add_id(out, id);
 	for (i = n; i-- > first && !err;) {
 		const struct unwind_frame *f = &j->frames[i];
+
 		/* where it was switched out is a return address too (the call
 		 * of mcall, of morestack): named inside the call, as Go does */
-		uint64_t vaddr = f->exact && f->vaddr ? f->vaddr - 1 : f->vaddr;
-
-		size_t c = gobinary__names(j->p->g, vaddr, names, NAMES_PER_PC);
-
-		/* the function (the last name), then what it inlined */
-		for (k = c; k-- > 0 && !err;) {
-			err = ledger__intern_frame(l, j->p->names, names[k],
-						   k + 1 == c ? "" : FRAME_SUFFIX_INLINED, &id);
-			if (!err)
-				err = add_id(out, id);
-		}
+		err = add_names(j, f->exact && f->vaddr ? f->vaddr - 1 : f->vaddr, true, out);
 	}
 	return err;
+}
+
+static void add_splice(const struct runtime_sample *s, size_t start_ids, struct runtime_stack *out)
+{
+	out->at[out->nsplices].frame = (uint32_t)s->nframes;
+	out->at[out->nsplices].first = (uint16_t)start_ids;
+	out->at[out->nsplices].count = (uint16_t)(out->nids - start_ids);
+	out->nsplices++;
+	out->confirmed++;
+}
+
+/* The join the kernel's frame-pointer walk at the sample holds: past the
+ * switch frame's return address, the goroutine's return addresses (the
+ * first g0 frame's saved rbp led it there). The function that called the
+ * switch has no frame record of its own there: it is the callee of the
+ * call before the first of them, when that call is direct. -ENOENT when
+ * the walk holds nothing of the goroutine. */
+static int chain_join(struct gojoin *j, const struct runtime_sample *s, size_t k,
+		      struct runtime_stack *out)
+{
+	const struct gobinary *g = j->p->g;
+	uint64_t bias = j->p->bias, pcs[GOJOIN_MAX_FRAMES], callee;
+	size_t i, n = 0, start_ids = out->nids;
+	bool complete = false;
+	uint32_t id;
+	int err = 0;
+
+	for (i = 0; i < s->user_chain_nr && s->user_chain[i] != s->frames[k].pc; i++)
+		;
+	for (i++; i < s->user_chain_nr && n < GOJOIN_MAX_FRAMES && !complete; i++) {
+		uint64_t pc = s->user_chain[i], vaddr = pc - bias - 1;
+		const char *names[1];
+
+		if (pc <= bias || vaddr < g->text_lo || vaddr >= g->text_hi ||
+		    gobinary__names(g, vaddr, names, 1) == 0)
+			break;
+		pcs[n++] = pc;
+		complete = gobinary__is_root(g, vaddr);
+	}
+	if (n == 0)
+		return -ENOENT;
+	if (!complete && (err = ledger__intern_frame(j->p->mem->ledger, j->p->names, FRAME_TRUNCATED, "",
+						     &id)) == 0)
+		err = add_id(out, id);
+	for (i = n; i-- > 0 && !err;)
+		err = add_names(j, pcs[i] - bias - 1, true, out);
+	/* where in it the switch was called is not known: no inlined calls */
+	if (!err && gobinary__callee(g, pcs[0] - bias, &callee) == 0)
+		err = add_names(j, callee, false, out);
+	if (err) {
+		out->nids = start_ids;
+		return err;
+	}
+	add_splice(s, start_ids, out);
+	j->st.joined++;
+	j->st.chained++;
+	return 0;
 }
 
 int gojoin__read(struct gojoin *j, const struct gojoin_process *p, const struct runtime_sample *s,
@@ -237,11 +306,17 @@ int gojoin__read(struct gojoin *j, const struct gojoin_process *p, const struct 
 
 	j->p = p;
 	/* the native stack ended at a switch of this binary, as a caller */
-	if (!p->g->joins || !s->rooted || s->nframes < 2 || s->frames[k].runtime != s->tag ||
+	if (!p->g->table || !s->rooted || s->nframes < 2 || s->frames[k].runtime != s->tag ||
 	    !s->frames[k].keeps || !gobinary__is_switch(p->g, s->frames[k].vaddr))
 		return -ENOENT;
 	if (out->nsplices >= RUNTIME_MAX_SPLICES)
 		return -ENOSPC;
+	/* what the sample itself holds, else what a read proves */
+	if (s->user_chain && (err = chain_join(j, s, k, out)) != -ENOENT)
+		return err;
+	/* the read needs the runtime's layout (Go 1.17 on: g in R14) */
+	if (!p->g->joins)
+		return -ENOENT;
 	if (!ledger__may_read(p->mem->ledger, s->now_ns))
 		return -EAGAIN;
 	err = current_g(j, s, &curg);
@@ -276,11 +351,7 @@ int gojoin__read(struct gojoin *j, const struct gojoin_process *p, const struct 
 		j->st.failures++;
 		return err ? err : -EFAULT;
 	}
-	out->at[out->nsplices].frame = (uint32_t)s->nframes;
-	out->at[out->nsplices].first = (uint16_t)start_ids;
-	out->at[out->nsplices].count = (uint16_t)(out->nids - start_ids);
-	out->nsplices++;
-	out->confirmed++;
+	add_splice(s, start_ids, out);
 	j->st.joined++;
 	return 0;
 }

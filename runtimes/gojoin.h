@@ -3,29 +3,34 @@
  * scheduling) on each thread's g0 stack, switched to by runtime.systemstack,
  * runtime.mcall and runtime.morestack; a sample there unwinds to the
  * switch and ends (a root: doc/format.md). The goroutine that asked for
- * the work is elsewhere: g.m.curg, whose gobuf g.sched holds the sp, pc
- * and bp it was switched out at. This reads them for a sample whose native
- * stack ended at a switch and unwinds the goroutine's stack from there,
- * read from the process, by the SP deltas of the binary's table, to
- * runtime.goexit: its frames are the sample's root, under the switch
- * ("...;main.worker;runtime.mallocgc;runtime.systemstack;...gcAssistAlloc1",
- * as Go's pprof shows them).
+ * the work is elsewhere, on its own stack; its frames become the sample's
+ * root, under the switch ("...;main.worker;runtime.mallocgc;
+ * runtime.systemstack;...gcAssistAlloc1", as Go's pprof shows them).
  *
- * How the sample proves the goroutine (doc/format.md, "Proven frames"):
- *  - the thread's g is the sample's R14 (Go 1.17 on): it must be a g0 (its
- *    m's g0 is itself) whose stack holds the sample's sp;
- *  - the switch leaves rbp as the goroutine had it, and the first frame on
- *    g0 saves it: the word the sample's own copy holds below the switch
- *    frame must be curg.sched.bp, which is where the goroutine's frames
- *    are; and curg.sched is read again after its stack and must not have
- *    changed (the goroutine did not run meanwhile; systemstack and gogo
- *    clear sched.sp when it resumes).
+ * Where they come from, each proven by the sample (doc/format.md, "Proven
+ * frames"):
+ *  - the kernel's frame-pointer walk of the user stack, taken at the sample
+ *    (runtime_sample.user_chain): the switch leaves rbp as the goroutine had
+ *    it, the first g0 frame saves it, and the walk follows it onto the
+ *    goroutine's frame records: past the switch frame's return address, the
+ *    walk's return addresses in the binary's code are the goroutine's, to
+ *    runtime.goexit. The function that called the switch made no frame
+ *    record the walk could see: it is the callee of the direct call before
+ *    the first of them. Nothing is read from the process;
+ *  - else (no walk, or one that stayed on g0) a read: the thread's g is the
+ *    sample's R14 (Go 1.17 on), which must be a g0 (its m's g0 is itself)
+ *    whose stack holds the sample's sp; its m's curg; curg.sched (sp, pc,
+ *    bp where it was switched out). Joined only when the word the first g0
+ *    frame saved in the sample's own copy is curg.sched.bp, and curg.sched
+ *    reads the same after its stack was read (the goroutine did not run:
+ *    systemstack and gogo clear sched.sp when it resumes); its stack is then
+ *    unwound by the binary's SP deltas to runtime.goexit.
  * What fails a check is not joined: the g0 side stays as it was, counted.
  *
  * Reads go through the instance's memsource (charged to the process's
- * ledger); the stack is read in one piece of 8 KiB, more only for a deeper
- * goroutine (unwind/stackmem.h's far source, at most 256 KiB). Not
- * thread-safe: one per instance. */
+ * ledger, asked once per sample); the stack is read in one piece of 8 KiB,
+ * more only for a deeper goroutine (unwind/stackmem.h's far source, at most
+ * 256 KiB). Not thread-safe: one per instance. */
 #ifndef SMOLDER_RUNTIMES_GOJOIN_H
 #define SMOLDER_RUNTIMES_GOJOIN_H
 #include <stdint.h>
@@ -45,6 +50,7 @@ struct gojoin;
 
 struct gojoin_stats {
 	uint64_t joined;    /* samples whose goroutine was joined */
+	uint64_t chained;   /* ... by the kernel's frame-pointer walk */
 	uint64_t unproven;  /* ... that the sample did not prove (not joined) */
 	uint64_t failures;  /* ... whose goroutine could not be read */
 };

@@ -252,8 +252,8 @@ int gopclntab__find(const struct gopclntab *t, uint64_t pc, struct gopclntab_fun
 	return 0;
 }
 
-/* A NUL-terminated name at off of the names' base. */
-static const char *name_at(const struct gopclntab *t, size_t base, int64_t off)
+/* A NUL-terminated name at off of the names' base, at most max bytes. */
+static const char *name_max(const struct gopclntab *t, size_t base, int64_t off, size_t max)
 {
 	size_t at, room;
 
@@ -261,20 +261,31 @@ static const char *name_at(const struct gopclntab *t, size_t base, int64_t off)
 		return NULL;
 	at = base + (size_t)off;
 	room = t->size - at;
-	if (room > GOPCLNTAB_NAME_MAX + 1)
-		room = GOPCLNTAB_NAME_MAX + 1;
+	if (room > max + 1)
+		room = max + 1;
 	if (!memchr(t->d + at, '\0', room) || t->d[at] == '\0')
 		return NULL;
 	return (const char *)t->d + at;
 }
 
-const char *gopclntab__name(const struct gopclntab *t, const struct gopclntab_func *f)
+static const char *name_at(const struct gopclntab *t, size_t base, int64_t off)
+{
+	return name_max(t, base, off, GOPCLNTAB_NAME_MAX);
+}
+
+const char *gopclntab__short_name(const struct gopclntab *t, const struct gopclntab_func *f,
+				  size_t max)
 {
 	uint32_t off;
 
 	if (!u32_at(t, t->funcs + f->off + (t->ver >= GOPCLNTAB_118 ? 4 : 8), &off))
 		return NULL;
-	return name_at(t, t->names, (int32_t)off);
+	return name_max(t, t->names, (int32_t)off, max < GOPCLNTAB_NAME_MAX ? max : GOPCLNTAB_NAME_MAX);
+}
+
+const char *gopclntab__name(const struct gopclntab *t, const struct gopclntab_func *f)
+{
+	return gopclntab__short_name(t, f, GOPCLNTAB_NAME_MAX);
 }
 
 static bool varint(const struct gopclntab *t, size_t *at, uint32_t *v)
@@ -305,7 +316,7 @@ static int pcvalue(const struct gopclntab *t, const struct gopclntab_func *f, ui
 {
 	size_t at;
 	uint64_t cur = f->entry;
-	int32_t val = -1;
+	uint32_t val = UINT32_MAX; /* -1; added to as Go does, wrapping */
 	bool first = true;
 
 	if (tab == 0 || tab >= t->size - t->pctab)
@@ -321,11 +332,11 @@ static int pcvalue(const struct gopclntab *t, const struct gopclntab_func *f, ui
 		if (!varint(t, &at, &uv) || !varint(t, &at, &pcd))
 			return -ENOENT;
 		/* zig-zag: -(uv & 1) ^ (uv >> 1) */
-		val += (int32_t)(-(uv & 1) ^ (uv >> 1));
+		val += -(uv & 1) ^ (uv >> 1);
 		cur += (uint64_t)pcd * t->quantum;
 		first = false;
 		if (pc < cur) {
-			*v = val;
+			*v = (int32_t)val;
 			return 0;
 		}
 		if (cur >= f->end)
@@ -346,6 +357,14 @@ int gopclntab__spdelta(const struct gopclntab *t, const struct gopclntab_func *f
 		return -ENOENT;
 	*delta = (uint32_t)v;
 	return 0;
+}
+
+uint8_t gopclntab__flags(const struct gopclntab *t, const struct gopclntab_func *f)
+{
+	/* after funcID: 1.18's is at 36, 1.20's after startLine, at 40 */
+	size_t at = t->funcs + f->off + (t->ver == GOPCLNTAB_120 ? 41 : 37);
+
+	return t->ver >= GOPCLNTAB_118 && at < t->size ? t->d[at] : 0;
 }
 
 static bool npcdata(const struct gopclntab *t, const struct gopclntab_func *f, uint32_t *n)

@@ -97,6 +97,10 @@ int gopclntab__func(const struct gopclntab *t, size_t i, struct gopclntab_func *
  * bytes), or NULL when its offset leads nowhere. */
 #define GOPCLNTAB_NAME_MAX 4096
 const char *gopclntab__name(const struct gopclntab *t, const struct gopclntab_func *f);
+/* The same when the name is at most max bytes long (NULL otherwise): a
+ * look at every function's name costs at most max bytes each. */
+const char *gopclntab__short_name(const struct gopclntab *t, const struct gopclntab_func *f,
+				  size_t max);
 
 /* The stack-pointer delta at pc in f: how many bytes the function has
  * pushed below its entry sp (the return address excluded). 0 with
@@ -105,6 +109,14 @@ const char *gopclntab__name(const struct gopclntab *t, const struct gopclntab_fu
 #define GOPCLNTAB_MAX_FRAME (64u << 20)
 int gopclntab__spdelta(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
 		       uint32_t *delta);
+
+/* f's funcFlag (Go 1.18 on; 0 before): GOPCLNTAB_FLAG_SPWRITE marks a
+ * function that writes sp in ways its SP deltas do not say (a switch of
+ * stacks: gogo, the calls into the vDSO and C), whose frame Go's own
+ * traceback does not step over (src/runtime/symtab.go, funcFlag_SPWRITE;
+ * internal/abi.FuncFlagSPWrite from Go 1.21). */
+#define GOPCLNTAB_FLAG_SPWRITE 2
+uint8_t gopclntab__flags(const struct gopclntab *t, const struct gopclntab_func *f);
 
 /* A pc-value table of f at pc, by PCDATA index: 0 with *v (-1 where the
  * table says nothing), -ENOENT when f has no such table. */

@@ -236,6 +236,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
+	tests/workloads/go_alloc.go \
 	tests/workloads/JavaChain.java \
 	tests/workloads/py_work.py \
 	tests/workloads/py_service.py \

@@ -48,11 +48,35 @@ struct proc {
 	struct runtime_sample s;
 	struct gojoin_process p;
 	struct gojoin *j;
+	uint8_t code[GOIMG_END - GOIMG_TEXT];
+	uint64_t chain[8];
 };
 
 static void put(uint8_t *b, uint64_t at, uint64_t v)
 {
 	memcpy(b + at, &v, 8);
+}
+
+static void put32(uint8_t *b, uint64_t at, uint32_t v)
+{
+	memcpy(b + at, &v, 4);
+}
+
+/* The kernel's frame-pointer walk of the sample: the leaf, the switch
+ * frame's return address, then the goroutine's (main.worker's into
+ * runtime.goexit), then whatever the last frame pointer led to. */
+static void with_chain(struct proc *x, bool to_goexit)
+{
+	size_t n = 0;
+
+	x->chain[n++] = 0x10a4;
+	x->chain[n++] = 0x1080;
+	x->chain[n++] = 0x1040;
+	if (to_goexit)
+		x->chain[n++] = 0x1011;
+	x->chain[n++] = 0x7777;
+	x->s.user_chain = x->chain;
+	x->s.user_chain_nr = n;
 }
 
 static void setup(struct proc *x)
@@ -119,6 +143,12 @@ static void setup(struct proc *x)
 	x->s.frames = x->frames;
 	x->s.nframes = 2;
 	x->s.rooted = true;
+	/* main.worker's call before 0x1040 is a direct call of main.leaf */
+	x->code[0x103b - GOIMG_TEXT] = 0xe8;
+	put32(x->code, 0x103c - GOIMG_TEXT, 0x10a0 - 0x1040);
+	x->g->code = x->code;
+	x->g->code_vaddr = GOIMG_TEXT;
+	x->g->code_size = sizeof(x->code);
 	x->p.g = x->g;
 	x->p.bias = 0;
 	x->p.mem = &x->mem;
@@ -155,6 +185,61 @@ Test(gojoin, the_goroutine_is_the_root_of_the_sample)
 	cr_assert_str_eq(strtab__str(x.names, out.ids[out.at[0].first + 1]), "main.worker");
 	cr_assert_eq(out.confirmed, 1);
 	gojoin__stats(x.j, &st);
+	cr_assert_eq(st.joined, 1);
+	teardown(&x);
+}
+
+Test(gojoin, the_kernels_walk_at_the_sample_joins_without_a_read)
+{
+	struct proc x;
+	struct runtime_stack out;
+	struct gojoin_stats st;
+
+	setup(&x);
+	with_chain(&x, true);
+	/* nothing of the process is read: even a goroutine that ran on */
+	put(x.gs, CURG - G0 + 56, 0);
+	x.mem.reads = 0;
+	cr_assert_eq(join(&x, &out), 0);
+	cr_assert_eq(x.mem.reads, 0);
+	cr_assert_eq(out.at[0].count, 3);
+	cr_assert_str_eq(strtab__str(x.names, out.ids[0]), "runtime.goexit");
+	cr_assert_str_eq(strtab__str(x.names, out.ids[1]), "main.worker");
+	/* the caller of the switch: the callee of worker's direct call */
+	cr_assert_str_eq(strtab__str(x.names, out.ids[2]), "main.leaf");
+	gojoin__stats(x.j, &st);
+	cr_assert_eq(st.chained, 1);
+	teardown(&x);
+}
+
+Test(gojoin, a_walk_cut_short_is_under_truncated_and_an_indirect_call_names_nothing)
+{
+	struct proc x;
+	struct runtime_stack out;
+
+	setup(&x);
+	with_chain(&x, false);
+	x.code[0x103b - GOIMG_TEXT] = 0xff; /* call *%rax */
+	cr_assert_eq(join(&x, &out), 0);
+	cr_assert_eq(out.at[0].count, 2);
+	cr_assert_str_eq(strtab__str(x.names, out.ids[0]), "[truncated]");
+	cr_assert_str_eq(strtab__str(x.names, out.ids[1]), "main.worker");
+	teardown(&x);
+}
+
+Test(gojoin, a_walk_that_never_left_g0_falls_back_to_the_read)
+{
+	struct proc x;
+	struct runtime_stack out;
+	struct gojoin_stats st;
+
+	setup(&x);
+	with_chain(&x, true);
+	x.chain[1] = 0x1234; /* the switch frame's return address is not there */
+	cr_assert_eq(join(&x, &out), 0);
+	cr_assert_eq(out.at[0].count, 2, "goexit and worker, from the read");
+	gojoin__stats(x.j, &st);
+	cr_assert_eq(st.chained, 0);
 	cr_assert_eq(st.joined, 1);
 	teardown(&x);
 }
@@ -262,6 +347,10 @@ Test(gojoin, damaged_images_do_not_crash_it)
 				x.gs[(seed >> 9) % sizeof(x.gs)] ^= (uint8_t)(seed >> 20);
 			else
 				x.stack[sizeof(x.stack) - 0x200 + (seed >> 9) % 0x200] ^= (uint8_t)(seed >> 20);
+		}
+		if (round & 1) {
+			with_chain(&x, round & 2);
+			x.chain[2 + (seed >> 3) % 3] ^= seed >> 7;
 		}
 		(void)join(&x, &out);
 		cr_assert_leq(out.nids, RUNTIME_MAX_IDS);
