@@ -29,6 +29,7 @@
 struct goimg {
 	uint8_t table[GOIMG_MAX];
 	size_t size;
+	size_t func_at[GOIMG_NFUNC]; /* each _func's offset in table */
 	uint8_t tree[64];
 	size_t tree_size;
 	struct gopclntab_region region;
@@ -159,6 +160,7 @@ static void goimg_build(struct goimg *img, uint32_t magic)
 		size_t npcdata = goimg_funcs[i].inl ? 3 : 0, fd;
 
 		func_off[i] = f - base;
+		img->func_at[i] = f;
 		if (v118) {
 			goimg_put(p, f, goimg_funcs[i].start - GOIMG_TEXT, 4);
 			goimg_put(p, f + 4, name_off[i], 4);

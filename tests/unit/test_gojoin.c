@@ -386,3 +386,29 @@ Test(gobinary, frames_sized_by_the_table_where_there_is_no_cfi)
 	cr_assert_eq(m.code, UNWIND_CODE_NATIVE, "no Go function there");
 	teardown(&x);
 }
+
+Test(gobinary, a_function_that_writes_sp_ends_the_stack)
+{
+	struct goversion v = { 1, 20 };
+	struct gopclntab *t;
+	struct gobinary *g;
+	struct goimg img;
+	struct unwind_module m;
+
+	goimg_build(&img, GOPCLNTAB_MAGIC_120);
+	img.table[img.func_at[1] + 41] = GOPCLNTAB_FLAG_SPWRITE; /* main.worker */
+	img.table[img.func_at[3] + 41] = GOPCLNTAB_FLAG_SPWRITE; /* runtime.systemstack */
+	cr_assert_eq(gopclntab__open(&img.src, &t), 0);
+	cr_assert_eq(gobinary__from_table(t, &v, &g), 0);
+	memset(&m, 0, sizeof(m));
+	m.cfi = (struct cfi *)&m; /* its CFI is made from the same deltas */
+	gobinary__describe(g, 0x1040, &m);
+	cr_assert_eq(m.code, UNWIND_CODE_SIZED);
+	cr_assert_eq(m.frame_bytes, 0, "no size: the unwinder ends the stack, cut");
+	cr_assert_null(m.cfi);
+	/* a switch writes sp too, and is stepped by its deltas as a leaf */
+	memset(&m, 0, sizeof(m));
+	gobinary__describe(g, 0x1075, &m);
+	cr_assert_eq(m.frame_bytes, 8);
+	gobinary__delete(g);
+}

@@ -113,6 +113,29 @@ Test(gopclntab, inlined_calls_from_the_inline_tree)
 	}
 }
 
+Test(gopclntab, funcflag_from_118_on)
+{
+	size_t m;
+
+	for (m = 0; m < sizeof(magics) / sizeof(magics[0]); m++) {
+		struct goimg img;
+		struct gopclntab *t;
+		struct gopclntab_func f;
+
+		goimg_build(&img, magics[m]);
+		/* main.worker flagged SPWRITE where its version keeps the flag */
+		img.table[img.func_at[1] + (magics[m] == GOPCLNTAB_MAGIC_120 ? 41 : 37)] = GOPCLNTAB_FLAG_SPWRITE;
+		cr_assert_eq(gopclntab__open(&img.src, &t), 0);
+		cr_assert_eq(gopclntab__find(t, 0x1030, &f), 0);
+		cr_assert_eq(gopclntab__flags(t, &f),
+			     magics[m] == GOPCLNTAB_MAGIC_118 || magics[m] == GOPCLNTAB_MAGIC_120 ? GOPCLNTAB_FLAG_SPWRITE : 0,
+			     "magic %x", magics[m]);
+		cr_assert_eq(gopclntab__find(t, 0x1000, &f), 0);
+		cr_assert_eq(gopclntab__flags(t, &f), 0);
+		gopclntab__delete(t);
+	}
+}
+
 Test(gopclntab, no_inlined_calls_without_what_locates_the_tree)
 {
 	struct goimg img;
