@@ -73,7 +73,7 @@ static size_t goimg_pcvalue(uint8_t *p, size_t at, const int32_t *vals, const ui
 	for (i = 0; i < n; i++) {
 		int32_t d = vals[i] - prev;
 
-		at = goimg_varint(p, at, (uint32_t)((d << 1) ^ (d >> 31)));
+		at = goimg_varint(p, at, ((uint32_t)d << 1) ^ (uint32_t)(d >> 31));
 		at = goimg_varint(p, at, lens[i]);
 		prev = vals[i];
 	}
