@@ -660,6 +660,9 @@ class Bench:
         java = self.java_workload(src)
         if java:
             ws.append(java)
+        go = self.go_workload(src)
+        if go:
+            ws.append(go)
         # Fed once its dictionary is full and the rate has settled (bench/README
         # of this function: Workload.start).
         self.warm_bytes = {"xz": 72 << 20}
@@ -692,6 +695,27 @@ class Bench:
             log("java: javac failed (%d), workload skipped" % rc)
             return None
         return ("java", ["java", "-cp", classes, "JavaBench"], {"java"}, None, "full")
+
+    def go_workload(self, src):
+        """tests/workloads/go_alloc.go (its bench mode) built as Go programs ship, stripped
+        (-ldflags="-s -w": no symbols, no DWARF, no CFI), so the row is what
+        the pc-line table costs: SP-delta unwinding, names and inlined
+        frames from it, g0 stacks joined to their goroutines. None without
+        go."""
+        if not shutil.which("go"):
+            log("go: go not found, workload skipped (Debian: apt-get install golang-go)")
+            return None
+        d = os.path.join(self.out, "go-alloc")
+        os.makedirs(d, exist_ok=True)
+        shutil.copy(src + "/tests/workloads/go_alloc.go", os.path.join(d, "main.go"))
+        env = dict(os.environ, GO111MODULE="off", GOCACHE=os.path.join(d, "cache"),
+                   GOPATH=os.path.join(d, "gopath"))
+        rc = subprocess.call(["go", "build", "-ldflags=-s -w", "-o", "go_alloc", "main.go"],
+                             cwd=d, env=env, stderr=subprocess.DEVNULL)
+        if rc != 0:
+            log("go: go build failed (%d), workload skipped" % rc)
+            return None
+        return ("go", [os.path.join(d, "go_alloc"), "bench"], {"go_alloc"}, None, "full")
 
     def one(self, spec, run):
         name, argv, comms, feed, kind = spec

@@ -70,10 +70,10 @@ static int valid_opts(const struct perf_sampling_opts *o)
 }
 
 /* Bytes one sample takes in the ring: header and fixed fields, registers,
- * a kernel callchain, and the stack copy (or a user callchain instead). */
+ * a kernel callchain, and the stack copy (with the user callchain). */
 static uint64_t sample_bytes(const struct perf_sampling_opts *o, enum perf_unwind_mode m)
 {
-	return m == PERF_MODE_DWARF ? (uint64_t)o->stack_size + 600 : 1600;
+	return m == PERF_MODE_DWARF ? (uint64_t)o->stack_size + 1600 : 1600;
 }
 
 static size_t floor_pow2(size_t v)
@@ -165,9 +165,11 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a.sample_regs_user = unwind__perf_regs_mask();
 		a.sample_stack_user = o->stack_size;
-		/* User frames come from our unwinder; the kernel's frame-pointer
-		 * walk of user stacks would only cost ring space. */
-		perf_attr__set_bit(&a, ATTR_BIT_EXCLUDE_CALLCHAIN_USER);
+		/* User frames come from our unwinder. The kernel's frame-pointer
+		 * walk of the user stack is kept beside them: taken at the
+		 * sample, it is what proves memory the copy does not hold (a
+		 * Go thread's g0 stack continues on its goroutine's, which
+		 * runtimes/gojoin.h joins by it; doc/decisions.md). */
 	}
 	a.disabled = 1; /* enabled once every ring is mapped */
 	a.exclude_kernel = with_kernel ? 0 : 1;

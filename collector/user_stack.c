@@ -212,6 +212,8 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 		s.frames = u->frames;
 		s.nframes = n;
 		s.rooted = *why == UNWIND_COMPLETE;
+		s.user_chain = cc ? cc->user : NULL;
+		s.user_chain_nr = cc ? cc->user_nr : 0;
 		(void)runtimes__read_stacks(u->rs, p, &s, u->lang);
 	}
 	return n;

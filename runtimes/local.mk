@@ -13,6 +13,12 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/hotspot_reader.c runtimes/cpython_reader.c runtimes/go_reader.c \
 	runtimes/procmem.c runtimes/procmem.h \
 	runtimes/gostack.c runtimes/gostack.h \
+	runtimes/gopclntab.c runtimes/gopclntab.h \
+	runtimes/gopclntab_elf.c runtimes/gopclntab_elf.h \
+	runtimes/gobuildinfo.c runtimes/gobuildinfo.h \
+	runtimes/gobinary.c runtimes/gobinary.h \
+	runtimes/golayout.c runtimes/golayout.h \
+	runtimes/gojoin.c runtimes/gojoin.h \
 	runtimes/memsource.c runtimes/memsource.h \
 	runtimes/javacmd.c runtimes/javacmd.h \
 	runtimes/hotspot_vm.c runtimes/hotspot_vm.h \

@@ -96,6 +96,12 @@ struct runtime_sample {
 	const struct unwind_frame *frames;
 	size_t nframes;
 	bool rooted;        /* the native stack reached its outermost frame */
+	/* The kernel's frame-pointer walk of the user stack, done at the
+	 * sample (innermost first, [0] the sampled ip): memory as it was
+	 * then, beyond the copy too, where frame pointers lead (a Go g0
+	 * stack continues on its goroutine's); NULL when not recorded. */
+	const uint64_t *user_chain;
+	size_t user_chain_nr;
 };
 
 /* A sample's language frames, placed: splice k puts ids[first, first +

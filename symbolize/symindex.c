@@ -22,6 +22,7 @@
 #include "common/u64map.h"
 #include "common/userfile.h"
 #include "profile/frame_name.h"
+#include "runtimes/gopclntab_elf.h"
 #include "symbolize/loadbudget.h"
 #include "symbolize/debugdata.h"
 #include "symbolize/debugfind.h"
@@ -79,6 +80,10 @@ struct symindex {
 	uid_t owner;            /* of the file: whose share the budget charges */
 	uint64_t charged;       /* inflated debug data reserved in the budget */
 	enum name_detail detail; /* of demangled names */
+	/* Go's pc-line table (runtimes/gopclntab.h), NULL: no Go binary. It
+	 * names Go's functions and what they inlined, stripped or not, so a
+	 * stripped build and its unstripped twin show the same frames */
+	struct gopclntab *go;
 };
 
 void symindex__set_debug_root(const char *dir)
@@ -316,6 +321,12 @@ static int open_module(struct symindex *s, const char *path, int fd)
 	s->bias = bias;
 	dwfl_module_info(s->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
 	s->end_vaddr = end - bias;
+	{
+		Elf *elf = dwfl_module_getelf(s->mod, &bias);
+
+		if (elf && gopclntab_elf__open(elf, &s->go, NULL) != 0)
+			s->go = NULL;
+	}
 	open_inlines(s, &st, path, dwarf_ok);
 	return 0;
 
@@ -409,6 +420,7 @@ void symindex__delete(struct symindex *s)
 		return;
 	/* saves what it built; it reads the DWARF: freed before it */
 	inlineindex__delete(s->inl);
+	gopclntab__delete(s->go); /* it points into the Dwfl's ELF */
 	if (s->budget)
 		loadbudget__release(s->budget, s->owner, s->charged);
 	if (s->dwfl)
@@ -469,7 +481,7 @@ void symindex__set_name_detail(struct symindex *s, enum name_detail detail)
 
 void symindex__stats(const struct symindex *s, struct symindex_stats *out)
 {
-	out->symbols = s->nfuncs;
+	out->symbols = s->go ? gopclntab__count(s->go) : s->nfuncs;
 	out->lookups = s->lookups;
 	out->hits = s->hits;
 	out->entries = u64map__count(s->cache);
@@ -615,6 +627,33 @@ static int cache_reserve(struct symindex *s, size_t count)
 	return 0;
 }
 
+/* The frames of a Go function at vaddr from its pc-line table, innermost
+ * first: what it inlined there ("_[i]"), then itself. 0 with *n (0: no Go
+ * function there), or -ENOMEM. */
+static int go_frames(struct symindex *s, uint64_t vaddr, uint32_t *frames, size_t max, size_t *n)
+{
+	const char *inl[SYMBIN_MAX_FRAMES];
+	struct gopclntab_func f;
+	const char *name;
+	size_t k, i;
+	int err;
+
+	*n = 0;
+	if (gopclntab__find(s->go, vaddr, &f) != 0 || !(name = gopclntab__name(s->go, &f)))
+		return 0;
+	k = gopclntab__inlined(s->go, &f, vaddr, inl, max - 1);
+	for (i = 0; i < k; i++) {
+		err = frame_name__intern(s->names, inl[i], FRAME_SUFFIX_INLINED, &frames[i]);
+		if (err < 0)
+			return err;
+	}
+	err = frame_name__intern(s->names, name, "", &frames[k]);
+	if (err < 0)
+		return err;
+	*n = k + 1;
+	return 0;
+}
+
 /* Resolves a pc and caches the result as a tagged value. */
 static int resolve(struct symindex *s, uint64_t vaddr, uint64_t *val)
 {
@@ -623,6 +662,17 @@ static int resolve(struct symindex *s, uint64_t vaddr, uint64_t *val)
 	struct func *f = NULL;
 	int err;
 
+	if (s->go) {
+		err = go_frames(s, vaddr, frames, SYMBIN_MAX_FRAMES, &n);
+		if (err < 0)
+			return err;
+		if (n == 1) {
+			*val = (VAL_ONE << VAL_TAG_SHIFT) | frames[0];
+			goto out_put;
+		}
+		if (n > 1)
+			goto out_pool;
+	}
 	if (s->mod) {
 		f = find_func(s, vaddr);
 		if (s->has_dwarf) {
@@ -648,6 +698,7 @@ static int resolve(struct symindex *s, uint64_t vaddr, uint64_t *val)
 		*val = (VAL_ONE << VAL_TAG_SHIFT) | frames[0];
 		goto out_put;
 	}
+out_pool:
 	err = cache_reserve(s, n);
 	if (err < 0)
 		return err;

@@ -239,6 +239,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
+	tests/workloads/go_alloc.go \
 	tests/workloads/JavaChain.java \
 	tests/workloads/JavaStubs.java \
 	tests/workloads/rhino_work.js \

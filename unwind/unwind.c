@@ -451,6 +451,12 @@ int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *sta
 		}
 		if (f->keeps)
 			keep_regs(f, cur);
+		/* a root ends the stack whichever way its code is stepped (Go's
+		 * roots in a binary without CFI are sized frames) */
+		if (mod.code != UNWIND_CODE_NATIVE && mod.nroots && at_root(&mod, f->vaddr, k - 1)) {
+			why = UNWIND_COMPLETE;
+			break;
+		}
 		if (mod.code != UNWIND_CODE_NATIVE) {
 			if (!runtime_step(&mod, f, cur, stack, find, ctx, &usp, next, &why))
 				break;

@@ -27,7 +27,7 @@
 # Reproduce one input: tests/fuzz/build/fuzz_NAME FILE (or, with the
 # configured compiler, tests/fuzz/replay_NAME FILE).
 
-FUZZ_NAMES = record ring procmaps kallsyms perfmap jitdump conf dump elf unwind kallsyms_cache x86_frame
+FUZZ_NAMES = record ring procmaps kallsyms perfmap jitdump conf dump elf unwind kallsyms_cache x86_frame gopclntab
 
 FUZZ_COMMON_SRCS = tests/fuzz/replay_main.c tests/fuzz/fuzz.h
 FUZZ_REPLAY_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORPUS_DIR='"$(abs_top_srcdir)/tests/fuzz/corpus"'
@@ -38,12 +38,12 @@ check_PROGRAMS += \
 	tests/fuzz/replay_record tests/fuzz/replay_ring tests/fuzz/replay_procmaps \
 	tests/fuzz/replay_kallsyms tests/fuzz/replay_perfmap tests/fuzz/replay_conf \
 	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind \
-	tests/fuzz/replay_kallsyms_cache tests/fuzz/replay_jitdump tests/fuzz/replay_x86_frame
+	tests/fuzz/replay_kallsyms_cache tests/fuzz/replay_jitdump tests/fuzz/replay_x86_frame tests/fuzz/replay_gopclntab
 TESTS += \
 	tests/fuzz/replay_record tests/fuzz/replay_ring tests/fuzz/replay_procmaps \
 	tests/fuzz/replay_kallsyms tests/fuzz/replay_perfmap tests/fuzz/replay_conf \
 	tests/fuzz/replay_dump tests/fuzz/replay_elf tests/fuzz/replay_unwind \
-	tests/fuzz/replay_kallsyms_cache tests/fuzz/replay_jitdump tests/fuzz/replay_x86_frame
+	tests/fuzz/replay_kallsyms_cache tests/fuzz/replay_jitdump tests/fuzz/replay_x86_frame tests/fuzz/replay_gopclntab
 
 tests_fuzz_replay_record_SOURCES = tests/fuzz/fuzz_record.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_record_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/record"'
@@ -111,6 +111,11 @@ tests_fuzz_replay_x86_frame_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FU
 tests_fuzz_replay_x86_frame_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
 tests_fuzz_replay_x86_frame_LDADD = $(RUNTIMES_LIBS)
 
+tests_fuzz_replay_gopclntab_SOURCES = tests/fuzz/fuzz_gopclntab.c $(FUZZ_COMMON_SRCS)
+tests_fuzz_replay_gopclntab_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/gopclntab"'
+tests_fuzz_replay_gopclntab_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_gopclntab_LDADD = $(RUNTIMES_LIBS)
+
 # The corpora (directories are copied whole into the tarball).
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/lookups.h tests/fuzz/make_seeds.py
 
@@ -134,6 +139,7 @@ FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c co
 	symbolize/symindex.c symbolize/inlines.c symbolize/demangle.c symbolize/demangle_shorten.c \
 	symbolize/kallsyms.c symbolize/perfmap.c symbolize/jitdump.c \
 	symbolize/kallsyms_cache.c symbolize/debugcache.c symbolize/debugdata.c symbolize/debugfind.c \
+	runtimes/gopclntab.c runtimes/gopclntab_elf.c runtimes/gobuildinfo.c runtimes/elf_symbols.c \
 	collector/perf_record.c collector/ring.c collector/procmaps.c daemon/conf.c \
 	runtimes/x86_insn.c runtimes/x86_frame.c \
 	export/gzip.c export/dump_read.c
@@ -152,6 +158,7 @@ fuzz_max_len_elf = 65536
 fuzz_max_len_unwind = 8192
 fuzz_max_len_kallsyms_cache = 65536
 fuzz_max_len_x86_frame = 8200
+fuzz_max_len_gopclntab = 8192
 
 # fuzz-build only builds tests/fuzz/build/fuzz_NAME (to run them by hand).
 fuzz-build:
@@ -191,6 +198,7 @@ fuzz: fuzz-build
 		unwind) ml=$(fuzz_max_len_unwind);; \
 		kallsyms_cache) ml=$(fuzz_max_len_kallsyms_cache);; \
 		x86_frame) ml=$(fuzz_max_len_x86_frame);; *) ml=4096;; \
+		gopclntab) ml=$(fuzz_max_len_gopclntab);; *) ml=4096;; \
 		esac; \
 		mkdir -p $$b/corpus/$$t; \
 		echo "  FUZZ     $$t for $(FUZZ_SECONDS)s (-max_len=$$ml)"; \

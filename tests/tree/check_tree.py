@@ -36,8 +36,11 @@ STAGES = {
     "cli": {"common", "profile", "runtimes", "unwind", "symbolize", "collector", "export", "daemon"},
 }
 # What of runtimes/ every stage may use: the contract, the byte sources and
-# budgets readers read through, the ELF symbol lookups.
-CONTRACT = {"runtime", "readers", "memsource", "procmem", "accountant", "elf_symbols"}
+# budgets readers read through, the ELF symbol lookups, and Go's pc-line
+# table (a part of a Go binary's format, as its symbol table is: the symbol
+# index names Go functions from it, the Go reader unwinds by it).
+CONTRACT = {"runtime", "readers", "memsource", "procmem", "accountant", "elf_symbols",
+            "gopclntab", "gopclntab_elf", "gobuildinfo"}
 READER_TABLE = "collector/runtimes.c"
 MAX_FILE_LINES = 800
 MAX_CLI_FUNC_LINES = 80

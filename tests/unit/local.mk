@@ -23,6 +23,8 @@ UNIT_TESTS = \
 	tests/unit/test_accountant \
 	tests/unit/test_pycmd \
 	tests/unit/test_gostack \
+	tests/unit/test_gopclntab \
+	tests/unit/test_gojoin \
 	tests/unit/test_hotspot \
 	tests/unit/test_x86_frame \
 	tests/unit/test_cpython \
@@ -176,6 +178,16 @@ tests_unit_test_gostack_SOURCES = tests/unit/test_gostack.c
 tests_unit_test_gostack_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_gostack_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_gostack_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_gopclntab_SOURCES = tests/unit/test_gopclntab.c tests/unit/gopclntab_image.h
+tests_unit_test_gopclntab_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_gopclntab_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_gopclntab_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_gojoin_SOURCES = tests/unit/test_gojoin.c tests/unit/gopclntab_image.h
+tests_unit_test_gojoin_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_gojoin_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_gojoin_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 # --- unwind/
 # One function described only by .debug_frame: -g without unwind tables.
