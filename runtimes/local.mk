@@ -30,5 +30,11 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/v8_script.c runtimes/v8_script.h \
 	runtimes/v8_names.c runtimes/v8_names.h \
 	runtimes/v8_inline.c runtimes/v8_inline.h \
-	runtimes/nodecmd.c runtimes/nodecmd.h
+	runtimes/nodecmd.c runtimes/nodecmd.h \
+	runtimes/ruby_reader.c runtimes/ruby.c runtimes/ruby.h runtimes/ruby_state.h \
+	runtimes/ruby_layout.c runtimes/ruby_layout.h \
+	runtimes/ruby_names.c runtimes/ruby_objects.c runtimes/ruby_batch.c \
+	runtimes/ruby_stack.c \
+	runtimes/ruby_lines.c runtimes/ruby_lines.h \
+	runtimes/rubycmd.c runtimes/rubycmd.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)
