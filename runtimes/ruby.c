@@ -42,11 +42,12 @@ int ruby__open(const struct memsource *m, const struct ruby_symbols *sym, bool l
 	r->ec_by_tid = u64map__new(16);
 	r->end_by_tid = u64map__new(16);
 	r->depth_by_tid = u64map__new(16);
+	r->known = u64map__new(16);
 	r->codes = ruby_names__new(lines);
 	r->objects = ruby_objects__new();
 	r->batch = ruby_batch__new();
 	if (!r->thread_by_tid || !r->id_by_tid || !r->ec_by_tid || !r->end_by_tid || !r->depth_by_tid ||
-	    !r->codes || !r->objects || !r->batch) {
+	    !r->known || !r->codes || !r->objects || !r->batch) {
 		ruby__delete(r);
 		return -ENOMEM;
 	}
@@ -66,6 +67,7 @@ void ruby__delete(struct ruby *r)
 	u64map__delete(r->ec_by_tid);
 	u64map__delete(r->end_by_tid);
 	u64map__delete(r->depth_by_tid);
+	u64map__delete(r->known);
 	free(r);
 }
 
@@ -100,10 +102,15 @@ static int map_thread(struct ruby *r, uint64_t th)
 
 	if (!ruby_state__plausible(th) || thread_tid(r, th, &tid, &ident) != 0)
 		return 0;
-	if (u64map__count(r->thread_by_tid) >= RUBY_MAX_THREADS)
-		return 0;
+	/* walks for new threads add to what the last whole walk mapped: past
+	 * the bound, what was mapped is forgotten (the next miss walks anew) */
+	if (u64map__count(r->thread_by_tid) >= RUBY_MAX_THREADS || u64map__count(r->known) >= RUBY_MAX_THREADS) {
+		u64map__clear(r->thread_by_tid);
+		u64map__clear(r->id_by_tid);
+		u64map__clear(r->known);
+	}
 	if (u64map__put(r->thread_by_tid, (uint64_t)tid, th) != 0 ||
-	    u64map__put(r->id_by_tid, (uint64_t)tid, ident) != 0)
+	    u64map__put(r->id_by_tid, (uint64_t)tid, ident) != 0 || u64map__put(r->known, th, 1) != 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -145,6 +152,56 @@ static int each_ractor(struct ruby *r, uint64_t ractor, size_t *budget)
 	return err == -ENOMEM ? err : 0; /* a damaged ractor: the others */
 }
 
+/* Maps the threads added to the list at head (nodes at node_off) since
+ * the last walk: CRuby appends a new thread's node, so they are the last,
+ * walked back from the tail to the first thread known. */
+static int map_new(struct ruby *r, uint64_t head, uint32_t node_off, size_t *budget)
+{
+	uint64_t p;
+
+	if (memsource__u64(&r->mem, head + 8, &p) != 0)
+		return -EFAULT;
+	while (p != head && *budget > 0) {
+		uint64_t prev;
+		int err;
+
+		(*budget)--;
+		if (!ruby_state__plausible(p) || p < node_off || u64map__get(r->known, p - node_off, &prev) ||
+		    memsource__u64(&r->mem, p + 8, &prev) != 0)
+			return 0;
+		err = map_thread(r, p - node_off);
+		if (err)
+			return err;
+		p = prev;
+	}
+	return 0;
+}
+
+static int each_ractor_new(struct ruby *r, uint64_t ractor, size_t *budget)
+{
+	int err = map_new(r, ractor + r->l.ractor_threads, r->l.thread_node, budget);
+
+	return err == -ENOMEM ? err : 0;
+}
+
+/* Maps the threads started since the last walk (a thread that lives for
+ * one request is read from its first samples): every ractor's list from
+ * its tail. 2.0 has no lists to walk: its three threads are walked anew. */
+static int scan_new_threads(struct ruby *r)
+{
+	const struct ruby_layout *l = &r->l;
+	size_t budget = RUBY_MAX_THREADS + RUBY_MAX_RACTORS;
+	uint64_t vm;
+
+	if (l->threads == RUBY_THREADS_CURRENT)
+		return 0;
+	if (memsource__u64(&r->mem, r->sym.vm_ptr, &vm) != 0 || !ruby_state__plausible(vm))
+		return -ENOENT;
+	if (l->threads == RUBY_THREADS_VM_LIST)
+		return map_new(r, vm + l->vm_living_threads, l->thread_node, &budget);
+	return map_list(r, vm + l->vm_ractors, l->ractor_node, &budget, each_ractor_new);
+}
+
 /* Maps every thread of the VM, anew. */
 static int scan_threads(struct ruby *r)
 {
@@ -155,6 +212,7 @@ static int scan_threads(struct ruby *r)
 
 	u64map__clear(r->thread_by_tid);
 	u64map__clear(r->id_by_tid);
+	u64map__clear(r->known);
 	if (memsource__u64(&r->mem, r->sym.vm_ptr, &vm) != 0 || !ruby_state__plausible(vm))
 		return -ENOENT;
 	switch (l->threads) {
@@ -247,6 +305,10 @@ static int mapped_thread(struct ruby *r, int tid, struct thread_read *t)
 
 static int thread_state(struct ruby *r, int tid, uint64_t now_ns, struct thread_read *t)
 {
+	if (mapped_thread(r, tid, t) == 0)
+		return 0;
+	if (scan_new_threads(r) == -ENOMEM)
+		return -ENOMEM;
 	if (mapped_thread(r, tid, t) == 0)
 		return 0;
 	if (!r->rescan_wait_ns)
@@ -381,7 +443,8 @@ int ruby__read_stack(struct ruby *r, int tid, uint64_t now_ns, struct ruby_stack
 		r->failures++;
 		return err;
 	}
-	return out->n ? 0 : -ENOENT;
+	/* frames none of which could be named: nothing the sample proves */
+	return 0;
 }
 
 void ruby__stats(const struct ruby *r, struct ruby_stats *out)

@@ -65,8 +65,9 @@ struct ruby_stack {
  * (file.rb)", "block in Class#method (file.rb)", "Class.method" for a
  * singleton, a C function by its method entry "Class#method"); frames
  * nothing names (C blocks, the VM's dummy frames, C functions whose name
- * the reader cannot read) are left out. Returns 0; -ENOENT when tid runs no
- * Ruby thread of this VM; -EFAULT/-ESRCH/-EPROTO when the memory could not
+ * the reader cannot read) are left out. Returns 0 (out->n may be 0: none
+ * could be named); -ENOENT when tid runs no Ruby thread of this VM, or one
+ * without a stack; -EFAULT/-ESRCH/-EPROTO when the memory could not
  * be read or makes no sense; -EBUSY past the read budget of its ledger. */
 int ruby__read_stack(struct ruby *r, int tid, uint64_t now_ns, struct ruby_stack *out);
 

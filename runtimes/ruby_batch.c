@@ -54,7 +54,11 @@ struct ruby_batch {
 	bool body_ok[RUBY_WALK_FRAMES];
 	size_t nbody;
 	/* per frame, span or array indexes (-1: none) */
-	int16_t env_span[RUBY_WALK_FRAMES], env1_span[RUBY_WALK_FRAMES], iseq_span[RUBY_WALK_FRAMES];
+	int16_t env_span[RUBY_WALK_FRAMES], env1_span[RUBY_WALK_FRAMES];
+	/* the frame whose iseq_head holds frame i's sequence (read with the
+	 * first call, once for every frame running it), and whether it read */
+	int16_t iseq_at[RUBY_WALK_FRAMES];
+	bool iseq_ok[RUBY_WALK_FRAMES];
 	int16_t frame_body[RUBY_WALK_FRAMES];
 	uint64_t guess_prev[RUBY_WALK_FRAMES];
 };
@@ -184,7 +188,9 @@ static void read_first(struct ruby *r, struct ruby_raw_frame *raw, size_t nf)
 {
 	const struct ruby_layout *l = &r->l;
 	struct ruby_batch *b = r->batch;
+	int16_t iseq_span[RUBY_WALK_FRAMES];
 	size_t i;
+	int span;
 
 	batch_reset(b);
 	u64map__clear(b->seen_iseq);
@@ -195,7 +201,7 @@ static void read_first(struct ruby *r, struct ruby_raw_frame *raw, size_t nf)
 		const struct ruby_raw_frame *f = &raw[i];
 		uint64_t v;
 
-		b->env_span[i] = b->env1_span[i] = b->iseq_span[i] = b->frame_body[i] = -1;
+		b->env_span[i] = b->env1_span[i] = b->iseq_at[i] = b->frame_body[i] = iseq_span[i] = -1;
 		b->guess_prev[i] = 0;
 		if (l->flag_local && ruby_state__plausible(f->ep)) {
 			b->env_span[i] = (int16_t)batch_add(b, f->ep - 16, 24, b->env[i]);
@@ -215,16 +221,20 @@ static void read_first(struct ruby *r, struct ruby_raw_frame *raw, size_t nf)
 			continue;
 		}
 		if (u64map__get(b->seen_iseq, f->iseq, &v)) {
-			b->iseq_span[i] = (int16_t)v;
+			b->iseq_at[i] = (int16_t)v;
 			continue;
 		}
-		b->iseq_span[i] = (int16_t)batch_add(b, f->iseq, ISEQ_HEAD, b->iseq_head[i]);
-		if (b->iseq_span[i] < 0 || u64map__put(b->seen_iseq, f->iseq, (uint64_t)b->iseq_span[i]) != 0)
+		span = batch_add(b, f->iseq, ISEQ_HEAD, b->iseq_head[i]);
+		if (span < 0 || u64map__put(b->seen_iseq, f->iseq, i) != 0)
 			continue;
+		b->iseq_at[i] = (int16_t)i;
+		iseq_span[i] = (int16_t)span;
 		if ((v = ruby_names__known_body(r, f->iseq)) != 0)
 			(void)body(r, v);
 	}
 	batch_read(r);
+	for (i = 0; i < nf; i++)
+		b->iseq_ok[i] = iseq_span[i] >= 0 && b->span_ok[iseq_span[i]];
 }
 
 /* A frame's environment as read: its flags and kind (the first), a
@@ -299,10 +309,11 @@ static void frame_body(struct ruby *r, const struct ruby_raw_frame *f, size_t i)
 	struct ruby_batch *b = r->batch;
 	const uint8_t *head;
 	uint64_t flags, at;
+	int k = b->iseq_at[i];
 
-	if (r->l.iseq_body < 0 || f->kind != RUBY_FRAME_ISEQ || !span_ok(b, b->iseq_span[i]))
+	if (r->l.iseq_body < 0 || f->kind != RUBY_FRAME_ISEQ || k < 0 || !b->iseq_ok[k])
 		return;
-	head = b->span_buf[b->iseq_span[i]];
+	head = b->iseq_head[k];
 	flags = ruby_state__u64_at(head, 0);
 	if ((flags & RUBY_T_MASK) != RUBY_T_IMEMO || RUBY_IMEMO_TYPE(flags) != RUBY_IMEMO_ISEQ)
 		return;

@@ -67,10 +67,27 @@ struct ruby_names {
 	struct iseq_entry *iseqs;
 	struct me_entry *mes;
 	size_t niseqs, nmes;
+	size_t iseqs_cap, mes_cap;    /* grown up to MAX_ISEQS, MAX_MES */
 	size_t line_bytes;
 	struct u64map *name_by_key;   /* iseq + 1 | me + 1 << 16 | line << 32 -> id */
 	struct ruby_frame_read read[RUBY_WALK_FRAMES]; /* a sample's */
 };
+
+/* Doubles an array of entries (they move: no pointer into it is kept
+ * across a call that may add one), up to max. */
+static int grow(void **array, size_t *cap, size_t elem, size_t max)
+{
+	size_t to = *cap ? 2 * *cap : 64;
+	void *a;
+
+	if (to > max)
+		to = max;
+	if (to <= *cap || !(a = realloc(*array, to * elem)))
+		return -ENOMEM;
+	*array = a;
+	*cap = to;
+	return 0;
+}
 
 static void free_iseq(struct ruby_names *n, struct iseq_entry *e)
 {
@@ -123,10 +140,7 @@ struct ruby_names *ruby_names__new(bool lines)
 	n->me_index = u64map__new(256);
 	n->name_by_key = u64map__new(256);
 
-	n->iseqs = calloc(MAX_ISEQS, sizeof(*n->iseqs));
-	n->mes = calloc(MAX_MES, sizeof(*n->mes));
-	if (!n->iseq_index || !n->me_index || !n->name_by_key || !n->iseqs ||
-	    !n->mes) {
+	if (!n->iseq_index || !n->me_index || !n->name_by_key) {
 		ruby_names__delete(n);
 		return NULL;
 	}
@@ -137,10 +151,8 @@ void ruby_names__delete(struct ruby_names *n)
 {
 	if (!n)
 		return;
-	if (n->iseqs)
-		clear_iseqs(n);
-	if (n->mes)
-		clear_mes(n);
+	clear_iseqs(n);
+	clear_mes(n);
 	u64map__delete(n->iseq_index);
 	u64map__delete(n->me_index);
 	u64map__delete(n->name_by_key);
@@ -210,7 +222,8 @@ static struct me_entry *method_entry(struct ruby *r, uint64_t addr, const uint8_
 		return NULL;
 	if (n->nmes == MAX_MES)
 		clear_mes(n);
-	if (u64map__put(n->me_index, addr, n->nmes + 1) != 0) {
+	if ((n->nmes == n->mes_cap && grow((void **)&n->mes, &n->mes_cap, sizeof(*n->mes), MAX_MES) != 0) ||
+	    u64map__put(n->me_index, addr, n->nmes + 1) != 0) {
 		free_me(&fresh);
 		return NULL;
 	}
@@ -299,7 +312,9 @@ static struct iseq_entry *iseq_entry(struct ruby *r, uint64_t addr, uint64_t bod
 		return NULL;
 	if (n->niseqs == MAX_ISEQS)
 		clear_iseqs(n);
-	if (u64map__put(n->iseq_index, addr, n->niseqs + 1) != 0) {
+	if ((n->niseqs == n->iseqs_cap &&
+	     grow((void **)&n->iseqs, &n->iseqs_cap, sizeof(*n->iseqs), MAX_ISEQS) != 0) ||
+	    u64map__put(n->iseq_index, addr, n->niseqs + 1) != 0) {
 		free(fresh.label_s);
 		free(fresh.base_s);
 		free(fresh.file_s);

@@ -33,7 +33,7 @@ struct id_entry {
 struct ruby_objects {
 	struct u64map *id_index; /* id -> index + 1 */
 	struct id_entry *ids;
-	size_t nids;
+	size_t nids, ids_cap;    /* grown up to MAX_IDS */
 	uint64_t symbols;        /* the symbol table checked, 0: none yet */
 	unsigned symbol_tries;
 };
@@ -55,8 +55,7 @@ struct ruby_objects *ruby_objects__new(void)
 	if (!o)
 		return NULL;
 	o->id_index = u64map__new(64);
-	o->ids = calloc(MAX_IDS, sizeof(*o->ids));
-	if (!o->id_index || !o->ids) {
+	if (!o->id_index) {
 		ruby_objects__delete(o);
 		return NULL;
 	}
@@ -67,8 +66,7 @@ void ruby_objects__delete(struct ruby_objects *o)
 {
 	if (!o)
 		return;
-	if (o->ids)
-		clear_ids(o);
+	clear_ids(o);
 	u64map__delete(o->id_index);
 	free(o->ids);
 	free(o);
@@ -238,6 +236,15 @@ const char *ruby_objects__id_name(struct ruby *r, uint64_t id)
 		return NULL;
 	if (n->nids == MAX_IDS)
 		clear_ids(n);
+	if (n->nids == n->ids_cap) {
+		size_t to = n->ids_cap ? 2 * n->ids_cap : 64;
+		struct id_entry *a = realloc(n->ids, (to > MAX_IDS ? MAX_IDS : to) * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		n->ids = a;
+		n->ids_cap = to > MAX_IDS ? MAX_IDS : to;
+	}
 	n->ids[n->nids].id = id;
 	n->ids[n->nids].text = ruby_objects__dup(buf);
 	if (!n->ids[n->nids].text || u64map__put(n->id_index, id, n->nids + 1) != 0) {

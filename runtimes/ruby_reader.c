@@ -437,10 +437,17 @@ static int read_stack(void *inst, const struct runtime_sample *s, struct runtime
 
 /* Every Ruby is "ruby" to the kernel (ruby3.1, ruby2.7 when run by that
  * name); its main script, or the title it set, tells two apart. A script
- * run by its #! line is already named by the script. */
+ * run by its #! line is already named by the script, but servers started
+ * so (puma, unicorn, bundle exec) set a title their workers share. */
 static bool labels(const char *comm)
 {
-	return strncmp(comm, "ruby", 4) == 0;
+	static const char *const names[] = { "ruby", "puma", "unicorn", "bundle" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(comm, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
 }
 
 static int label(const char *cmdline, size_t len, char *out, size_t size)

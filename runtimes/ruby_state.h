@@ -73,6 +73,7 @@ struct ruby {
 	/* ruby.c's own */
 	struct u64map *thread_by_tid; /* tid -> rb_thread_t address */
 	struct u64map *id_by_tid;     /* tid -> its pthread_t or native thread */
+	struct u64map *known;         /* rb_thread_t addresses mapped */
 	/* what tid's last read found: read again with its thread */
 	struct u64map *ec_by_tid, *end_by_tid, *depth_by_tid;
 	uint64_t last_scan_ns, rescan_wait_ns;

@@ -54,6 +54,8 @@ static int title(const char *t, size_t n, char *out, size_t size)
 
 	while (w < n && t[w] != ' ' && t[w] != ':')
 		w++;
+	if (w == n)
+		return put_file(t, n, out, size); /* no title: a program's path */
 	if (w == 4 && strncmp(t, "puma", 4) == 0 && n > 2 && (close = memrchr(t, ']', n)) != NULL &&
 	    (open = memrchr(t, '[', (size_t)(close - t))) != NULL && close > open + 1) {
 		size_t app = (size_t)(close - open - 1);

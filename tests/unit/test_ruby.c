@@ -99,6 +99,41 @@ Test(ruby, reads_and_names_a_threads_stack_31) { check_stack(3, 1); }
 Test(ruby, reads_and_names_a_threads_stack_32) { check_stack(3, 2); }
 Test(ruby, reads_and_names_a_threads_stack_33) { check_stack(3, 3); }
 
+/* Frames whose environments are no local ones (blocks, evals) have them
+ * read a level further before the frames' bodies: what the first call read
+ * for the other frames is still theirs, and every frame is named at the
+ * first read. */
+Test(ruby, environments_read_later_leave_the_first_reads_alone)
+{
+	struct ruby_image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct ruby_stack *st = malloc(sizeof(*st));
+	struct ruby *r;
+	int k;
+
+	rb_build(im, 3, 1);
+	/* spin, run and outer made in <main>'s environment */
+	for (k = 2; k <= 4; k++) {
+		uint32_t ep = rb_off(im->ep[k]);
+		uint64_t flags;
+
+		memcpy(&flags, im->b + ep, 8);
+		rb_put64(im, ep - 8, im->ep[5] | 1);
+		rb_put64(im, ep, flags & ~im->l->flag_local);
+	}
+	r = open_image(im, t, false);
+	cr_assert_eq(ruby__read_stack(r, RB_TID, 1, st), 0);
+	cr_assert_eq(st->n, 6);
+	cr_assert_str_eq(name(t, &st->f[0]), "block in Other.spin (app.rb)_[rb]");
+	cr_assert_str_eq(name(t, &st->f[2]), "Other.spin (app.rb)_[rb]");
+	cr_assert_str_eq(name(t, &st->f[3]), "Klass#run (app.rb)_[rb]");
+	cr_assert_str_eq(name(t, &st->f[4]), "Object#outer (app.rb)_[rb]");
+	ruby__delete(r);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
 /* A thread whose context has no stack yet (being created) runs no Ruby,
  * and one whose native thread now runs another TID (3.2+ M:N) is not it. */
 Test(ruby, threads_without_a_stack_or_another_tid_are_not_read)
@@ -620,6 +655,44 @@ Test(ruby, reads_per_second_are_bounded)
 	free(im);
 }
 
+/* A thread started after the lists were walked is found at its first
+ * sample, from the list's tail, without a whole walk (those are rationed). */
+Test(ruby, a_thread_started_since_is_read_at_its_first_sample)
+{
+	struct ruby_image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct ruby_stack *st = malloc(sizeof(*st));
+	const uint32_t th2 = 0x3600, pt2 = 0x3700, ec2 = 0x3a00;
+	uint64_t head, node1, node2;
+	struct ruby *r;
+
+	rb_build(im, 3, 1);
+	head = rb_at(O_RACTOR + im->l->ractor_threads);
+	node1 = rb_at(O_THREAD + im->l->thread_node);
+	node2 = rb_at(th2 + im->l->thread_node);
+	rb_put64(im, rb_off(head) + 8, node1);
+	rb_put64(im, rb_off(node1) + 8, head);
+	r = open_image(im, t, false);
+	cr_assert_eq(ruby__read_stack(r, RB_TID, 1, st), 0);
+	/* a second thread, appended */
+	memcpy(im->b + th2, im->b + O_THREAD, im->l->thread_head);
+	rb_put64(im, th2 + (uint32_t)im->l->thread_ec, rb_at(ec2));
+	memcpy(im->b + ec2, im->b + O_EC, 24);
+	rb_put64(im, th2 + (uint32_t)im->l->thread_id, rb_at(pt2));
+	rb_put32(im, pt2 + RB_PTHREAD_TID, RB_TID + 1);
+	rb_put64(im, rb_off(node1), node2);
+	rb_put64(im, rb_off(node2), head);
+	rb_put64(im, rb_off(node2) + 8, node1);
+	rb_put64(im, rb_off(head) + 8, node2);
+	cr_assert_eq(ruby__read_stack(r, RB_TID + 1, 2, st), 0);
+	cr_assert_eq(st->n, 6);
+	cr_assert_eq(ruby__read_stack(r, RB_TID, 3, st), 0);
+	ruby__delete(r);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
 /* A thread list built to be walked (a loop of nodes, thousands of
  * threads that are none): a walk stops at its bound, and a thread no walk
  * finds has the lists walked again rarer and rarer. */
@@ -706,6 +779,9 @@ Test(ruby, command_lines_name_the_main_script)
 	cr_assert_str_eq(out, "puma [shop]");
 	cr_assert_gt(label_of(CMD("unicorn worker[2] -c config/unicorn.rb -E production\0"), out), 0);
 	cr_assert_str_eq(out, "unicorn");
+	/* a server's script run by its #! line, before it sets a title */
+	cr_assert_gt(label_of(CMD("/srv/shop/bin/puma\0-C\0config/puma.rb\0"), out), 0);
+	cr_assert_str_eq(out, "puma");
 	/* a cut command line names nothing from its last argument */
 	cr_assert_eq(label_of("ruby\0app", 8, out), -ENOENT);
 }
