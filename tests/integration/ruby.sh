@@ -15,7 +15,7 @@
 #     sample's own registers prove is shown);
 #  3. threads (named left and right): >= 95% of each thread's samples carry
 #     its own methods, none the other's;
-#  4. --python-lines (lines for every interpreter): frames carry the line
+#  4. --lines (--python-lines' other name): frames carry the line
 #     they run (spin's loop, the lines where run and outer call);
 #  5. rdoc over a directory of the standard library: >= 90% of the samples
 #     in Ruby code (an rb_vm_exec frame) carry Ruby frames.
@@ -157,7 +157,7 @@ record chain chain 6 || fail "the chain is not named well enough"
 record chains chains 4 || fail "stacks mix the chains, or miss them"
 EXTRA="--group-by thread"
 record threads threads 3 || fail "threads do not have their own Ruby stacks"
-EXTRA=--python-lines
+EXTRA=--lines
 record lines chain 6 lines || fail "Ruby frames do not carry the right lines"
 EXTRA=
 
