@@ -219,7 +219,8 @@ INTEGRATION_TESTS = \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
 	tests/integration/names_compaction.sh \
-	tests/integration/inline_cache.sh
+	tests/integration/inline_cache.sh \
+	tests/integration/ruby.sh
 
 TESTS += $(INTEGRATION_TESTS)
 # An LD_PRELOAD allocation counter for steady_state.sh: a shared object
@@ -245,6 +246,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rhino_work.js \
 	tests/workloads/py_work.py \
 	tests/workloads/py_service.py \
+	tests/workloads/rb_work.rb \
 	tests/workloads/bomb_lib.c \
 	tests/workloads/make_bomb.sh \
 	tests/tree/check_tree.py \

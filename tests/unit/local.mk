@@ -28,6 +28,7 @@ UNIT_TESTS = \
 	tests/unit/test_hotspot \
 	tests/unit/test_x86_frame \
 	tests/unit/test_cpython \
+	tests/unit/test_ruby \
 	tests/unit/test_v8 \
 	tests/unit/test_unwind \
 	tests/unit/test_stackmem \
@@ -168,6 +169,11 @@ tests_unit_test_v8_SOURCES = tests/unit/test_v8.c tests/unit/v8_metadata.h
 tests_unit_test_v8_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_v8_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_v8_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_ruby_SOURCES = tests/unit/test_ruby.c tests/unit/ruby_image.h
+tests_unit_test_ruby_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_ruby_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ruby_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h
 tests_unit_test_cpython_CPPFLAGS = $(UNIT_CPPFLAGS)
