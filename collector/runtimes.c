@@ -29,6 +29,7 @@ static const struct runtime_reader *const table[] = {
 	&runtime_cpython,
 	&runtime_go,
 	&runtime_v8,
+	&runtime_php,
 };
 
 /* One reader's instance on one process. */

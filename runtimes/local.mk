@@ -33,5 +33,9 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/nodecmd.c runtimes/nodecmd.h \
 	runtimes/pycmd.c runtimes/pycmd.h \
 	runtimes/cmdline_args.h \
-	runtimes/script_label.c runtimes/script_label.h
+	runtimes/script_label.c runtimes/script_label.h \
+	runtimes/interp_place.c runtimes/interp_place.h \
+	runtimes/php_reader.c runtimes/php.c runtimes/php.h runtimes/php_names.c \
+	runtimes/php_layout.c runtimes/php_layout.h \
+	runtimes/phpcmd.c runtimes/phpcmd.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)
