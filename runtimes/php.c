@@ -57,8 +57,11 @@ static uint32_t u32_at(const uint8_t *b, uint32_t off)
 int php__open(const struct memsource *m, uint64_t eg, const struct php_layout *l, bool lines,
 	      struct strtab *names, struct php **out)
 {
-	struct php *p = calloc(1, sizeof(*p));
+	struct php *p;
 
+	if (l->ex_size > EX_MAX || l->op_size > FN_MAX)
+		return -EPROTO;
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->mem = *m;

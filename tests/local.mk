@@ -173,6 +173,7 @@ INTEGRATION_TESTS = \
 	tests/integration/java.sh \
 	tests/integration/python.sh \
 	tests/integration/deep_python.sh \
+	tests/integration/php.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \
@@ -241,6 +242,9 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/JavaChain.java \
 	tests/workloads/py_work.py \
 	tests/workloads/py_service.py \
+	tests/workloads/php_work.php \
+	tests/workloads/php_fpm_app.php \
+	tests/integration/fcgi_client.py \
 	tests/workloads/bomb_lib.c \
 	tests/workloads/make_bomb.sh \
 	tests/tree/check_tree.py \

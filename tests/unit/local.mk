@@ -25,6 +25,7 @@ UNIT_TESTS = \
 	tests/unit/test_gostack \
 	tests/unit/test_hotspot \
 	tests/unit/test_cpython \
+	tests/unit/test_php \
 	tests/unit/test_v8 \
 	tests/unit/test_unwind \
 	tests/unit/test_stackmem \
@@ -160,6 +161,10 @@ tests_unit_test_v8_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_v8_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_v8_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
+tests_unit_test_php_SOURCES = tests/unit/test_php.c
+tests_unit_test_php_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_php_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_php_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h
 tests_unit_test_cpython_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_cpython_CFLAGS = $(TEST_CFLAGS)
