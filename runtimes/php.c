@@ -285,7 +285,7 @@ int php__name_at(struct php *p, uint64_t frame_addr, uint64_t opline, uint32_t *
 	return -ENOENT;
 }
 
-void php__stats(const struct php *p, struct php_stats *out)
+void php__counters(const struct php *p, struct runtime_counters *out)
 {
 	out->reads = p->mem.reads;
 	out->failures = p->failures;

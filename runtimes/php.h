@@ -45,10 +45,7 @@ int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out);
  * read's -errno. */
 int php__name_at(struct php *p, uint64_t frame_addr, uint64_t opline, uint32_t *name);
 
-struct php_stats {
-	uint64_t reads, failures;
-};
-void php__stats(const struct php *p, struct php_stats *out);
+void php__counters(const struct php *p, struct runtime_counters *out);
 int php__remap_names(struct php *p, struct strtab_remap *r);
 
 /* The name cache (runtimes/php_names.c), for php.c. A function is known

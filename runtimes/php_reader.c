@@ -228,11 +228,7 @@ static int remap_names(void *inst, struct strtab_remap *r)
 
 static void counters(const void *inst, struct runtime_counters *out)
 {
-	struct php_stats st;
-
-	php__stats(((const struct instance *)inst)->php, &st);
-	out->reads = st.reads;
-	out->failures = st.failures;
+	php__counters(((const struct instance *)inst)->php, out);
 }
 
 const struct runtime_reader runtime_php = {

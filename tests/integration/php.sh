@@ -13,8 +13,8 @@
 #     of the other (only what the sample's registers prove is shown);
 #  3. callback: a PHP function a builtin calls (array_map) sits under the
 #     builtin, which sits under its caller, in >= 90 % of the samples in it;
-#  4. lines: frames carry the line they run (--python-lines: every
-#     interpreter's lines), the leaf's from the sample's own instruction;
+#  4. lines: frames carry the line they run (--lines, --python-lines's
+#     other name), the leaf's from the sample's own instruction;
 #  5. deep: 60 PHP frames over gzcompress are whole and rooted in >= 90 %
 #     (the native stack beyond the copy is read from the process);
 #  6. FPM: a pool of two workers serving requests (about 60 ms of PHP each)
@@ -153,7 +153,7 @@ record chain chain 4 "" || fail "PHP: the chain is not named well enough"
 record chains chains 4 "" -d pcre.jit=0 || fail "PHP: stacks mix the chains, or miss them"
 record callback callback 3 "" || fail "PHP: a callback is not under the builtin that called it"
 record deep deep 3 "" || fail "PHP: 60 frames deep stacks are cut or not rooted"
-EXTRA=--python-lines
+EXTRA=--lines
 record lines chain 3 lines || fail "PHP frames do not carry the right lines"
 EXTRA=
 

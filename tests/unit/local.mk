@@ -161,11 +161,12 @@ tests_unit_test_v8_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_v8_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_v8_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_php_SOURCES = tests/unit/test_php.c
+tests_unit_test_php_SOURCES = tests/unit/test_php.c tests/unit/dying_source.h
 tests_unit_test_php_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_php_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_php_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
-tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h
+tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h \
+	tests/unit/dying_source.h
 tests_unit_test_cpython_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_cpython_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_cpython_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)

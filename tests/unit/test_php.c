@@ -16,6 +16,7 @@
 #include "runtimes/accountant.h"
 #include "runtimes/interp_place.h"
 #include "runtimes/memsource.h"
+#include "dying_source.h"
 #include "runtimes/php.h"
 #include "runtimes/php_layout.h"
 #include "runtimes/phpcmd.h"
@@ -366,7 +367,7 @@ Test(php, chains_posing_as_php_cost_bounded_work)
 	struct image *im = malloc(sizeof(*im));
 	struct interp_stack *st = malloc(sizeof(*st));
 	struct strtab *t = strtab__new();
-	struct php_stats s0, s1;
+	struct runtime_counters s0, s1;
 	struct memsource m;
 	struct php *p;
 	uint32_t i;
@@ -376,9 +377,9 @@ Test(php, chains_posing_as_php_cost_bounded_work)
 	/* inner's frame calls itself back */
 	put64(im, O_EX + 4 * 0x80 + im->l->ex_prev, at(O_EX + 3 * 0x80));
 	put64(im, O_EX + 3 * 0x80 + im->l->ex_prev, at(O_EX + 4 * 0x80));
-	php__stats(p, &s0);
+	php__counters(p, &s0);
 	cr_assert_eq(php__read_stack(p, 1, st), -EPROTO);
-	php__stats(p, &s1);
+	php__counters(p, &s1);
 	cr_assert_leq(s1.reads - s0.reads, 4);
 
 	/* 24 frames of 0x80 each calling the next, in a loop of 24: walked
@@ -391,9 +392,9 @@ Test(php, chains_posing_as_php_cost_bounded_work)
 		put64(im, o + im->l->ex_prev, at(O_EX + 0x80 * ((i + 1) % 24)));
 	}
 	put64(im, O_EG + im->l->eg_current_execute_data, at(O_EX));
-	php__stats(p, &s0);
+	php__counters(p, &s0);
 	cr_assert_eq(php__read_stack(p, 2, st), -EPROTO);
-	php__stats(p, &s1);
+	php__counters(p, &s1);
 	cr_assert_leq(s1.reads - s0.reads, 26);
 
 	build(im, 20220829);
@@ -409,24 +410,6 @@ Test(php, chains_posing_as_php_cost_bounded_work)
 	strtab__delete(t);
 	free(st);
 	free(im);
-}
-
-/* A source that reads the image until `left` reads are spent, then fails
- * as a process that exited does. */
-struct dying {
-	struct memimage *img;
-	int left;
-};
-
-static int dying_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct dying *d = ctx;
-	struct memsource m;
-
-	if (d->left-- <= 0)
-		return -ESRCH;
-	memsource__image(&m, d->img);
-	return m.read(m.ctx, addr, buf, len);
 }
 
 /* Damaged images (bytes changed everywhere, between reads) and a process
@@ -453,9 +436,7 @@ Test(php, damaged_images_and_exits_mid_read_never_crash)
 		build(im, apis[round % 6]);
 		d.img = &im->img;
 		d.left = round % 7 == 0 ? rand() % 12 : 1 << 30;
-		memset(&m, 0, sizeof(m));
-		m.read = dying_read;
-		m.ctx = &d;
+		dying_source(&m, &d);
 		cr_assert_eq(php__open(&m, at(O_EG), im->l, round % 2 == 0, t, &p), 0);
 		for (k = 0; k < 3; k++) {
 			int f;
@@ -495,7 +476,7 @@ Test(php, reads_per_second_are_bounded)
 	struct strtab *t = strtab__new();
 	struct accountant *acct = accountant__new(NULL, t);
 	struct ledger *l = NULL;
-	struct php_stats s0, s1;
+	struct runtime_counters s0, s1;
 	struct memsource m;
 	struct php *p = NULL;
 	int i, busy = 0, rc;
@@ -510,12 +491,12 @@ Test(php, reads_per_second_are_bounded)
 		cr_assert(rc == 0 || rc == -EBUSY);
 		busy += rc == -EBUSY;
 	}
-	php__stats(p, &s0);
+	php__counters(p, &s0);
 	cr_assert_leq(s0.reads, ACCOUNTANT_PROCESS_READS_PER_SEC + 64, "%llu reads in one second",
 		      (unsigned long long)s0.reads);
 	cr_assert_gt(busy, 20000);
 	cr_assert_eq(php__read_stack(p, 6000000000ull, st), 0);
-	php__stats(p, &s1);
+	php__counters(p, &s1);
 	cr_assert_gt(s1.reads, s0.reads);
 	php__delete(p);
 	ledger__delete(l);
