@@ -191,9 +191,15 @@ static int describe(struct php *p, size_t k, struct php_fn *fn, struct interp_fr
 	f->code_lo = opcodes;
 	f->code_hi = opcodes + last * l->zop_size;
 	/* the instruction the frame saved: inside its own code, or the frame
-	 * is not what it says (a wrong layout, memory posing as PHP) */
-	if (p->opline[k] && (p->opline[k] < f->code_lo || p->opline[k] >= f->code_hi))
-		return -EPROTO;
+	 * is not what it says (a wrong layout, memory posing as PHP). Every
+	 * caller saved it when it called; the frame running may not have yet
+	 * (GCC builds keep it in r15 and store it only before helpers, so a
+	 * new frame's slot holds what an earlier frame left there): none. */
+	if (p->opline[k] < f->code_lo || p->opline[k] >= f->code_hi) {
+		if (k > 0)
+			return -EPROTO;
+		p->opline[k] = 0;
+	}
 	return 0;
 }
 

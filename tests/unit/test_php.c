@@ -397,9 +397,15 @@ Test(php, chains_posing_as_php_cost_bounded_work)
 	php__counters(p, &s1);
 	cr_assert_leq(s1.reads - s0.reads, 26);
 
+	/* a caller's saved instruction outside its code: no PHP frame; the
+	 * running frame's may be stale (not saved yet): no line, no error */
+	build(im, 20220829);
+	put64(im, O_EX + 3 * 0x80 + im->l->ex_opline, at(O_OPS + 0x400 * 4));
+	cr_assert_eq(php__read_stack(p, 3, st), -EPROTO, "an instruction outside its code");
 	build(im, 20220829);
 	put64(im, O_EX + 4 * 0x80 + im->l->ex_opline, at(O_OPS + 0x400 * 3));
-	cr_assert_eq(php__read_stack(p, 3, st), -EPROTO, "an instruction outside its code");
+	cr_assert_eq(php__read_stack(p, 3, st), 0, "the running frame's stale instruction");
+	cr_assert_eq(st->n, 5);
 	build(im, 20220829);
 	im->b[O_FN + 4 * 0x100 + im->l->fn_type] = 7;
 	cr_assert_eq(php__read_stack(p, 4, st), -EPROTO, "no function's type");
