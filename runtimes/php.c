@@ -217,9 +217,13 @@ static int read_heads(struct php *p, struct php_fn *fns, size_t n)
 		bufs[i] = fns[i].head;
 	}
 	err = read_spans(p, addrs, PHP_HEAD_BYTES, bufs, ok, n);
-	for (i = 0; !err && i < n; i++)
+	for (i = 0; !err && i < n; i++) {
 		if (!ok[i])
 			err = -EFAULT;
+		/* its reference count (gc) changes as the string is used, not
+		 * what the string is */
+		memset(fns[i].head, 0, 8);
+	}
 	return err;
 }
 

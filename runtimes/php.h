@@ -55,7 +55,7 @@ int php__remap_names(struct php *p, struct strtab_remap *r);
  * function under the same addresses (a request's functions freed, the
  * next request's compiled there) is named anew. */
 struct php_names;
-#define PHP_HEAD_BYTES 32 /* zend_string: gc, h, len, val[0..8) */
+#define PHP_HEAD_BYTES 32 /* zend_string: gc (not compared), h, len, val[0..8) */
 struct php_fn {
 	uint64_t func, name_ptr, scope, file_ptr;
 	uint8_t type;

@@ -353,6 +353,18 @@ Test(php, a_function_reused_for_another_is_renamed)
 	zstr(im, 3 * 4, "other");
 	cr_assert_eq(php__read_stack(p, 2, st), 0);
 	cr_assert_str_eq(strtab__str(t, st->f[0].name), "other (index.php)_[php]");
+	/* its reference count changing is no other function: no new read */
+	{
+		struct runtime_counters c0, c1, c2;
+
+		php__counters(p, &c0);
+		cr_assert_eq(php__read_stack(p, 3, st), 0);
+		php__counters(p, &c1);
+		im->b[O_STR + 0x40 * 3 * 4] = 7;
+		cr_assert_eq(php__read_stack(p, 4, st), 0);
+		php__counters(p, &c2);
+		cr_assert_eq(c2.reads - c1.reads, c1.reads - c0.reads, "a name read again");
+	}
 	php__delete(p);
 	strtab__delete(t);
 	free(st);
