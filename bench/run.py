@@ -657,6 +657,9 @@ class Bench:
         py27 = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7*/bin/python2.7")))
         if py27:
             ws.append(("python27", [py27[-1], src + "/bench/workloads/fib.py"], {"python2.7"}, None, "full"))
+        # Debian's PHP 8.2 CLI: the Zend engine's frames over execute_ex
+        php = "/usr/bin/php8.2" if os.access("/usr/bin/php8.2", os.X_OK) else "php"
+        ws.append(("php", [php, src + "/bench/workloads/fib.php"], {"php", "php8.2"}, None, "full"))
         java = self.java_workload(src)
         if java:
             ws.append(java)
