@@ -37,6 +37,5 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/interp_place.c runtimes/interp_place.h \
 	runtimes/php_reader.c runtimes/php.c runtimes/php.h runtimes/php_names.c \
 	runtimes/php_layout.c runtimes/php_layout.h \
-	runtimes/phpcmd.c runtimes/phpcmd.h \
-	runtimes/cmdline.c runtimes/cmdline.h
+	runtimes/phpcmd.c runtimes/phpcmd.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

@@ -1,6 +1,7 @@
 /* What a PHP process runs, from its command line: a PHP-FPM worker its
  * pool ("pool www", from the title FPM gives it: "php-fpm: pool www"),
- * FPM's master "master", a CLI process its script. Parses php's syntax:
+ * FPM's master "master", a CLI process its script (runtimes/script_label.h:
+ * index.php with its directory). Parses php's syntax:
  *
  *   php [options] [-f] SCRIPT [--] [args]
  *

@@ -150,7 +150,7 @@ EXTRA=
 record chain chain 4 "" || fail "PHP: the chain is not named well enough"
 record chains chains 4 "" -d pcre.jit=0 || fail "PHP: stacks mix the chains, or miss them"
 record callback callback 3 "" || fail "PHP: a callback is not under the builtin that called it"
-record deep deep 3 "" || fail "PHP: 60 frames deep stacks are cut or not rooted"
+record deep deep 4 "" || fail "PHP: 60 frames deep stacks are cut or not rooted"
 EXTRA=--lines
 record lines chain 3 lines || fail "PHP frames do not carry the right lines"
 EXTRA=

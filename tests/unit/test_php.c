@@ -549,6 +549,7 @@ Test(php, labels_from_command_lines_and_fpm_titles)
 	label_is(L("php\0/srv/jobs/import.php\0--full\0"), "import.php");
 	label_is(L("/usr/bin/php8.2\0-d\0memory_limit=1G\0-c\0/etc/php.ini\0cron.php\0"), "cron.php");
 	label_is(L("php\0-dmemory_limit=1G\0-f\0/srv/a/run.php\0--\0x\0"), "run.php");
+	label_is(L("php\0/var/www/shop/index.php\0"), "shop/index.php");
 	label_is(L("php\0-r\0echo 1;\0"), NULL);
 	label_is(L("php\0-a\0"), NULL);
 	label_is(L("php\0-\0"), NULL);
