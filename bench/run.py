@@ -664,6 +664,9 @@ class Bench:
                        {"ruby", os.path.basename(os.path.realpath(rb))}, None, "full"))
         else:
             log("ruby: ruby not found, workload skipped (Debian: apt-get install ruby)")
+        # Debian's PHP 8.2 CLI: the Zend engine's frames over execute_ex
+        php = "/usr/bin/php8.2" if os.access("/usr/bin/php8.2", os.X_OK) else "php"
+        ws.append(("php", [php, src + "/bench/workloads/fib.php"], {"php", "php8.2"}, None, "full"))
         java = self.java_workload(src)
         if java:
             ws.append(java)
