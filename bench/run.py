@@ -657,6 +657,16 @@ class Bench:
         py27 = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/2.7*/bin/python2.7")))
         if py27:
             ws.append(("python27", [py27[-1], src + "/bench/workloads/fib.py"], {"python2.7"}, None, "full"))
+        # the system's CRuby (Debian's 3.1): its reader's cost against cpu_c's
+        rb = shutil.which("ruby")
+        if rb:
+            ws.append(("ruby", [rb, src + "/bench/workloads/fib.rb"],
+                       {"ruby", os.path.basename(os.path.realpath(rb))}, None, "full"))
+        else:
+            log("ruby: ruby not found, workload skipped (Debian: apt-get install ruby)")
+        # Debian's PHP 8.2 CLI: the Zend engine's frames over execute_ex
+        php = "/usr/bin/php8.2" if os.access("/usr/bin/php8.2", os.X_OK) else "php"
+        ws.append(("php", [php, src + "/bench/workloads/fib.php"], {"php", "php8.2"}, None, "full"))
         java = self.java_workload(src)
         if java:
             ws.append(java)
@@ -1225,6 +1235,22 @@ class Report:
                      "%g s run (target ≤ 15, steady: %s)" % (
                          name, fmt(st, 1), fmt(us, 1), b_secs(self.b),
                          "met" if st is not None and st <= 15 else "MISSED"))
+        # A reader's cost per sample against C's on the same host and run:
+        # the Ruby reader's target is within 2x cpu_c's (steady), and its
+        # peak RSS within cpu_c's range over the runs.
+        if "ruby" in self.res and "cpu_c" in self.res:
+            for hz in (99, 999):
+                rs = med(self.per_run("ruby", lambda r: self.steady_us(r, hz)))
+                cs = med(self.per_run("cpu_c", lambda r: self.steady_us(r, hz)))
+                if rs is not None and cs:
+                    L.append("- ruby %d Hz: agent CPU %s µs/sample steady, %s× cpu_c's %s (target ≤ 2×: %s)" % (
+                        hz, fmt(rs, 1), fmt(rs / cs, 2), fmt(cs, 1), "met" if rs <= 2 * cs else "MISSED"))
+            rr = [x for x in self.per_run("ruby", lambda r: r["s99"]["maxrss_kb"] / 1024) if x]
+            cr = [x for x in self.per_run("cpu_c", lambda r: r["s99"]["maxrss_kb"] / 1024) if x]
+            if rr and cr:
+                L.append("- ruby 99 Hz: peak RSS %s MB, cpu_c's %s–%s MB (target within: %s)" % (
+                    fmt(med(rr), 1), fmt(min(cr), 1), fmt(max(cr), 1),
+                    "met" if med(rr) <= max(cr) * 1.05 else "MISSED"))
         if "many_200" in self.res and "many_20" in self.res:
             r200 = med(self.per_run("many_200", lambda r: r["s99"]["maxrss_kb"] / 1024))
             r20 = med(self.per_run("many_20", lambda r: r["s99"]["maxrss_kb"] / 1024))

@@ -92,8 +92,8 @@ static void usage(FILE *f)
 		"                          process in svg and collapsed)\n"
 		"      --python-eval-frames  keep CPython's native eval-loop frames beside the\n"
 		"                          Python frames they ran (default: replaced by them)\n"
-		"      --python-lines      Python frames carry the line they run:\n"
-		"                          \"handler (app.py:42)\"\n"
+		"      --lines, --python-lines  interpreters' frames carry the line they\n"
+		"                          run: \"handler (app.py:42)\", \"Klass#run (app.rb:12)\"\n"
 		"      --names DETAIL      short (default): C++, Rust and D functions without\n"
 		"                          parameters or template arguments, so instantiations\n"
 		"                          merge; full: the whole demangled name\n"
@@ -263,6 +263,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		{ "python-eval-frames", no_argument, NULL, OPT_PYEVAL },
 		{ "python-lines", no_argument, NULL, OPT_PYLINES },
+		{ "lines", no_argument, NULL, OPT_PYLINES },
 		{ "names", required_argument, NULL, OPT_NAMES },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NOCACHE },

@@ -1,4 +1,7 @@
-/* The table of runtime readers, and their instances by process. */
+/* The table of runtime readers, and their instances by process.
+ * Long file: the registry is one concept (readers' instances, their
+ * ledgers, what they splice, labels, counters) every reader reaches
+ * through runtime.h, and its table grows by a row per runtime. */
 #include "config.h"
 
 #include <errno.h>
@@ -29,6 +32,8 @@ static const struct runtime_reader *const table[] = {
 	&runtime_cpython,
 	&runtime_go,
 	&runtime_v8,
+	&runtime_ruby,
+	&runtime_php,
 };
 
 /* One reader's instance on one process. */

@@ -14,9 +14,11 @@
  * - inlined frames ("f_[i]") fold into the Location of the nearest
  *   non-inlined frame toward the root (the function they were inlined
  *   into): one Location, Lines leaf-most first, as pprof models inlining;
- * - the "_[k]", "_[i]", "_[j]" suffixes are stripped from function names:
- *   the Location structure carries inlining and the Mapping carries kernel
- *   ("[kernel.kallsyms]") and JIT ("[jit]"); one Function per distinct name
+ * - the "_[k]", "_[i]", "_[j]" suffixes, and those of interpreted frames
+ *   ("_[0]", "_[py]", "_[rb]"), are stripped from function names: the
+ *   Location structure carries inlining and the Mapping carries kernel
+ *   ("[kernel.kallsyms]") and JIT or interpreted code ("[jit]"); one
+ *   Function per distinct name
  *   (name = system_name);
  * - a Mapping per module the frame names reveal: "MODULE+0xSTART" frames
  *   map to MODULE, "[NAME]" frames to NAME when it looks like a file name

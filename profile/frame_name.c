@@ -164,7 +164,7 @@ static size_t module_offset_prefix(const char *s, size_t len)
 void frame_name__parse(const char *s, struct frame_parts *out)
 {
 	size_t len = s ? strlen(s) : 0, mod;
-	static const size_t sfx = sizeof(FRAME_SUFFIX_KERNEL) - 1; /* all but _[py] are 4 */
+	static const size_t sfx = sizeof(FRAME_SUFFIX_KERNEL) - 1; /* all but the interpreters' are 4 */
 
 	memset(out, 0, sizeof(*out));
 	out->name = s ? s : FRAME_UNKNOWN;
@@ -185,6 +185,15 @@ void frame_name__parse(const char *s, struct frame_parts *out)
 	} else if (ends_with(s, len, FRAME_SUFFIX_PYTHON)) {
 		out->kind = FRAME_INTERPRETED;
 		out->name_len = len - (sizeof(FRAME_SUFFIX_PYTHON) - 1);
+	} else if (ends_with(s, len, FRAME_SUFFIX_RUBY)) {
+		out->kind = FRAME_INTERPRETED;
+		out->name_len = len - (sizeof(FRAME_SUFFIX_RUBY) - 1);
+	} else if (ends_with(s, len, FRAME_SUFFIX_PHP)) {
+		out->kind = FRAME_INTERPRETED;
+		out->name_len = len - (sizeof(FRAME_SUFFIX_PHP) - 1);
+	} else if (ends_with(s, len, FRAME_SUFFIX_PERL)) {
+		out->kind = FRAME_INTERPRETED;
+		out->name_len = len - (sizeof(FRAME_SUFFIX_PERL) - 1);
 	} else if (ends_with(s, len, FRAME_SUFFIX_INLINED)) {
 		out->kind = FRAME_INLINED;
 		out->name_len = len - sfx;

@@ -11,6 +11,10 @@
  *   NAME_[j]        JIT code (perf map, jitdump, a JVM's compiled code)
  *   NAME_[0]        a method a bytecode interpreter runs (HotSpot)
  *   NAME_[py]       a Python function CPython runs: "qualname (file.py)"
+ *   NAME_[rb]       a Ruby method CRuby runs: "Class#method (file.rb)", a
+ *                   C method "Class#method"
+ *   NAME_[php]      a PHP function the Zend engine runs: "Class::method (file.php)"
+ *   NAME_[pl]       a Perl sub perl runs: "Package::sub (file.pl)"
  *   MODULE+0xHEX    a function of MODULE without a name (stripped binary)
  *   [MODULE]        code of MODULE nothing names; [unknown], [truncated],
  *                   [signal] are markers of the unwinder
@@ -34,6 +38,9 @@ struct strtab;
 #define FRAME_SUFFIX_JIT "_[j]"
 #define FRAME_SUFFIX_INTERPRETED "_[0]"
 #define FRAME_SUFFIX_PYTHON "_[py]"
+#define FRAME_SUFFIX_RUBY "_[rb]"
+#define FRAME_SUFFIX_PHP "_[php]"
+#define FRAME_SUFFIX_PERL "_[pl]"
 #define FRAME_UNKNOWN "[unknown]"
 /* The root of a stack whose unwinding stopped before its outermost frame. */
 #define FRAME_TRUNCATED "[truncated]"
@@ -43,7 +50,7 @@ enum frame_kind {
 	FRAME_KERNEL,         /* NAME_[k] or [kernel] */
 	FRAME_INLINED,        /* NAME_[i] */
 	FRAME_JIT,            /* NAME_[j] */
-	FRAME_INTERPRETED,    /* NAME_[0], NAME_[py] */
+	FRAME_INTERPRETED,    /* NAME_[0], NAME_[py], NAME_[rb], NAME_[php], NAME_[pl] */
 	FRAME_MODULE_OFFSET,  /* MODULE+0xHEX */
 	FRAME_BRACKETED,      /* [MODULE] or a marker, but not [unknown] */
 	FRAME_UNKNOWN_CODE,   /* [unknown] */

@@ -40,5 +40,15 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/nodecmd.c runtimes/nodecmd.h \
 	runtimes/pycmd.c runtimes/pycmd.h \
 	runtimes/cmdline_args.h \
-	runtimes/script_label.c runtimes/script_label.h
+	runtimes/script_label.c runtimes/script_label.h \
+	runtimes/ruby_reader.c runtimes/ruby.c runtimes/ruby.h runtimes/ruby_state.h \
+	runtimes/ruby_layout.c runtimes/ruby_layout.h \
+	runtimes/ruby_names.c runtimes/ruby_objects.c runtimes/ruby_batch.c \
+	runtimes/ruby_stack.c \
+	runtimes/ruby_lines.c runtimes/ruby_lines.h \
+	runtimes/rubycmd.c runtimes/rubycmd.h \
+	runtimes/interp_place.c runtimes/interp_place.h \
+	runtimes/php_reader.c runtimes/php.c runtimes/php.h runtimes/php_names.c \
+	runtimes/php_layout.c runtimes/php_layout.h \
+	runtimes/phpcmd.c runtimes/phpcmd.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

@@ -174,6 +174,7 @@ INTEGRATION_TESTS = \
 	tests/integration/java_stubs.sh \
 	tests/integration/python.sh \
 	tests/integration/deep_python.sh \
+	tests/integration/php.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \
@@ -219,7 +220,8 @@ INTEGRATION_TESTS = \
 	tests/integration/upload_files.sh \
 	tests/integration/lazy_curl.sh \
 	tests/integration/names_compaction.sh \
-	tests/integration/inline_cache.sh
+	tests/integration/inline_cache.sh \
+	tests/integration/ruby.sh
 
 TESTS += $(INTEGRATION_TESTS)
 # An LD_PRELOAD allocation counter for steady_state.sh: a shared object
@@ -245,6 +247,10 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rhino_work.js \
 	tests/workloads/py_work.py \
 	tests/workloads/py_service.py \
+	tests/workloads/rb_work.rb \
+	tests/workloads/php_work.php \
+	tests/workloads/php_fpm_app.php \
+	tests/integration/fcgi_client.py \
 	tests/workloads/bomb_lib.c \
 	tests/workloads/make_bomb.sh \
 	tests/tree/check_tree.py \

@@ -28,6 +28,8 @@ UNIT_TESTS = \
 	tests/unit/test_hotspot \
 	tests/unit/test_x86_frame \
 	tests/unit/test_cpython \
+	tests/unit/test_ruby \
+	tests/unit/test_php \
 	tests/unit/test_v8 \
 	tests/unit/test_unwind \
 	tests/unit/test_stackmem \
@@ -169,7 +171,17 @@ tests_unit_test_v8_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_v8_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_v8_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h
+tests_unit_test_ruby_SOURCES = tests/unit/test_ruby.c tests/unit/ruby_image.h
+tests_unit_test_ruby_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_ruby_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ruby_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_php_SOURCES = tests/unit/test_php.c tests/unit/dying_source.h
+tests_unit_test_php_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_php_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_php_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h \
+	tests/unit/dying_source.h
 tests_unit_test_cpython_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_cpython_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_cpython_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)

@@ -17,6 +17,7 @@
 #include "runtimes/cpython_layout.h"
 #include "runtimes/cpython_lines.h"
 #include "runtimes/memsource.h"
+#include "dying_source.h"
 #include "cpython_linetables.h"
 
 #define BASE 0x10000000ull
@@ -880,24 +881,6 @@ Test(cpython, versions_from_file_names)
 	cr_assert_eq(cpython_layout__version_from_name("/usr/bin/pythonista", &ma, &mi), -ENOENT);
 	cr_assert_null(cpython_layout__table(3, 5));
 	cr_assert_null(cpython_layout__table(3, 13)); /* from its own table */
-}
-
-/* A source that reads the image until `left` reads are spent, then fails as
- * a process that exited does. */
-struct dying {
-	struct memimage *img;
-	int left;
-};
-
-static int dying_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct dying *d = ctx;
-	struct memsource m;
-
-	if (d->left-- <= 0)
-		return -ESRCH;
-	memsource__image(&m, d->img);
-	return m.read(m.ctx, addr, buf, len);
 }
 
 /* Damaged images (bytes changed between calls, everywhere) and a process

@@ -127,6 +127,18 @@ Test(frame_name, parse_what_intern_composes)
 	p = parts(fname("LazyCompile:*hot file.js:1", FRAME_SUFFIX_JIT));
 	cr_assert_eq(p.kind, FRAME_JIT);
 	cr_assert(name_is(&p, "LazyCompile:*hot file.js:1"));
+	p = parts(fname("inner (app.py)", FRAME_SUFFIX_PYTHON));
+	cr_assert_eq(p.kind, FRAME_INTERPRETED);
+	cr_assert(name_is(&p, "inner (app.py)"));
+	p = parts(fname("Klass#run (app.rb)", FRAME_SUFFIX_RUBY));
+	cr_assert_eq(p.kind, FRAME_INTERPRETED);
+	cr_assert(name_is(&p, "Klass#run (app.rb)"));
+	p = parts(fname("Klass::run (index.php:12)", FRAME_SUFFIX_PHP));
+	cr_assert_eq(p.kind, FRAME_INTERPRETED);
+	cr_assert(name_is(&p, "Klass::run (index.php:12)"));
+	p = parts(fname("Pkg::run (job.pl)", FRAME_SUFFIX_PERL));
+	cr_assert_eq(p.kind, FRAME_INTERPRETED);
+	cr_assert(name_is(&p, "Pkg::run (job.pl)"));
 	p = parts(fname("[kernel]", FRAME_SUFFIX_KERNEL));
 	cr_assert_eq(p.kind, FRAME_KERNEL);
 	cr_assert(name_is(&p, "[kernel]"));

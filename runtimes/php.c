@@ -1,0 +1,309 @@
+/* The frames a PHP executor runs, read from outside (runtimes/php.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strtab_remap.h"
+#include "runtimes/accountant.h"
+#include "runtimes/memsource.h"
+#include "runtimes/php.h"
+
+/* Bytes of a frame and of a function's head read at once: their largest
+ * rows (php_layout.c) fit. */
+#define EX_MAX 64
+#define FN_MAX 192
+/* A function of more instructions than this does not compile. */
+#define OPCODES_MAX (16u << 20)
+
+struct php {
+	struct memsource mem;
+	uint64_t eg;
+	const struct php_layout *l;
+	bool lines;
+	struct strtab *names;
+	struct php_names *cache;
+	uint64_t failures;
+	/* one read's scratch */
+	uint64_t ex[INTERP_MAX_FRAMES], func[INTERP_MAX_FRAMES], opline[INTERP_MAX_FRAMES];
+	uint32_t info[INTERP_MAX_FRAMES];
+	uint8_t fhead[INTERP_MAX_FRAMES][FN_MAX];
+	struct php_fn fns[INTERP_MAX_FRAMES];
+	size_t nread;            /* frames of the last read */
+};
+
+static bool plausible(uint64_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+static uint64_t u64_at(const uint8_t *b, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static uint32_t u32_at(const uint8_t *b, uint32_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+int php__open(const struct memsource *m, uint64_t eg, const struct php_layout *l, bool lines,
+	      struct strtab *names, struct php **out)
+{
+	struct php *p;
+
+	if (l->ex_size > EX_MAX || l->op_size > FN_MAX)
+		return -EPROTO;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->mem = *m;
+	p->eg = eg;
+	p->l = l;
+	p->lines = lines;
+	p->names = names;
+	p->cache = php_names__new();
+	if (!p->cache) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void php__delete(struct php *p)
+{
+	if (!p)
+		return;
+	php_names__delete(p->cache);
+	free(p);
+}
+
+/* Walks current_execute_data -> prev_execute_data: each frame's address,
+ * function, instruction and call info. Returns how many, or -errno. A
+ * chain longer than INTERP_MAX_FRAMES keeps its innermost frames. */
+static long walk(struct php *p)
+{
+	const struct php_layout *l = p->l;
+	uint8_t b[EX_MAX];
+	uint64_t ex;
+	size_t n = 0, steps = 0;
+
+	if (memsource__u64(&p->mem, p->eg + l->eg_current_execute_data, &ex) != 0)
+		return -EFAULT;
+	while (ex && n < INTERP_MAX_FRAMES) {
+		size_t k;
+
+		if (!plausible(ex) || memsource__read(&p->mem, ex, b, l->ex_size) != 0)
+			return -EFAULT;
+		/* frames live on the VM stack, callers at lower addresses within
+		 * a page of stack; a loop in the chain is memory posing as one */
+		for (k = 0; k < n; k++)
+			if (p->ex[k] == ex)
+				return -EPROTO;
+		if (++steps > 2 * INTERP_MAX_FRAMES)
+			return -EPROTO;
+		p->ex[n] = ex;
+		p->opline[n] = u64_at(b, l->ex_opline);
+		p->func[n] = u64_at(b, l->ex_func);
+		p->info[n] = u32_at(b, l->ex_call_info);
+		/* zend_call_function's stand-in caller (a frame of no function,
+		 * under a callback called from no PHP code) is no frame */
+		if (p->func[n])
+			n++;
+		ex = u64_at(b, l->ex_prev);
+	}
+	return (long)n;
+}
+
+/* Reads n spans of len bytes, MEMSOURCE_SPANS_MAX to a call: ok[i] says
+ * which were read whole. 0 or the source's -errno. */
+static int read_spans(struct php *p, const uint64_t *addrs, size_t len, void *const *bufs, bool *ok,
+		      size_t n)
+{
+	size_t lens[MEMSOURCE_SPANS_MAX], i, done;
+
+	for (i = 0; i < MEMSOURCE_SPANS_MAX; i++)
+		lens[i] = len;
+	for (done = 0; done < n; done += MEMSOURCE_SPANS_MAX) {
+		size_t m = n - done < MEMSOURCE_SPANS_MAX ? n - done : MEMSOURCE_SPANS_MAX;
+		int got = memsource__readv(&p->mem, addrs + done, lens, bufs + done, ok + done, m);
+
+		if (got < 0)
+			return got;
+	}
+	return 0;
+}
+
+/* Reads the functions' heads, all in one call where the source can. */
+static int read_functions(struct php *p, size_t n)
+{
+	void *bufs[INTERP_MAX_FRAMES];
+	bool ok[INTERP_MAX_FRAMES];
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		bufs[i] = p->fhead[i];
+	err = read_spans(p, p->func, p->l->op_size, bufs, ok, n);
+	for (i = 0; !err && i < n; i++)
+		/* an internal function's struct is shorter than an op_array:
+		 * its common head alone */
+		if (!ok[i] && (!plausible(p->func[i]) ||
+			       memsource__read(&p->mem, p->func[i], bufs[i], p->l->fn_scope + 8) != 0))
+			err = -EFAULT;
+	return err;
+}
+
+/* Frame k as the name cache knows it, and its code; -EPROTO when its
+ * function makes no sense or its instruction is outside its opcodes. */
+static int describe(struct php *p, size_t k, struct php_fn *fn, struct interp_frame *f)
+{
+	const struct php_layout *l = p->l;
+	const uint8_t *h = p->fhead[k];
+	uint64_t opcodes, last;
+
+	memset(fn, 0, sizeof(*fn));
+	memset(f, 0, sizeof(*f));
+	fn->func = p->func[k];
+	fn->type = h[l->fn_type];
+	fn->name_ptr = u64_at(h, l->fn_name);
+	fn->scope = u64_at(h, l->fn_scope);
+	f->addr = p->ex[k];
+	f->entry_end = (p->info[k] & l->call_top) != 0;
+	if (fn->type == PHP_INTERNAL_FUNCTION)
+		return fn->name_ptr ? 0 : -EPROTO;
+	if (fn->type != PHP_USER_FUNCTION && fn->type != PHP_EVAL_CODE)
+		return -EPROTO;
+	opcodes = u64_at(h, l->op_opcodes);
+	last = u32_at(h, l->op_last);
+	fn->file_ptr = u64_at(h, l->op_filename);
+	if (!plausible(opcodes) || !last || last > OPCODES_MAX / l->zop_size ||
+	    !plausible(fn->file_ptr))
+		return -EPROTO;
+	f->code_lo = opcodes;
+	f->code_hi = opcodes + last * l->zop_size;
+	/* the instruction the frame saved: inside its own code, or the frame
+	 * is not what it says (a wrong layout, memory posing as PHP). Every
+	 * caller saved it when it called; the frame running may not have yet
+	 * (GCC builds keep it in r15 and store it only before helpers, so a
+	 * new frame's slot holds what an earlier frame left there): none. */
+	if (p->opline[k] < f->code_lo || p->opline[k] >= f->code_hi) {
+		if (k > 0)
+			return -EPROTO;
+		p->opline[k] = 0;
+	}
+	return 0;
+}
+
+/* The heads of the strings that identify each frame's function. */
+static int read_heads(struct php *p, struct php_fn *fns, size_t n)
+{
+	uint64_t addrs[INTERP_MAX_FRAMES];
+	void *bufs[INTERP_MAX_FRAMES];
+	bool ok[INTERP_MAX_FRAMES];
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		addrs[i] = fns[i].name_ptr ? fns[i].name_ptr : fns[i].file_ptr;
+		bufs[i] = fns[i].head;
+	}
+	err = read_spans(p, addrs, PHP_HEAD_BYTES, bufs, ok, n);
+	for (i = 0; !err && i < n; i++) {
+		if (!ok[i])
+			err = -EFAULT;
+		/* its reference count (gc) changes as the string is used, not
+		 * what the string is */
+		memset(fns[i].head, 0, 8);
+	}
+	return err;
+}
+
+static int frame_line(struct php *p, size_t k, uint32_t *line)
+{
+	*line = 0;
+	if (!p->opline[k])
+		return 0;
+	return memsource__u32(&p->mem, p->opline[k] + p->l->zop_lineno, line);
+}
+
+int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
+{
+	struct php_fn *fns = p->fns;
+	long n;
+	size_t k;
+	int err;
+
+	out->n = 0;
+	p->nread = 0;
+	if (!ledger__may_read(p->mem.ledger, now_ns)) {
+		p->failures++;
+		return -EBUSY;
+	}
+	n = walk(p);
+	if (n <= 0) {
+		if (n < 0)
+			p->failures++;
+		return n < 0 ? (int)n : -ENOENT;
+	}
+	err = read_functions(p, (size_t)n);
+	for (k = 0; !err && k < (size_t)n; k++)
+		err = describe(p, k, &fns[k], &out->f[k]);
+	if (!err)
+		err = read_heads(p, fns, (size_t)n);
+	for (k = 0; !err && k < (size_t)n; k++) {
+		if (p->lines && fns[k].type != PHP_INTERNAL_FUNCTION)
+			err = frame_line(p, k, &fns[k].line);
+		if (!err)
+			err = php_names__name(p->cache, &p->mem, p->l, p->names, p->mem.ledger, &fns[k],
+					      &out->f[k].name);
+	}
+	if (err) {
+		out->n = 0;
+		p->failures++;
+		return err;
+	}
+	out->n = p->nread = (size_t)n;
+	out->f[n - 1].entry_end = true;
+	return 0;
+}
+
+int php__name_at(struct php *p, uint64_t frame_addr, uint64_t opline, uint32_t *name)
+{
+	struct php_fn fn;
+	size_t k;
+	int err;
+
+	for (k = 0; k < p->nread; k++) {
+		if (p->ex[k] != frame_addr || p->fns[k].type == PHP_INTERNAL_FUNCTION)
+			continue;
+		fn = p->fns[k];
+		err = memsource__u32(&p->mem, opline + p->l->zop_lineno, &fn.line);
+		if (!err)
+			err = php_names__name(p->cache, &p->mem, p->l, p->names, p->mem.ledger, &fn,
+					      name);
+		return err;
+	}
+	return -ENOENT;
+}
+
+void php__counters(const struct php *p, struct runtime_counters *out)
+{
+	out->reads = p->mem.reads;
+	out->failures = p->failures;
+}
+
+int php__remap_names(struct php *p, struct strtab_remap *r)
+{
+	if (r->commit)
+		p->names = r->to;
+	return php_names__remap(p->cache, r);
+}

@@ -1,0 +1,190 @@
+#!/bin/sh
+# PHP with no flags: smolder finds the Zend engine's executor globals in the
+# process, reads the frames it runs at each sample and puts them in place of
+# the native execute_ex calls that ran them (runtimes/php*.c), under Debian's
+# PHP 8.2 (CLI and FPM):
+#
+#  1. chain: outer -> Klass::run -> inner in that order in >= 90 % of the
+#     process's samples, >= 90 % rooted at _start;
+#  2. chains: two three-deep chains switching about every millisecond, one
+#     leaf in zlib, the other in PCRE (its JIT off: code without unwind
+#     information cuts every stack): among the samples whose native leaf
+#     tells the chain, >= 85 % hold that whole chain and <= 1 % any frame
+#     of the other (only what the sample's registers prove is shown);
+#  3. callback: a PHP function a builtin calls (array_map) sits under the
+#     builtin, which sits under its caller, in >= 90 % of the samples in it;
+#  4. lines: frames carry the line they run (--lines, --python-lines's
+#     other name), the leaf's from the sample's own instruction;
+#  5. deep: 60 PHP frames over gzcompress are whole and rooted in >= 90 %
+#     (the native stack beyond the copy is read from the process);
+#  6. FPM: a pool of two workers serving requests (about 60 ms of PHP each)
+#     from a local FastCGI client on two connections: >= 90 % of the
+#     workers' samples in a request's work hold the script's functions,
+#     and the workers are labelled by their pool. (A sample read after
+#     its request ended keeps its native frames: a few percent.)
+. "$TESTS_SRCDIR/integration/lib.sh"
+need_perf process
+WORK="$TESTS_SRCDIR/workloads/php_work.php"
+PHP=/usr/bin/php8.2
+FPM=/usr/sbin/php-fpm8.2
+[ -x "$PHP" ] || skip "$PHP not installed (Debian's php8.2-cli)"
+
+# check MODE DUMP NAME: the share of the PHP processes' samples that show
+# what MODE expects
+check() {
+	"$PYTHON3" - "$2" "$1" "$3" "$WORK" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+mode, name = sys.argv[2], sys.argv[3]
+st = d["stats"]
+total = chain = rooted = 0
+told = whole = mixed = 0
+incb = undercb = 0
+work = named = 0
+labels = set()
+deep = 0
+
+def fname(f):
+    return f[:-len("_[php]")].split(" (")[0]
+
+for p in d["profiles"]:
+    if not p["labels"].get("comm", "").startswith("php"):
+        continue
+    labels.add(p["labels"].get("service_name", ""))
+    for s in p["stacks"]:
+        fr = s["stack"].split(";")
+        n = s["count"]
+        total += n
+        if "_start" in fr:
+            rooted += n
+        phi = [i for i, f in enumerate(fr) if f.endswith("_[php]")]
+        names = [fname(fr[i]) for i in phi]
+        if all(x in names for x in ("outer", "Klass::run", "inner")) and \
+                names.index("outer") < names.index("Klass::run") < names.index("inner"):
+            chain += n
+        native = fr[phi[-1] + 1:] if phi else fr
+        if mode == "chains":
+            z = any("libz.so" in f or "deflate" in f or "adler32" in f for f in native)
+            r = any("libpcre2" in f or "pcre2_" in f for f in native)
+            if z != r:
+                told += n
+                me, other = ("a", "b") if z else ("b", "a")
+                if any(x.startswith(other + "_") for x in names):
+                    mixed += n
+                if names[-3:] == [me + "_outer", me + "_mid", me + "_leaf"] and \
+                        names[-4:-3] == ["chains"]:
+                    whole += n
+        if mode == "callback" and "mapped" in names:
+            incb += n
+            if names[-4:-1] == ["outer_cb", "array_map", "mapped"] or \
+                    names[-5:-2] == ["outer_cb", "array_map", "mapped"]:
+                undercb += n
+        if mode == "deep" and names.count("level") == 58 and names[-1] == "deep_leaf" and "_start" in fr:
+            deep += n
+        if mode == "fpm" and ("php_execute_script" in fr or phi):
+            work += n
+            if names[:3] == ["{main}", "handle_request", "render_page"]:
+                named += n
+pct = lambda x, t: 100.0 * x / t if t else 0.0
+rt = st.get("runtimes", {}).get("php", {})
+print("%s: %d samples, chain %.1f%%, rooted %.1f%%; php: stacks %s confirmed %s unproven %s failures %s; unwind %s"
+      % (name, total, pct(chain, total), pct(rooted, total), rt.get("stacks"), rt.get("confirmed"),
+         rt.get("unproven"), rt.get("failures"), json.dumps(st.get("unwind", {}), sort_keys=True)))
+if total < 300:
+    sys.exit("too few samples")
+if mode == "chain":
+    sys.exit(0 if pct(chain, total) >= 90 and pct(rooted, total) >= 90 else 1)
+if mode == "chains":
+    print("  %d samples whose leaf tells the chain: %.1f%% the whole right chain, %.1f%% mixed"
+          % (told, pct(whole, told), pct(mixed, told)))
+    sys.exit(0 if told >= 300 and pct(whole, told) >= 85 and pct(mixed, told) <= 1 else 1)
+if mode == "callback":
+    print("  %d samples in mapped, %.1f%% under array_map under outer_cb" % (incb, pct(undercb, incb)))
+    sys.exit(0 if incb >= 300 and pct(undercb, incb) >= 90 else 1)
+if mode == "deep":
+    print("  %.1f%% hold all 60 PHP frames, rooted" % pct(deep, total))
+    sys.exit(0 if pct(deep, total) >= 90 else 1)
+if mode == "lines":
+    src = open(sys.argv[4]).read().split("\n")
+    start = src.index("function inner($n)") + 1
+    want = {"inner": set(range(start + 2, start + 6)), "Klass::run": set(), "outer": set()}
+    for i, text in enumerate(src, 1):
+        if text.strip() == "return inner($n);":
+            want["Klass::run"].add(i)
+        if text.strip() == "$t += $k->run(20000);":
+            want["outer"].add(i)
+    good = seen = 0
+    for p in d["profiles"]:
+        for s in p["stacks"]:
+            got = {}
+            for f in s["stack"].split(";"):
+                if not f.endswith("_[php]"):
+                    continue
+                fn, _, rest = f.partition(" (")
+                if fn in want:
+                    got[fn] = int(rest.split(":")[1].split(")")[0]) if ":" in rest else -1
+            if len(got) == 3:
+                seen += s["count"]
+                if all(got[k] in want[k] for k in want):
+                    good += s["count"]
+    print("  %d samples with the chain, %.1f%% at the right lines" % (seen, pct(good, seen)))
+    sys.exit(0 if seen >= 300 and pct(good, seen) >= 90 else 1)
+if mode == "fpm":
+    print("  labels %s; %d samples in requests' work, %.1f%% with the script's functions"
+          % (sorted(labels), work, pct(named, work)))
+    sys.exit(0 if work >= 300 and pct(named, work) >= 90 and "pool smolder" in labels else 1)
+PY
+}
+
+# record NAME MODE SECONDS [CHECK] [PHP ARGS...]: CHECK defaults to MODE
+record() {
+	_name=$1 _mode=$2 _s=$3 _check=${4:-$2}
+	shift 4
+	run_smolder 60 record -F 999 $EXTRA -o "$TMP/$_name.json" -- "$PHP" "$@" "$WORK" "$_mode" "$_s"
+	[ "$SM_RC" -eq 0 ] || fail "$_name: record failed"
+	keep_artifact "$TMP/$_name.json" "php_$_name.out.json"
+	check "$_check" "$TMP/$_name.json" "$_name"
+}
+
+EXTRA=
+record chain chain 4 "" || fail "PHP: the chain is not named well enough"
+record chains chains 4 "" -d pcre.jit=0 || fail "PHP: stacks mix the chains, or miss them"
+record callback callback 3 "" || fail "PHP: a callback is not under the builtin that called it"
+record deep deep 4 "" || fail "PHP: 60 frames deep stacks are cut or not rooted"
+EXTRA=--lines
+record lines chain 3 lines || fail "PHP frames do not carry the right lines"
+EXTRA=
+
+# PHP-FPM: a pool of two workers as root (-R), in the foreground, on a
+# Unix socket in $TMP; Debian's php.ini and opcache as installed.
+if [ ! -x "$FPM" ]; then
+	echo "note: $FPM not installed (Debian's php8.2-fpm): FPM not tried"
+	exit 0
+fi
+cat >"$TMP/fpm.conf" <<CONF
+[global]
+pid = $TMP/fpm.pid
+error_log = $TMP/fpm.log
+daemonize = no
+[smolder]
+listen = $TMP/fpm.sock
+pm = static
+pm.max_children = 2
+CONF
+"$FPM" -y "$TMP/fpm.conf" -R -F &
+FPM_PID=$!
+BG_PIDS="$FPM_PID"
+i=0
+while [ ! -S "$TMP/fpm.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -S "$TMP/fpm.sock" ] || { cat "$TMP/fpm.log"; fail "php-fpm did not start"; }
+"$PYTHON3" "$TESTS_SRCDIR/integration/fcgi_client.py" "$TMP/fpm.sock" \
+	"$TESTS_SRCDIR/workloads/php_fpm_app.php" 6 2 &
+CLIENT=$!
+BG_PIDS="$FPM_PID $CLIENT"
+run_smolder 60 record -F 999 -d 4 -p "$FPM_PID" -o "$TMP/fpm.json"
+wait "$CLIENT" || fail "the FastCGI client got no answer"
+BG_PIDS="$FPM_PID"
+[ "$SM_RC" -eq 0 ] || fail "fpm: record failed"
+keep_artifact "$TMP/fpm.json" "php_fpm.out.json"
+check fpm "$TMP/fpm.json" fpm || fail "PHP-FPM: requests' samples do not carry the script's functions"
+exit 0
