@@ -262,10 +262,16 @@ class ProcPoller:
 
 # --- workloads --------------------------------------------------------------
 
+# The signal a workload answers with its progress: SIGUSR1, but Debian's
+# node dies of SIGUSR1 (its inspector's) whatever listener the script sets.
+PROGRESS_SIGNAL = {"node": signal.SIGUSR2}
+
+
 class Workload:
     """One running instance of a workload and its progress counter.
 
-    C and Python workloads answer SIGUSR1 with "progress COUNT MONO_NS";
+    C, Python, Ruby, PHP and Go workloads answer SIGUSR1 (node SIGUSR2)
+    with "progress COUNT MONO_NS";
     xz and gzip are fed random data through a pipe by a thread of ours, and
     their progress is the bytes they accepted."""
 
@@ -338,7 +344,7 @@ class Workload:
             return self.fed, time.monotonic_ns()
         while not self.lines.empty():
             self.lines.get_nowait()
-        os.kill(self.proc.pid, signal.SIGUSR1)
+        os.kill(self.proc.pid, PROGRESS_SIGNAL.get(self.name, signal.SIGUSR1))
         try:
             line = self.lines.get(timeout=10)
         except queue.Empty:
@@ -667,6 +673,13 @@ class Bench:
         # Debian's PHP 8.2 CLI: the Zend engine's frames over execute_ex
         php = "/usr/bin/php8.2" if os.access("/usr/bin/php8.2", os.X_OK) else "php"
         ws.append(("php", [php, src + "/bench/workloads/fib.php"], {"php", "php8.2"}, None, "full"))
+        # node 20 with no flags: V8's frames named from its own metadata
+        node = shutil.which("node") or shutil.which("nodejs")
+        if node:
+            ws.append(("node", [node, src + "/bench/workloads/fib.js"],
+                       {"node", "nodejs"}, None, "full"))
+        else:
+            log("node: node not found, workload skipped (Debian: apt-get install nodejs)")
         java = self.java_workload(src)
         if java:
             ws.append(java)
