@@ -374,7 +374,7 @@ static void pace_wakeups(struct sampler *s, uint64_t now_ns)
 static void process_available(struct sampler *s)
 {
 	struct agent_stats *st = &s->stats;
-	uint64_t cutoff = UINT64_MAX;
+	uint64_t cutoff = UINT64_MAX, deep_reads = st->deep_reads;
 	size_t i;
 
 	/* With trees, a child's records must come after the FORK that makes it
@@ -436,6 +436,13 @@ static void process_available(struct sampler *s)
 	{
 		uint64_t now = clock__mono_ns();
 
+		/* A stack deeper than the copy is read from the thread after the
+		 * sample, and only where the thread has not overwritten it since:
+		 * a read a poll interval late found a compiler's stack changed
+		 * in a third of its reads. Reading them, the sampler handles
+		 * each sample as it comes, as it does for runtime readers. */
+		if (st->deep_reads != deep_reads && now + RUNTIMES_EAGER_HOLD_NS > s->eager_until)
+			s->eager_until = now + RUNTIMES_EAGER_HOLD_NS;
 		pace_wakeups(s, now);
 		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
 			s->last_trim_ns = now;
