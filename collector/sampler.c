@@ -449,6 +449,7 @@ static void process_available(struct sampler *s)
 			/* what the freed binaries held (symbol tables, DWARF) goes back
 			 * to the system, not only to malloc's free lists */
 			runtimes__trim(s->runtimes, now);
+			symbolizer__forget_gone(s->sym);
 			if (binaries__trim(s->bins, now, BINARY_IDLE_GRACE_NS, BINARY_IDLE_MAX))
 				malloc_trim(0);
 		}

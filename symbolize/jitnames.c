@@ -309,6 +309,26 @@ void jitnames__forget(struct jitnames *jn, int pid)
 	jit_delete(jn, (struct jit *)(uintptr_t)v);
 }
 
+size_t jitnames__forget_gone(struct jitnames *jn)
+{
+	int gone[64];
+	size_t pos = 0, n = 0, i;
+	uint64_t k, v;
+
+	/* a batch at a time: the map is not changed while it is walked */
+	while (n < sizeof(gone) / sizeof(gone[0]) && u64map__next(jn->by_pid, &pos, &k, &v)) {
+		const struct jit *j = (const struct jit *)(uintptr_t)v;
+
+		/* its /proc directory outlives the process as an empty one */
+		if (j->proc_fd >= 0 && faccessat(j->proc_fd, "stat", F_OK, 0) != 0 &&
+		    (errno == ENOENT || errno == ESRCH))
+			gone[n++] = j->pid;
+	}
+	for (i = 0; i < n; i++)
+		jitnames__forget(jn, gone[i]);
+	return n;
+}
+
 size_t jitnames__settle(struct jitnames *jn)
 {
 	size_t pos = 0;

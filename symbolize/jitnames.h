@@ -49,6 +49,12 @@ int jitnames__lookup(struct jitnames *jn, int pid, uint32_t jitdump, uint64_t pc
 /* The process's image is gone: its pending pcs are settled (from its files,
  * read through its root), then its state is dropped. */
 void jitnames__forget(struct jitnames *jn, int pid);
+/* Forgets, as jitnames__forget does, every process that is gone although
+ * it was not forgotten: one whose frames were named after its exit was
+ * handled (it was a zombie then) holds its /proc directory open until
+ * this. Call it now and then (the sampler: every second). Returns how
+ * many were forgotten. */
+size_t jitnames__forget_gone(struct jitnames *jn);
 
 /* Settles every pending pc. Returns the number of frames to rename. */
 size_t jitnames__settle(struct jitnames *jn);

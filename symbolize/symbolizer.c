@@ -140,6 +140,11 @@ void symbolizer__forget_process(struct symbolizer *sz, int pid)
 	jitnames__forget(sz->jit, pid);
 }
 
+void symbolizer__forget_gone(struct symbolizer *sz)
+{
+	(void)jitnames__forget_gone(sz->jit);
+}
+
 size_t symbolizer__settle(struct symbolizer *sz)
 {
 	return jitnames__settle(sz->jit);

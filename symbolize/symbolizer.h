@@ -95,6 +95,9 @@ void symbolizer__set_budget(struct symbolizer *sz, struct loadbudget *budget);
 /* The image of process pid is gone (exec, or the process was reaped):
  * its pending JIT frames are settled, its JIT maps dropped. */
 void symbolizer__forget_process(struct symbolizer *sz, int pid);
+/* Forgets the processes that are gone though no one said so
+ * (jitnames__forget_gone); call it now and then. */
+void symbolizer__forget_gone(struct symbolizer *sz);
 
 /* At a window's end: anonymous code no file named when it was sampled got
  * a pending frame; each is now looked up once more in freshly read files

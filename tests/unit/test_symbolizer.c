@@ -334,3 +334,59 @@ Test(symbolizer, jit_files_are_the_process_users_when_read)
 	symbolizer__clear_renames(sz);
 	unlink(path);
 }
+
+/* How many of our fds are on /proc/PID (the directory itself). */
+static int fds_on_proc_of(int pid)
+{
+	char want[32], link[64], path[64];
+	int fd, n = 0;
+
+	snprintf(want, sizeof(want), "/proc/%d", pid);
+	for (fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		/* "/proc/PID", or "/proc/PID (deleted)" once it is gone */
+		if (strncmp(link, want, strlen(want)) == 0 &&
+		    (link[strlen(want)] == '\0' || link[strlen(want)] == ' '))
+			n++;
+	}
+	return n;
+}
+
+/* A process whose anonymous code is named after its exit was handled (a
+ * zombie then, whose /proc directory still opens) is never forgotten by
+ * its EXIT: it must not hold its directory open for ever. */
+Test(symbolizer, processes_gone_unsaid_are_forgotten)
+{
+	struct symbolize_code code;
+	struct child ch;
+	char path[64];
+	FILE *f;
+
+	memset(&code, 0, sizeof(code));
+	child_start(&ch);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)ch.pid);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("40000 100 Leaf\n", f);
+	fclose(f);
+	child_end(&ch, 1);
+	/* looked up while a zombie, after its EXIT would have been handled
+	 * (its root no longer opens: the frame waits to be named) */
+	(void)user_of(ch.pid, &code, 0x40010, 1000000000ull);
+	cr_assert_eq(fds_on_proc_of(ch.pid), 1);
+	symbolizer__forget_gone(sz);
+	cr_assert_eq(fds_on_proc_of(ch.pid), 1, "a zombie is not gone yet");
+
+	cr_assert_eq(waitpid(ch.pid, NULL, 0), ch.pid);
+	symbolizer__forget_gone(sz);
+	cr_assert_eq(fds_on_proc_of(ch.pid), 0, "reaped: forgotten, its /proc directory closed");
+	symbolizer__settle(sz);
+	symbolizer__clear_renames(sz);
+	unlink(path);
+}
