@@ -69,6 +69,7 @@ struct binary {
 	uint8_t runtime_tag;
 	void *runtime_data;
 	void (*runtime_free)(void *data);
+	Elf *runtime_elf; /* the Elf the reader recognised it in (binary__keep_elf) */
 };
 
 struct binaries {
@@ -147,6 +148,9 @@ static void binary_delete(struct binary *b)
 	cfi__delete(b->cfi);
 	if (b->runtime_free)
 		b->runtime_free(b->runtime_data);
+	/* after the reader's data, which may point into it */
+	if (b->runtime_elf)
+		elf_end(b->runtime_elf);
 	if (b->elf)
 		elf_end(b->elf);
 	if (b->charged && b->owner && b->owner->budget)
@@ -547,6 +551,14 @@ Elf *binary__open_elf(struct binary *b)
 		return NULL;
 	}
 	return elf;
+}
+
+void binary__keep_elf(struct binary *b, Elf *elf)
+{
+	if (b->runtime_elf)
+		elf_end(b->runtime_elf);
+	b->runtime_elf = elf;
+	b->lent = 0; /* charged until the binary goes */
 }
 
 void binary__close_elf(struct binary *b, Elf *elf)

@@ -121,6 +121,11 @@ void binary__set_runtime(struct binary *b, uint8_t tag, void *data, void (*free_
 Elf *binary__open_elf(struct binary *b);
 /* Accepts NULL. */
 void binary__close_elf(struct binary *b, Elf *elf);
+/* Instead of binary__close_elf, for the Elf a reader recognised the binary
+ * in: what the reader keeps may point into what it read there (Go's
+ * pc-line table and code), so the Elf stays, charged, until the binary
+ * goes, after the reader's data is freed. One per binary. */
+void binary__keep_elf(struct binary *b, Elf *elf);
 /* The symbol index (built on first call), or NULL on allocation failure. */
 struct symindex *binary__symindex(struct binary *b);
 /* The frame "[module]" for a pc of this binary that nothing names, interned

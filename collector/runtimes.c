@@ -240,7 +240,7 @@ static void recognise(struct runtimes *rs, struct binary *bin)
 
 		if (rs->readers[r]->recognise(&f, &data) == 1) {
 			binary__set_runtime(bin, (uint8_t)(r + 1), data, rs->readers[r]->free_data);
-			binary__close_elf(bin, f.elf);
+			binary__keep_elf(bin, f.elf);
 			return;
 		}
 	}

@@ -1,5 +1,8 @@
 /* Symbols of one binary: function index, inlined frames (from
- * symbolize/inlineindex.h), pc -> frames cache. */
+ * symbolize/inlineindex.h), pc -> frames cache.
+ * Long file: how a binary reaches libdwfl (read, never mapped, what is
+ * read of it sized and charged first, sections hidden) is one decision
+ * with the names it gives, over the module's one state. */
 #include "config.h"
 
 #include <dwarf.h>
@@ -273,6 +276,28 @@ static void open_inlines(struct symindex *s, const struct stat *st, const char *
 	s->has_dwarf = s->inl != NULL;
 }
 
+/* Go's pc-line table names a Go binary's functions. Only a binary with a
+ * Go section is searched (as the Go reader recognises one): the search
+ * reads every data section whole, which is charged first (refused: the
+ * symbol tables name it). */
+static void open_go_table(struct symindex *s, Elf *elf)
+{
+	uint64_t bytes;
+
+	bytes = elf ? gopclntab_elf__bytes(elf) : 0;
+	if (!bytes)
+		return;
+	if (s->budget) {
+		if (loadbudget__charge(s->budget, s->owner, bytes) < 0) {
+			loadbudget__refused(s->budget);
+			return;
+		}
+		s->charged += bytes;
+	}
+	if (gopclntab_elf__open(elf, &s->go, NULL) != 0)
+		s->go = NULL;
+}
+
 /* Sections libdw would read for nothing, or follow to other files: DWARF
  * the inline trees never read, .gnu_debugaltlink (libdw opens the file it
  * names, at a path the binary chooses, and maps it), .gnu_debuglink (debug
@@ -357,12 +382,7 @@ static int open_module(struct symindex *s, const char *path, int fd)
 	/* 0 by construction: module addresses are the ELF vaddrs */
 	s->bias = bias;
 	s->end_vaddr = end - bias;
-	{
-		Elf *elf = dwfl_module_getelf(s->mod, &bias);
-
-		if (elf && gopclntab_elf__open(elf, &s->go, NULL) != 0)
-			s->go = NULL;
-	}
+	open_go_table(s, dwfl_module_getelf(s->mod, &bias));
 	open_inlines(s, &st, path, dwarf_ok);
 	return 0;
 
