@@ -10,21 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/auxv.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "collector/binary.h"
-#include "collector/procmaps.h"
-#include "common/fileio.h"
+#include "collector/vdso.h"
 #include "common/hash.h"
 #include "common/selfusage.h"
 #include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "common/userfile.h"
 #include "profile/frame_name.h"
+#include "symbolize/loadbudget.h"
 #include "symbolize/symindex.h"
 #include "unwind/cfi.h"
+#include "unwind/elffile.h"
 #include "unwind/unwind.h"
 
 #define MAX_LOADS 16
@@ -51,8 +51,11 @@ struct binary {
 	struct strtab *names;
 	struct cachedir *cache; /* the registry's, for symindex */
 	int fd;
-	Elf *elf;
+	uid_t uid;       /* the file's owner: whose budget share it draws on */
+	Elf *elf;        /* read from fd as needed, never mapped */
 	int is_elf;
+	uint64_t charged; /* bytes of elf's sections reserved in the budget */
+	uint64_t lent;    /* ... of which binary__open_elf's, until it is closed */
 	struct load_segment loads[MAX_LOADS];
 	size_t nloads;
 	uint64_t entry; /* e_entry, ELF vaddr; 0 when none */
@@ -66,6 +69,7 @@ struct binary {
 	uint8_t runtime_tag;
 	void *runtime_data;
 	void (*runtime_free)(void *data);
+	Elf *runtime_elf; /* the Elf the reader recognised it in (binary__keep_elf) */
 };
 
 struct binaries {
@@ -144,8 +148,13 @@ static void binary_delete(struct binary *b)
 	cfi__delete(b->cfi);
 	if (b->runtime_free)
 		b->runtime_free(b->runtime_data);
+	/* after the reader's data, which may point into it */
+	if (b->runtime_elf)
+		elf_end(b->runtime_elf);
 	if (b->elf)
 		elf_end(b->elf);
+	if (b->charged && b->owner && b->owner->budget)
+		loadbudget__release(b->owner->budget, b->uid, b->charged);
 	if (b->fd >= 0)
 		close(b->fd);
 	free(b->path);
@@ -181,19 +190,28 @@ static struct binary *find(const struct binaries *bs, uint64_t dev, uint64_t ino
 	return NULL;
 }
 
+/* Room for one more binary in bs->all: 0 or -ENOMEM. */
+static int make_room(struct binaries *bs)
+{
+	size_t nc = bs->cap ? bs->cap * 2 : 64;
+	struct binary **na;
+
+	if (bs->n < bs->cap)
+		return 0;
+	na = realloc(bs->all, nc * sizeof(*na));
+	if (!na)
+		return -ENOMEM;
+	bs->all = na;
+	bs->cap = nc;
+	return 0;
+}
+
 static int insert(struct binaries *bs, struct binary *b)
 {
 	uint64_t h = id_hash(b->dev, b->ino), v;
 
-	if (bs->n == bs->cap) {
-		size_t nc = bs->cap ? bs->cap * 2 : 64;
-		struct binary **na = realloc(bs->all, nc * sizeof(*na));
-
-		if (!na)
-			return -ENOMEM;
-		bs->all = na;
-		bs->cap = nc;
-	}
+	if (make_room(bs) < 0)
+		return -ENOMEM;
 	if (u64map__get(bs->by_id, h, &v))
 		b->next_same_hash = (struct binary *)(uintptr_t)v;
 	if (u64map__put(bs->by_id, h, (uint64_t)(uintptr_t)b) < 0)
@@ -363,7 +381,8 @@ static int open_new(struct binaries *bs, int pid, const char *path, uint64_t dev
 	b->module = basename_of(b->path);
 	b->provisional = !same_view(bs, pid);
 	if (fd >= 0) {
-		b->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		b->uid = st.st_uid;
+		b->elf = elffile__read(fd);
 		if (b->elf && elf_kind(b->elf) == ELF_K_ELF)
 			read_loads(b);
 	}
@@ -449,13 +468,29 @@ uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t map_e
 	return map_start - pgoff - best->vaddr + best->offset;
 }
 
+/* Reserves what reading bytes more of the file will hold: 0, or -ENOSPC
+ * when the budget refuses (counted). */
+static int charge(struct binary *b, uint64_t bytes)
+{
+	struct loadbudget *lb = b->owner->budget;
+
+	if (!lb || !bytes)
+		return 0;
+	if (loadbudget__charge(lb, b->uid, bytes) < 0) {
+		loadbudget__refused(lb);
+		return -ENOSPC;
+	}
+	b->charged += bytes;
+	return 0;
+}
+
 struct cfi *binary__cfi(struct binary *b)
 {
 	if (!b->cfi_tried) {
 		uint64_t t0 = selfusage__thread_cpu_ns();
 
 		b->cfi_tried = 1;
-		if (b->is_elf && cfi__new(b->elf, &b->cfi) < 0)
+		if (b->is_elf && charge(b, cfi__bytes(b->elf)) == 0 && cfi__new(b->elf, &b->cfi) < 0)
 			b->cfi = NULL;
 		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}
@@ -495,7 +530,47 @@ const char *binary__module(const struct binary *b) { return b->module; }
 uint64_t binary__entry(const struct binary *b) { return b->entry; }
 const char *binary__path(const struct binary *b) { return b->path; }
 int binary__is_elf(const struct binary *b) { return b->is_elf; }
-Elf *binary__elf(struct binary *b) { return b->is_elf ? b->elf : NULL; }
+Elf *binary__open_elf(struct binary *b)
+{
+	uint64_t bytes;
+	Elf *elf;
+
+	if (!b->is_elf)
+		return NULL;
+	/* readers look exports up in .dynsym, some in .symtab, and the
+	 * soname up in .dynamic */
+	bytes = elffile__symtab_bytes(b->elf, SHT_DYNSYM) + elffile__symtab_bytes(b->elf, SHT_SYMTAB) +
+		elffile__symtab_bytes(b->elf, SHT_DYNAMIC);
+	if (charge(b, bytes) < 0)
+		return NULL;
+	if (b->owner->budget)
+		b->lent = bytes;
+	elf = elffile__read(b->fd);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		binary__close_elf(b, elf);
+		return NULL;
+	}
+	return elf;
+}
+
+void binary__keep_elf(struct binary *b, Elf *elf)
+{
+	if (b->runtime_elf)
+		elf_end(b->runtime_elf);
+	b->runtime_elf = elf;
+	b->lent = 0; /* charged until the binary goes */
+}
+
+void binary__close_elf(struct binary *b, Elf *elf)
+{
+	if (elf)
+		elf_end(elf);
+	if (b->lent) {
+		loadbudget__release(b->owner->budget, b->uid, b->lent);
+		b->charged -= b->lent;
+		b->lent = 0;
+	}
+}
 
 bool binary__runtime(const struct binary *b, uint8_t *tag, void **data)
 {
@@ -516,47 +591,6 @@ void binary__set_runtime(struct binary *b, uint8_t tag, void *data, void (*free_
 	b->runtime_free = free_data;
 }
 
-static int find_vdso_cb(void *ctx, const struct procmaps_entry *e)
-{
-	uint64_t *range = ctx;
-
-	if (e->path_len == 6 && memcmp(e->path, "[vdso]", 6) == 0) {
-		range[0] = e->start;
-		range[1] = e->end;
-		return 1;
-	}
-	return 0;
-}
-
-/* Copies our own vDSO into an unlinked temporary file (mode 0600). */
-static int copy_vdso(void)
-{
-	uint64_t range[2] = { 0, 0 };
-	uint64_t base = (uint64_t)getauxval(AT_SYSINFO_EHDR);
-	char tmpl[] = "/tmp/smolder-vdso-XXXXXX";
-	const uint8_t *p;
-	size_t len;
-	int fd, err;
-
-	if (!base)
-		return -ENOENT;
-	if (procmaps__read(getpid(), find_vdso_cb, range, NULL) != 1 || range[0] != base ||
-	    range[1] - range[0] > (1u << 20))
-		return -ENOENT;
-	p = (const uint8_t *)(uintptr_t)base;
-	len = (size_t)(range[1] - range[0]);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	unlink(tmpl);
-	err = fileio__write_all(fd, p, len);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 int binaries__get_vdso(struct binaries *bs, struct binary **out)
 {
 	struct binary *b;
@@ -569,7 +603,7 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 	}
 	if (bs->vdso_err)
 		return bs->vdso_err;
-	fd = copy_vdso();
+	fd = vdso__copy();
 	if (fd < 0) {
 		bs->vdso_err = fd;
 		return fd;
@@ -580,7 +614,6 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 		return -ENOMEM;
 	}
 	b->fd = fd;
-	b->owner = bs;
 	b->owner = bs;
 	b->names = bs->names;
 	b->cache = bs->cache;
@@ -595,19 +628,13 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out)
 	/* the symbolizer reopens the file through our descriptor */
 	snprintf(b->open_path, 64, "/proc/self/fd/%d", fd);
 	b->module = b->path;
-	b->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	b->uid = geteuid();
+	b->elf = elffile__read(fd);
 	if (b->elf && elf_kind(b->elf) == ELF_K_ELF)
 		read_loads(b);
-	if (bs->n == bs->cap) {
-		size_t nc = bs->cap ? bs->cap * 2 : 64;
-		struct binary **na = realloc(bs->all, nc * sizeof(*na));
-
-		if (!na) {
-			binary_delete(b);
-			return -ENOMEM;
-		}
-		bs->all = na;
-		bs->cap = nc;
+	if (make_room(bs) < 0) {
+		binary_delete(b);
+		return -ENOMEM;
 	}
 	bs->all[bs->n++] = b;
 	bs->vdso = b;

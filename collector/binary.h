@@ -2,8 +2,10 @@
  * inode), shared by every process that maps it. It holds what unwinding and
  * symbolization need of the file (the open ELF, its load segments, its CFI and
  * its symbol index), each loaded lazily on first use, so memory grows with the
- * number of distinct binaries, not with the number of processes.
- * Not thread-safe. */
+ * number of distinct binaries, not with the number of processes. Files are
+ * read, never mapped (their owners may cut them short at any time), and
+ * what reading them holds is charged to the owner's share of the load
+ * budget. Not thread-safe. */
 #ifndef SMOLDER_COLLECTOR_BINARY_H
 #define SMOLDER_COLLECTOR_BINARY_H
 #include <libelf.h>
@@ -98,7 +100,9 @@ int binaries__get_vdso(struct binaries *bs, struct binary **out);
  * one file page, and picking by pgoff alone took the read-only one, whose
  * vaddr is a page off. */
 uint64_t binary__bias(const struct binary *b, uint64_t map_start, uint64_t map_end, uint64_t pgoff);
-/* The CFI (loaded on first call) or NULL when the file has none. */
+/* The CFI (read on first call, its bytes reserved in the load budget) or
+ * NULL when the file has none, it cannot be read any more (cut short since
+ * it was opened), or the budget refused it. */
 struct cfi *binary__cfi(struct binary *b);
 /* The runtime a reader recognised in the binary (collector/runtimes.c
  * offers each binary to the readers once): true with its tag (0: none
@@ -108,8 +112,20 @@ bool binary__runtime(const struct binary *b, uint8_t *tag, void **data);
 /* Records what the readers said; data is freed with free_data (may be
  * NULL) when the binary goes. */
 void binary__set_runtime(struct binary *b, uint8_t tag, void *data, void (*free_data)(void *));
-/* The open ELF (read only), NULL when the file is no ELF. */
-Elf *binary__elf(struct binary *b);
+/* The file read afresh (never mapped: unwind/elffile.h) for the runtime
+ * readers' lookups of symbols, to be closed by binary__close_elf as soon
+ * as they are done: what they read (.dynsym, .symtab, .dynamic, their
+ * strings, a few bytes of data) is freed then, and reserved in the load
+ * budget until then. NULL when the file is no ELF or the budget refused it. One at a
+ * time per binary. */
+Elf *binary__open_elf(struct binary *b);
+/* Accepts NULL. */
+void binary__close_elf(struct binary *b, Elf *elf);
+/* Instead of binary__close_elf, for the Elf a reader recognised the binary
+ * in: what the reader keeps may point into what it read there (Go's
+ * pc-line table and code), so the Elf stays, charged, until the binary
+ * goes, after the reader's data is freed. One per binary. */
+void binary__keep_elf(struct binary *b, Elf *elf);
 /* The symbol index (built on first call), or NULL on allocation failure. */
 struct symindex *binary__symindex(struct binary *b);
 /* The frame "[module]" for a pc of this binary that nothing names, interned

@@ -14,6 +14,7 @@ collector_libcollector_a_SOURCES = \
 	collector/cpus.c collector/cpus.h \
 	collector/procmaps.c collector/procmaps.h \
 	collector/binary.c collector/binary.h \
+	collector/vdso.c collector/vdso.h \
 	collector/proctable.c collector/proctable.h \
 	collector/proctable_identity.c collector/proctable_state.h \
 	collector/service_unit.c collector/service_unit.h \

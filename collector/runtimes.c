@@ -229,7 +229,7 @@ static void recognise(struct runtimes *rs, struct binary *bin)
 	struct runtime_file f;
 	size_t r;
 
-	f.elf = binary__elf(bin);
+	f.elf = binary__open_elf(bin);
 	f.path = binary__path(bin);
 	if (!f.elf) {
 		binary__set_runtime(bin, 0, NULL, NULL);
@@ -240,10 +240,12 @@ static void recognise(struct runtimes *rs, struct binary *bin)
 
 		if (rs->readers[r]->recognise(&f, &data) == 1) {
 			binary__set_runtime(bin, (uint8_t)(r + 1), data, rs->readers[r]->free_data);
+			binary__keep_elf(bin, f.elf);
 			return;
 		}
 	}
 	binary__set_runtime(bin, 0, NULL, NULL);
+	binary__close_elf(bin, f.elf);
 }
 
 static uint8_t binary_tag(struct runtimes *rs, struct binary *bin, void **data)
@@ -307,8 +309,14 @@ static uint64_t lib_symbol(void *ctx, const char *const *libs, size_t nlibs, con
 		proc_map__range(cm, &start, &end, &pgoff);
 		m = process__find_map(lk->rs->pt, lk->p, start);
 		bin = m ? proc_map__binary(m) : NULL;
-		if (bin && elf_symbols__objects(binary__elf(bin), &name, 1, &at) == 1)
-			return at + proc_map__bias(m);
+		if (bin) {
+			Elf *elf = binary__open_elf(bin);
+			int found = elf_symbols__objects(elf, &name, 1, &at) == 1;
+
+			binary__close_elf(bin, elf);
+			if (found)
+				return at + proc_map__bias(m);
+		}
 	}
 	return 0;
 }

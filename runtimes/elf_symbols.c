@@ -100,11 +100,14 @@ int elf_symbols__read(Elf *elf, uint64_t vaddr, void *buf, size_t len)
 			memset(buf, 0, len);
 			return 0;
 		}
-		/* the section's bytes as in the file, bounded by what libelf read */
-		d = elf_rawdata(scn, NULL);
-		if (!d || !d->d_buf || off > d->d_size || len > d->d_size - off)
+		if (len > sh.sh_size - off)
 			return -ENOENT;
-		memcpy(buf, (const char *)d->d_buf + off, len);
+		/* those bytes only: the file is read, not mapped, and the whole
+		 * section (a library's .rodata) would stay in memory */
+		d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + off), len, ELF_T_BYTE);
+		if (!d || !d->d_buf || d->d_size != len)
+			return -ENOENT;
+		memcpy(buf, d->d_buf, len);
 		return 0;
 	}
 	return -ENOENT;

@@ -7,6 +7,7 @@
 
 #include "runtimes/elf_symbols.h"
 #include "runtimes/gopclntab_elf.h"
+#include "runtimes/gostack.h"
 
 /* The binary's allocated sections: where the table, its inline trees and
  * moduledata may be. */
@@ -188,6 +189,24 @@ static uint64_t read_gofunc(Elf *elf, const struct sections *s, uint64_t md, uin
 		if (gofunc >= s->data[i].vaddr && gofunc < s->data[i].vaddr + s->data[i].size)
 			return gofunc;
 	return 0;
+}
+
+uint64_t gopclntab_elf__bytes(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t n = 0;
+
+	if (!elf_symbols__has_section(elf, gostack__is_go_section))
+		return 0;
+	/* what collect() reads; sizes from a hostile file saturate */
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_ALLOC) &&
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			n = sh.sh_size > UINT64_MAX - n ? UINT64_MAX : n + sh.sh_size;
+	}
+	return n;
 }
 
 int gopclntab_elf__open(Elf *elf, struct gopclntab **out, struct gopclntab_elf_info *info)

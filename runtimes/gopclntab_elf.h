@@ -27,6 +27,12 @@ struct gopclntab_elf_info {
 	struct goversion version; /* 0.0 when the binary does not say */
 };
 
+/* What gopclntab_elf__open reads of elf into memory (its allocated data
+ * sections, whole: a file read, not mapped, is held), for a budget to be
+ * charged first; 0 when elf has no Go section (.gopclntab, .go.buildinfo),
+ * which is then not worth searching. */
+uint64_t gopclntab_elf__bytes(Elf *elf);
+
 /* 0 with *out (and *info when not NULL), -ENOENT when elf has no table
  * this can read, -ENOMEM. */
 int gopclntab_elf__open(Elf *elf, struct gopclntab **out, struct gopclntab_elf_info *info);

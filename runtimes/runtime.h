@@ -59,7 +59,10 @@ struct strtab_remap;
 
 /* A binary offered to a reader. */
 struct runtime_file {
-	Elf *elf;          /* read only; valid during the call */
+	Elf *elf;          /* read only; valid during the call, and, when
+	                      the reader recognises the file, until its data
+	                      is freed. Read, never mapped: every section
+	                      asked for is read whole into memory */
 	const char *path;  /* its name in the agent's view, or provisionally
 	                      another process's (collector/binary.c): never
 	                      what decides what the file is */

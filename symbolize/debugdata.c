@@ -1,11 +1,14 @@
-/* Compressed debug data, sized before anything inflates it. libdwfl and
- * libdw decompress MiniDebugInfo (.gnu_debugdata, xz) and compressed DWARF
- * sections (SHF_COMPRESSED, GNU .zdebug_*) into memory, to whatever size
- * the file declares, and keep it for the module's life: a 50 KB binary of
- * another user made the agent allocate 300 MB (found while fuzzing; 16 GB
- * fit in a 2.4 MB xz image). These checks read the sizes from the headers
- * and structure of the compressed data, without decompressing, so that a
- * bomb is refused before it goes off. */
+/* What a binary's symbols and debug data will hold, sized before anything
+ * reads them. libdwfl and libdw read symbol tables and DWARF sections into
+ * memory (the file is read, never mapped), and decompress MiniDebugInfo
+ * (.gnu_debugdata, xz) and compressed DWARF sections (SHF_COMPRESSED, GNU
+ * .zdebug_*) to whatever size the file declares, keeping it all for the
+ * module's life: a 50 KB binary of another user made the agent allocate
+ * 300 MB (found while fuzzing; 16 GB fit in a 2.4 MB xz image). These
+ * checks read the sizes from the section headers and from the headers and
+ * structure of the compressed data, without decompressing, so that a bomb
+ * is refused before it goes off and the rest is charged before it is
+ * read. */
 #include "config.h"
 
 #include <gelf.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "symbolize/debugdata.h"
+#include "unwind/elffile.h"
 
 
 /* A multibyte xz integer (at most 9 bytes, 7 bits each). 0 or -1. */
@@ -124,72 +128,98 @@ int debugdata__xz_unpacked_size(const uint8_t *b, size_t len, uint64_t *out)
 }
 
 
-/* The decompressed size that the compressed sections of elf declare. */
-static uint64_t zdebug_size(Elf *elf, size_t shstrndx)
+/* DWARF sections: what they hold as stored (the uncompressed ones) and
+ * what the compressed ones declare they inflate to. */
+static void dwarf_sizes(Elf *elf, size_t shstrndx, struct debugdata_sizes *out)
 {
 	Elf_Scn *scn = NULL;
-	uint64_t total = 0;
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
-		GElf_Chdr ch;
 		const char *name;
-		Elf_Data *d;
+		uint64_t n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		if (sh.sh_flags & SHF_COMPRESSED) {
-			/* an unreadable header: count it as too big */
-			total += gelf_getchdr(scn, &ch) ? ch.ch_size : UINT64_MAX / 2;
-		} else if ((name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-			   strncmp(name, ".zdebug", 7) == 0 && (d = elf_rawdata(scn, NULL)) &&
-			   d->d_buf && d->d_size >= 12 && memcmp(d->d_buf, "ZLIB", 4) == 0) {
-			const uint8_t *b = d->d_buf;
-			uint64_t v = 0;
-			int i;
-
-			for (i = 4; i < 12; i++)
-				v = v << 8 | b[i]; /* big-endian */
-			total += v > UINT64_MAX / 2 ? UINT64_MAX / 2 : v;
-		}
-		if (total > DEBUGDATA_MAX_ZDEBUG)
+		name = elffile__name(elf, shstrndx, &sh);
+		if (!elffile__is_dwarf(name))
+			continue;
+		n = elffile__inflated_bytes(elf, &sh, name);
+		out->gnu_zdebug |= strncmp(name, ".zdebug", 7) == 0;
+		if ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".zdebug", 7) == 0)
+			out->zdebug += n > DEBUGDATA_MAX_ZDEBUG ? DEBUGDATA_MAX_ZDEBUG + 1 : n;
+		else
+			out->dwarf += n > DEBUGDATA_MAX_ZDEBUG ? DEBUGDATA_MAX_ZDEBUG + 1 : n;
+		if (out->zdebug > DEBUGDATA_MAX_ZDEBUG || out->dwarf > DEBUGDATA_MAX_ZDEBUG)
 			break;
 	}
-	return total;
 }
 
-void debugdata__measure(int fd, struct debugdata_sizes *out)
+/* The first .gnu_debugdata (what libdwfl would decompress): its stored
+ * bytes, and what they decompress to. */
+static void minidebug_size(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct debugdata_sizes *out)
+{
+	Elf_Data *d;
+
+	/* xz does not shrink below its input by much: a larger image is no
+	 * MiniDebugInfo this agent would decompress */
+	if (sh->sh_size > DEBUGDATA_MAX_MINIDEBUG) {
+		out->minidebug_ok = 0;
+		return;
+	}
+	out->symbols += sh->sh_size;
+	d = elf_rawdata(scn, NULL);
+	if (d && d->d_buf && debugdata__xz_unpacked_size(d->d_buf, d->d_size, &out->minidebug) != 0)
+		out->minidebug_ok = 0;
+}
+
+static int has_dynamic(Elf *elf)
+{
+	size_t phnum, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return 1; /* whatever libdwfl makes of it: not for it */
+	for (i = 0; i < phnum; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_DYNAMIC)
+			return 1;
+	return 0;
+}
+
+void debugdata__measure(Elf *elf, struct debugdata_sizes *out)
 {
 	Elf_Scn *scn = NULL;
+	int seen_minidebug = 0;
 	size_t shstrndx;
-	Elf *elf;
 
-	out->minidebug = out->zdebug = 0;
-	out->minidebug_ok = out->zdebug_ok = 1;
-	elf_version(EV_CURRENT); /* before the first elf_begin; idempotent */
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return; /* not ELF to libelf either: libdwfl will refuse it */
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		goto out;
-	out->zdebug = zdebug_size(elf, shstrndx);
-	out->zdebug_ok = out->zdebug <= DEBUGDATA_MAX_ZDEBUG;
+	memset(out, 0, sizeof(*out));
+	out->minidebug_ok = out->zdebug_ok = out->symbols_ok = 1;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		out->symbols_ok = !has_dynamic(elf);
+		return;
+	}
+	out->symbols = elffile__symtab_bytes(elf, SHT_SYMTAB);
+	if (!out->symbols)
+		out->symbols = elffile__symtab_bytes(elf, SHT_DYNSYM);
+	out->symbols += elffile__symtab_bytes(elf, SHT_SYMTAB_SHNDX);
+	dwarf_sizes(elf, shstrndx, out);
+	out->zdebug_ok = out->zdebug <= DEBUGDATA_MAX_ZDEBUG && out->dwarf <= DEBUGDATA_MAX_ZDEBUG;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *name;
-		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".gnu_debugdata") != 0)
-			continue;
-		d = elf_rawdata(scn, NULL);
-		/* what libdwfl would decompress: the first such section */
-		if (d && d->d_buf && debugdata__xz_unpacked_size(d->d_buf, d->d_size, &out->minidebug) != 0)
-			out->minidebug_ok = 0;
-		break;
+		name = elffile__name(elf, shstrndx, &sh);
+		/* libdwfl reads the notes for the build-id, and the prelink
+		 * undo section for a separate debug file, whole */
+		if (sh.sh_type == SHT_NOTE || strcmp(name, ".gnu.prelink_undo") == 0)
+			out->symbols += sh.sh_size < DEBUGDATA_MAX_ZDEBUG ? sh.sh_size : DEBUGDATA_MAX_ZDEBUG;
+		else if (strcmp(name, ".gnu_debugdata") == 0 && !seen_minidebug++)
+			minidebug_size(elf, scn, &sh, out);
 	}
-out:
-	elf_end(elf);
+	if (!out->symbols && !seen_minidebug && has_dynamic(elf))
+		out->symbols_ok = 0;
 }

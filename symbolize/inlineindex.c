@@ -218,17 +218,19 @@ static int add_range(struct inlineindex *x, size_t *cap, uint64_t lo, uint64_t h
 }
 
 /* The units with code and their ranges, from the DWARF: each unit's DIE
- * only, not its children. */
+ * only, not its children. Not a skeleton's split unit: asked for it
+ * (subdie), libdw opens the .dwo file the skeleton names, at any path the
+ * binary chooses (a user's FIFO blocks the agent), and maps it. */
 static int read_units(struct inlineindex *x)
 {
 	size_t ucap = 0, rcap = 0;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Half version;
 	uint8_t type;
-	Dwarf_Die cudie, subdie;
+	Dwarf_Die cudie;
 
 	while (x->nunits < MAX_UNITS &&
-	       dwarf_get_units(x->dbg, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
+	       dwarf_get_units(x->dbg, cu, &cu, &version, &type, &cudie, NULL) == 0) {
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		size_t before = x->nranges;
@@ -501,11 +503,13 @@ static const struct inlines *build(struct inlineindex *x, struct unit *u)
 	size_t bytes;
 	int err;
 
+	/* opening the DWARF may copy it first (symbolize/debugcache.h): it
+	 * is part of the build's cost */
+	t0 = selfusage__thread_cpu_ns();
 	if (!open_dwarf(x) || !dwarf_offdie(x->dbg, u->die_off, &cudie)) {
 		u->failed = 1;
 		return NULL;
 	}
-	t0 = selfusage__thread_cpu_ns();
 	err = inlines__build(&cudie, x->shift, &t);
 	release_pages(x);
 	t0 = selfusage__thread_cpu_ns() - t0;

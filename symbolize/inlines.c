@@ -9,6 +9,7 @@
 
 #include "common/u64map.h"
 #include "symbolize/inlines.h"
+#include "unwind/elffile.h"
 
 /* Bounds for hostile DWARF. Real units: a few thousand functions, inlining
  * nests of a few dozen levels (lexical blocks included), a few ranges per
@@ -575,4 +576,18 @@ size_t inlines__at(const struct inlines *t, uint64_t addr, struct inline_frame *
 	 * or unusual DWARF) is reported as the enclosing function */
 	frame_of(h, chain[sub], &out[n++], 1);
 	return n;
+}
+
+int inlines__unused_section(const char *name)
+{
+	static const char *const unused[] = {
+		".debug_loc", ".debug_loclists", ".debug_line", ".debug_macro", ".debug_macinfo",
+		".debug_aranges", ".debug_pubnames", ".debug_pubtypes", ".debug_frame",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
+		if (elffile__is_section(name, unused[i]))
+			return 1;
+	return 0;
 }

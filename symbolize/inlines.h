@@ -46,6 +46,13 @@ int inlines__check(const void *p, size_t len);
 size_t inlines__bytes(const struct inlines *t);
 size_t inlines__count(const struct inlines *t);
 
+/* Whether a DWARF section (named as in the file: .debug_*, or GNU's
+ * compressed .zdebug_*) is one that building and naming trees never reads:
+ * locations, line tables, macros, lookup tables, CFI. libdw reads every
+ * DWARF section of a file it opens, whole: these are hidden from it
+ * (symbolize/symindex.c) or left out of copies (symbolize/debugcache.c). */
+int inlines__unused_section(const char *name);
+
 /* Frames containing pc, innermost first: the inlined subroutines, then the
  * innermost enclosing subprogram, which ends the list. Writes at most max,
  * returns how many (0: no function of this unit contains pc). Never

@@ -5,9 +5,11 @@
  * and compressed DWARF declare 128-256 MB each took the agent to 7 GB, and
  * a 15 s recording to 88 s. Per-binary limits cannot stop that; these do:
  *
- *  - bytes: what inflated debug data (MiniDebugInfo, compressed DWARF
- *    sections), the inline trees built from DWARF and the JIT names read
- *    from perf maps and jitdumps may hold, in all
+ *  - bytes: what is read of binaries (files are read, never mapped:
+ *    unwind tables, symbol tables, notes, DWARF read into memory),
+ *    inflated debug data (MiniDebugInfo, compressed DWARF sections), the
+ *    inline trees built from DWARF and the JIT names read from perf maps
+ *    and jitdumps may hold, in all
  *    (max_bytes) and per owner of the binaries (a quarter of it for each
  *    user but root, whose system libraries share the rest with everyone):
  *    one user cannot starve the others;
@@ -19,8 +21,9 @@
  *    the others'.
  *
  * A binary refused by a budget keeps its symbol-table names (.symtab,
- * .dynsym; or module+0x... when even those need MiniDebugInfo) and is
- * counted; sampling never waits for it. Not thread-safe. */
+ * .dynsym; or module+0x... when even those are refused or need
+ * MiniDebugInfo), or is unwound without its CFI, and is counted; sampling
+ * never waits for it. Not thread-safe. */
 #ifndef SMOLDER_SYMBOLIZE_LOADBUDGET_H
 #define SMOLDER_SYMBOLIZE_LOADBUDGET_H
 #include <stddef.h>

@@ -1,9 +1,13 @@
 /* Symbols of one binary: function index, inlined frames (from
- * symbolize/inlineindex.h), pc -> frames cache. */
+ * symbolize/inlineindex.h), pc -> frames cache.
+ * Long file: how a binary reaches libdwfl (read, never mapped, what is
+ * read of it sized and charged first, sections hidden) is one decision
+ * with the names it gives, over the module's one state. */
 #include "config.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +28,14 @@
 #include "profile/frame_name.h"
 #include "runtimes/gopclntab_elf.h"
 #include "symbolize/loadbudget.h"
+#include "symbolize/debugcache.h"
 #include "symbolize/debugdata.h"
 #include "symbolize/debugfind.h"
 #include "symbolize/demangle.h"
 #include "symbolize/inlineindex.h"
+#include "symbolize/inlines.h"
 #include "symbolize/symindex.h"
+#include "unwind/elffile.h"
 
 /* Bounds for hostile files and for memory: the largest real binaries
  * (browsers, databases) have about a million functions. */
@@ -40,6 +47,7 @@
 /* Entries checked backwards when the nearest symbol does not cover the pc
  * (a small sized symbol nested in a larger one). */
 #define SYMBIN_BACKSCAN 4
+#define SYMBIN_MAX_NOTES (1u << 20) /* bytes of one note section */
 
 /* Cache values: the top two bits say how to read the rest. A pc whose
  * result is one frame (the common case) needs no pool space. */
@@ -63,6 +71,7 @@ struct symindex {
 	char *module;
 	struct cachedir *cache_dir; /* borrowed; NULL: none */
 	Dwfl *dwfl;
+	struct debugfind *find; /* what dwfl's callbacks know of the module */
 	Dwfl_Module *mod;    /* NULL when the file is not usable ELF */
 	uint64_t bias;       /* module address = ELF vaddr + bias */
 	uint64_t end_vaddr;  /* end of the highest PT_LOAD */
@@ -215,13 +224,11 @@ static int build_index(struct symindex *s)
 	return 0;
 }
 
-/* Hands the file to libdwfl, which also finds separate debug info and
- * MiniDebugInfo. Always takes the fd: closed here or owned by the Dwfl.
- * s->mod stays NULL when the file is not usable ELF. */
-/* What the budgets allow of the file's compressed debug data: its
- * MiniDebugInfo (refused: the file does not reach libdwfl, its functions
- * are named module+0x...) and its DWARF (refused: symbol-table names only,
- * no inlined frames). Reserves what is allowed in s->charged. */
+/* What the budgets allow of the file's symbols and debug data: its symbol
+ * tables and MiniDebugInfo (refused: the file does not reach libdwfl, its
+ * functions are named module+0x...) and its DWARF, read into memory and
+ * inflated (refused: symbol-table names only, no inlined frames). Reserves
+ * what is allowed in s->charged. */
 static void budget_debug_data(struct symindex *s, const struct debugdata_sizes *sz,
 			      int *use_file, int *dwarf_ok)
 {
@@ -230,23 +237,24 @@ static void budget_debug_data(struct symindex *s, const struct debugdata_sizes *
 	if (!s->budget)
 		return;
 	may_load = loadbudget__may_load(s->budget, s->owner, clock__mono_ns());
-	if (sz->minidebug) {
-		if (!may_load || loadbudget__charge(s->budget, s->owner, sz->minidebug) < 0) {
-			if (may_load)
-				loadbudget__refused(s->budget);
-			*use_file = 0;
-			return;
-		}
-		s->charged += sz->minidebug;
+	if (sz->minidebug && !may_load) {
+		*use_file = 0;
+		return;
 	}
+	if (loadbudget__charge(s->budget, s->owner, sz->symbols + sz->minidebug) < 0) {
+		loadbudget__refused(s->budget);
+		*use_file = 0;
+		return;
+	}
+	s->charged += sz->symbols + sz->minidebug;
 	if (!may_load) {
 		*dwarf_ok = 0;
-	} else if (sz->zdebug && *dwarf_ok) {
-		if (loadbudget__charge(s->budget, s->owner, sz->zdebug) < 0) {
+	} else if (sz->zdebug + sz->dwarf && *dwarf_ok) {
+		if (loadbudget__charge(s->budget, s->owner, sz->zdebug + sz->dwarf) < 0) {
 			loadbudget__refused(s->budget);
 			*dwarf_ok = 0;
 		} else {
-			s->charged += sz->zdebug;
+			s->charged += sz->zdebug + sz->dwarf;
 		}
 	}
 }
@@ -268,71 +276,121 @@ static void open_inlines(struct symindex *s, const struct stat *st, const char *
 	s->has_dwarf = s->inl != NULL;
 }
 
-/* Hands the file to libdwfl, which also finds separate debug info and
- * MiniDebugInfo. Always takes the fd: closed here or owned by the Dwfl.
- * s->mod stays NULL when the file is not usable ELF. */
+/* Go's pc-line table names a Go binary's functions. Only a binary with a
+ * Go section is searched (as the Go reader recognises one): the search
+ * reads every data section whole, which is charged first (refused: the
+ * symbol tables name it). */
+static void open_go_table(struct symindex *s, Elf *elf)
+{
+	uint64_t bytes;
+
+	bytes = elf ? gopclntab_elf__bytes(elf) : 0;
+	if (!bytes)
+		return;
+	if (s->budget) {
+		if (loadbudget__charge(s->budget, s->owner, bytes) < 0) {
+			loadbudget__refused(s->budget);
+			return;
+		}
+		s->charged += bytes;
+	}
+	if (gopclntab_elf__open(elf, &s->go, NULL) != 0)
+		s->go = NULL;
+}
+
+/* Sections libdw would read for nothing, or follow to other files: DWARF
+ * the inline trees never read, .gnu_debugaltlink (libdw opens the file it
+ * names, at a path the binary chooses, and maps it), .gnu_debuglink (debug
+ * files are found by build-id only), and notes of a size no build-id note
+ * comes near (libdwfl reads every note section whole to find it). All
+ * DWARF when arg is set (refused by the budgets, or read from a copy). */
+static bool unused(const char *name, const GElf_Shdr *sh, void *arg)
+{
+	if (strcmp(name, ".gnu_debugaltlink") == 0 || strcmp(name, ".gnu_debuglink") == 0 ||
+	    (sh->sh_type == SHT_NOTE && sh->sh_size > SYMBIN_MAX_NOTES))
+		return true;
+	return elffile__is_dwarf(name) && (arg || inlines__unused_section(name));
+}
+
+/* Whether the binary's own DWARF is to be read from a copy in the cache
+ * (symbolize/debugcache.h), mapped from our directory, rather than into
+ * memory, whole, for as long as the binary is loaded: when there is a
+ * cache, the copy fits it and can be named (a build-id). */
+static bool dwarf_by_copy(const struct symindex *s, Elf *elf, const struct debugdata_sizes *sz)
+{
+	const void *id;
+
+	return s->cache_dir && (sz->dwarf || sz->zdebug) && !sz->gnu_zdebug &&
+	       sz->dwarf + sz->zdebug < debugcache__limit(s->cache_dir) &&
+	       dwelf_elf_gnu_build_id(elf, &id) > 0;
+}
+
+/* Hands the file, read into memory, to libdwfl, which also finds separate
+ * debug info and MiniDebugInfo. Always takes the fd: closed here or owned
+ * by s->find, then the Dwfl. s->mod stays NULL when the file is not usable
+ * ELF. */
 static int open_module(struct symindex *s, const char *path, int fd)
 {
 	unsigned char magic[SELFMAG];
-	Dwarf_Addr bias = 0, start = 0, end = 0;
+	Dwarf_Addr bias = 0, end = 0;
 	struct debugdata_sizes sz;
 	struct stat st;
-	int dwarf_ok, use_file = 1;
+	int dwarf_ok, use_file = 1, err = 0, copy_fd;
+	Elf *elf = NULL;
+	bool copy;
 
 	/* Only real ELF goes to libdwfl: it would otherwise try to decompress
 	 * the file (gzip/xz/bzip2 images), which a hostile user can bomb. */
 	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-	    memcmp(magic, ELFMAG, SELFMAG) != 0)
+	    memcmp(magic, ELFMAG, SELFMAG) != 0 || fstat(fd, &st) < 0)
 		goto out_close;
+	elf = elffile__read(fd);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out_close;
+	elffile__hide(elf, unused, NULL);
 	/* A decompression bomb in MiniDebugInfo: no symbols rather than OOM;
 	 * compressed DWARF too large: no DWARF. Then the global budgets. */
-	debugdata__measure(fd, &sz);
-	dwarf_ok = sz.zdebug_ok;
-	if (!sz.minidebug_ok)
+	debugdata__measure(elf, &sz);
+	copy = dwarf_by_copy(s, elf, &sz);
+	if (copy)
+		sz.dwarf = sz.zdebug = 0; /* the copy's bound applies instead */
+	dwarf_ok = copy || sz.zdebug_ok;
+	if (!sz.minidebug_ok || !sz.symbols_ok)
 		goto out_close;
 	budget_debug_data(s, &sz, &use_file, &dwarf_ok);
-	if (!use_file || fstat(fd, &st) < 0)
+	if (!use_file)
 		goto out_close;
+	if (!dwarf_ok || copy)
+		elffile__hide(elf, unused, s);
+	copy_fd = copy && dwarf_ok ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	err = debugfind__new(s->cache_dir, elf, fd, path, &s->find);
+	if (err < 0) {
+		if (copy_fd >= 0)
+			close(copy_fd);
+		goto out_close;
+	}
+	if (copy_fd >= 0)
+		debugfind__dwarf_from_copy(s->find, copy_fd);
 	s->dwfl = dwfl_begin(debugfind__callbacks());
-	if (!s->dwfl) {
-		close(fd);
+	if (!s->dwfl)
 		return -ENOMEM;
-	}
-	dwfl_report_begin(s->dwfl);
-	/* base 0 relative to p_vaddr: module addresses are the ELF vaddrs even
-	 * for prelinked libraries, whose first PT_LOAD is not at 0. */
-	s->mod = dwfl_report_elf(s->dwfl, s->module, path, fd, 0, true);
-	dwfl_report_end(s->dwfl, NULL, NULL);
-	if (!s->mod)
-		goto out_close; /* the fd is consumed only on success */
-	{
-		void **userdata = NULL;
-
-		/* the debug-file finder gets the module's slot: our cache */
-		dwfl_module_info(s->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-		if (userdata)
-			*userdata = s->cache_dir;
-	}
-	if (!dwfl_module_getelf(s->mod, &bias)) {
+	s->mod = debugfind__report(s->find, s->dwfl, s->module, &end);
+	if (!s->mod || !dwfl_module_getelf(s->mod, &bias)) {
 		s->mod = NULL;
 		return 0;
 	}
-	/* 0 by construction for ET_EXEC/ET_DYN; kept general for ET_REL. */
+	/* 0 by construction: module addresses are the ELF vaddrs */
 	s->bias = bias;
-	dwfl_module_info(s->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
 	s->end_vaddr = end - bias;
-	{
-		Elf *elf = dwfl_module_getelf(s->mod, &bias);
-
-		if (elf && gopclntab_elf__open(elf, &s->go, NULL) != 0)
-			s->go = NULL;
-	}
+	open_go_table(s, dwfl_module_getelf(s->mod, &bias));
 	open_inlines(s, &st, path, dwarf_ok);
 	return 0;
 
 out_close:
+	if (elf)
+		elf_end(elf);
 	close(fd);
-	return 0;
+	return err;
 }
 
 int symindex__new(const char *path, const char *module, struct strtab *names, struct symindex **out)
@@ -425,6 +483,7 @@ void symindex__delete(struct symindex *s)
 		loadbudget__release(s->budget, s->owner, s->charged);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	debugfind__delete(s->find);
 	u64map__delete(s->cache);
 	u64map__delete(s->starts);
 	free(s->pool);

@@ -46,7 +46,9 @@ check_PROGRAMS += \
 	tests/workloads/late_fork \
 	tests/workloads/sighandler \
 	tests/workloads/jit_fp \
-	tests/workloads/bombs
+	tests/workloads/bombs \
+	tests/workloads/truncate_own \
+	tests/workloads/libtrunc.so
 
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -127,6 +129,14 @@ tests_workloads_bombs_SOURCES = tests/workloads/bombs.c tests/workloads/wl_time.
 tests_workloads_bombs_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_bombs_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_bombs_LDADD = -ldl
+
+tests_workloads_truncate_own_SOURCES = tests/workloads/truncate_own.c tests/workloads/wl_time.h
+tests_workloads_truncate_own_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_truncate_own_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+tests_workloads_truncate_own_LDADD = -ldl
+tests_workloads_libtrunc_so_SOURCES = tests/workloads/trunc_lib.c tests/workloads/wl_time.h
+tests_workloads_libtrunc_so_CFLAGS = $(WORKLOAD_C_FLAGS) -fPIC
+tests_workloads_libtrunc_so_LDFLAGS = -shared -fPIC
 
 tests_workloads_jit_SOURCES = tests/workloads/jit.c tests/workloads/wl_time.h
 tests_workloads_jit_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -213,6 +223,7 @@ INTEGRATION_TESTS = \
 	tests/integration/security_rename.sh \
 	tests/integration/security_outputs.sh \
 	tests/integration/security_readers.sh \
+	tests/integration/security_truncate.sh \
 	tests/integration/record_starved.sh \
 	tests/integration/upload_pyroscope.sh \
 	tests/integration/upload_threads.sh \

@@ -9,6 +9,7 @@
 
 #include "common/u64map.h"
 #include "unwind/cfi.h"
+#include "unwind/elffile.h"
 
 /* Rows added before the keys are sorted again (a linear scan finds them). */
 #define CFI_TAIL 64
@@ -69,8 +70,25 @@ static size_t enc_size(uint8_t enc)
 	}
 }
 
-/* Finds the .eh_frame_hdr table through PT_GNU_EH_FRAME (present even when
- * section headers are stripped). Any surprise leaves the table unused. */
+/* The .eh_frame_hdr bytes PT_GNU_EH_FRAME points at: the data of the
+ * section that holds them, which libdw has read already (no second copy,
+ * and no read of a size only the program header states). */
+static Elf_Data *hdr_bytes(Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    sh.sh_offset == ph->p_offset && sh.sh_size == ph->p_filesz)
+			return elf_rawdata(scn, NULL);
+	}
+	return NULL;
+}
+
+/* Finds the .eh_frame_hdr table through PT_GNU_EH_FRAME. Any surprise
+ * leaves the table unused. */
 static void hdr_init(struct cfi *c, Elf *elf)
 {
 	GElf_Ehdr ehdr;
@@ -87,7 +105,7 @@ static void hdr_init(struct cfi *c, Elf *elf)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
 			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+		d = hdr_bytes(elf, &ph);
 		if (!d || !d->d_buf || d->d_size < 4)
 			return;
 		b = d->d_buf;
@@ -142,53 +160,80 @@ static uint64_t hdr_func_start(const struct cfi *c, uint64_t vaddr)
 	return hdr_entry(c, lo);
 }
 
-/* dwarf_begin_elf inflates every compressed debug section (SHF_COMPRESSED
- * or GNU .zdebug_*) to the size its header declares: about 1 GB per MB of a
- * hostile file. Beyond this total, .debug_frame is not used (.eh_frame is). */
-#define CFI_MAX_ZDEBUG (256u << 20)
+/* CFI sections larger than this (a .debug_frame once inflated) are not
+ * used: no real one comes near it, and a hostile file's sizes stay sums
+ * that cannot overflow. */
+#define CFI_MAX_SECTION (256ull << 20)
 
-/* Whether the file has a .debug_frame worth opening with libdw. */
-static bool has_debug_frame(Elf *elf)
+/* What cfi__new reads of a file, found from its section headers: the
+ * first section of each name, as libdw takes it. */
+struct cfi_sections {
+	bool eh_frame;        /* a .eh_frame with data, not too large */
+	bool debug_frame;     /* a .debug_frame (or .zdebug_frame) likewise */
+	uint64_t bytes;
+};
+
+static void find_sections(Elf *elf, struct cfi_sections *cs)
 {
+	uint64_t eh = 0, hdr = 0, dbg = 0;
+	int seen_eh = 0, seen_hdr = 0, seen_dbg = 0;
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
-	uint64_t zsize = 0;
-	bool found = false;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
+	memset(cs, 0, sizeof(*cs));
+	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
-		GElf_Chdr ch;
 		const char *name;
-		Elf_Data *d;
+		uint64_t n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && strcmp(name, ".debug_frame") == 0)
-			found = true;
-		if (sh.sh_flags & SHF_COMPRESSED) {
-			zsize += gelf_getchdr(scn, &ch) ? ch.ch_size : UINT64_MAX / 2;
-		} else if (name && strncmp(name, ".zdebug", 7) == 0 &&
-			   (d = elf_rawdata(scn, NULL)) && d->d_buf && d->d_size >= 12 &&
-			   memcmp(d->d_buf, "ZLIB", 4) == 0) {
-			const uint8_t *b = d->d_buf;
-			uint64_t v = 0;
-			int i;
-
-			for (i = 4; i < 12; i++)
-				v = v << 8 | b[i]; /* big-endian */
-			zsize += v > UINT64_MAX / 2 ? UINT64_MAX / 2 : v;
+		name = elffile__name(elf, shstrndx, &sh);
+		if (strcmp(name, ".eh_frame") == 0) {
+			if (seen_eh++)
+				continue;
+			cs->eh_frame = sh.sh_size <= CFI_MAX_SECTION;
+			eh = sh.sh_size;
+		} else if (strcmp(name, ".eh_frame_hdr") == 0) {
+			if (!seen_hdr++)
+				hdr = sh.sh_size;
+		} else if (elffile__is_section(name, ".debug_frame") && !seen_dbg++) {
+			n = elffile__inflated_bytes(elf, &sh, name);
+			cs->debug_frame = n <= CFI_MAX_SECTION;
+			dbg = n;
 		}
-		if (zsize > CFI_MAX_ZDEBUG)
-			return false;
 	}
-	return found;
+	cs->eh_frame = cs->eh_frame && hdr <= CFI_MAX_SECTION;
+	if (cs->eh_frame)
+		cs->bytes += eh + hdr;
+	if (cs->debug_frame)
+		cs->bytes += dbg;
+}
+
+uint64_t cfi__bytes(Elf *elf)
+{
+	struct cfi_sections cs;
+
+	if (!elf)
+		return 0;
+	find_sections(elf, &cs);
+	return cs.bytes;
+}
+
+/* dwarf_begin_elf reads every DWARF section it knows, whole (and inflates
+ * the compressed ones): only .debug_frame is wanted here. */
+static bool not_debug_frame(const char *name, const GElf_Shdr *sh, void *arg)
+{
+	(void)sh;
+	(void)arg;
+	return elffile__is_dwarf(name) && !elffile__is_section(name, ".debug_frame");
 }
 
 int cfi__new(Elf *elf, struct cfi **out)
 {
+	struct cfi_sections cs;
 	struct cfi *c;
 	int err = -ENOMEM;
 
@@ -198,8 +243,13 @@ int cfi__new(Elf *elf, struct cfi **out)
 	if (!c)
 		return -ENOMEM;
 	c->last = NO_ROW;
-	c->eh = dwarf_getcfi_elf(elf);
-	if (has_debug_frame(elf)) {
+	find_sections(elf, &cs);
+	/* Without a .eh_frame section libdw would find the table through
+	 * PT_GNU_EH_FRAME and, not knowing its size, read the whole file. */
+	if (cs.eh_frame)
+		c->eh = dwarf_getcfi_elf(elf);
+	if (cs.debug_frame) {
+		elffile__hide(elf, not_debug_frame, NULL);
 		c->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 		if (c->dw)
 			c->dbg = dwarf_getcfi(c->dw);

@@ -1,7 +1,7 @@
 /* Call-frame information of one binary, shared by every process mapping it.
  *
  * Loaded once per file (.eh_frame via dwarf_getcfi_elf, .debug_frame via
- * dwarf_getcfi when the file has one). The rule row for a pc is decoded once
+ * dwarf_getcfi when the file has one), read into memory when loaded. The rule row for a pc is decoded once
  * from libdw and cached (bounded), because hot loops hit the same few pcs.
  * Not thread-safe: lookups mutate the cache. */
 #ifndef SMOLDER_UNWIND_CFI_H
@@ -23,10 +23,18 @@ struct cfi;
 #define CFI_CACHE_PCS 32768
 #define CFI_CACHE_OPS 16384
 
-/* Builds the CFI of `elf`. `elf` is borrowed and must outlive the cfi.
- * Returns 0 with *out set, -ENOENT when the file has no CFI at all
- * (then the caller uses frame pointers), -ENOMEM. */
+/* Builds the CFI of `elf`, which must be read, not mapped (unwind/elffile.h:
+ * a file cut short under a mapping is a SIGBUS). `elf` is borrowed and must
+ * outlive the cfi; its DWARF sections other than .debug_frame read as empty
+ * from then on (libdw would read them all). .eh_frame is used only from a
+ * section: through PT_GNU_EH_FRAME alone libdw would read the whole file.
+ * Returns 0 with *out set, -ENOENT when the file has no CFI at all, or none
+ * it can read (then the caller uses frame pointers), -ENOMEM. */
 int cfi__new(Elf *elf, struct cfi **out);
+/* The bytes cfi__new reads of `elf` into memory (its .eh_frame and
+ * .eh_frame_hdr, its .debug_frame inflated), from its section headers: what
+ * a budget is charged before cfi__new. */
+uint64_t cfi__bytes(Elf *elf);
 void cfi__delete(struct cfi *c);
 
 /* How the caller's value of one register is recovered (DWARF 6.4.1). */

@@ -5,6 +5,7 @@ noinst_LIBRARIES += unwind/libunwind.a
 unwind_libunwind_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS)
 unwind_libunwind_a_SOURCES = \
 	unwind/regs.h unwind/regs_x86_64.c \
+	unwind/elffile.c unwind/elffile.h \
 	unwind/cfi.c unwind/cfi.h \
 	unwind/dwarf_expr.c unwind/dwarf_expr.h \
 	unwind/stackmem.c unwind/stackmem.h \

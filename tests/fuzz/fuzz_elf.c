@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	path = fuzz_tmp_write(data, size);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	FUZZ_CHECK(fd >= 0);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	naddrs = pick_addrs(e, addrs);
 	if (e && cfi__new(e, &cfi) == 0) {
 		for (i = 0; i < naddrs; i++) {

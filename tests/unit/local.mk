@@ -55,6 +55,7 @@ UNIT_TESTS = \
 	tests/unit/test_proctable_identity \
 	tests/unit/test_service_unit \
 	tests/unit/test_usernames \
+	tests/unit/test_binary \
 	tests/unit/test_thread_names \
 	tests/unit/test_ptree \
 	tests/unit/test_image_pin \
@@ -365,6 +366,12 @@ tests_unit_test_usernames_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_usernames_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_usernames_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_usernames_LINK = $(CXXLINK)
+
+tests_unit_test_binary_SOURCES = tests/unit/test_binary.c
+tests_unit_test_binary_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_binary_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_binary_LDADD = $(COLLECTOR_LIBS) -lpthread $(CRITERION_LIBS)
+tests_unit_test_binary_LINK = $(CXXLINK)
 tests_unit_test_thread_names_SOURCES = tests/unit/test_thread_names.c
 tests_unit_test_thread_names_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_thread_names_CFLAGS = $(TEST_CFLAGS)
@@ -519,6 +526,7 @@ EXTRA_tests_unit_test_symindex_DEPENDENCIES = \
 	tests/fixtures/symbolize/fixture.stripped \
 	tests/fixtures/symbolize/fixture.minidebug
 EXTRA_tests_unit_test_debugcache_DEPENDENCIES = $(EXTRA_tests_unit_test_symindex_DEPENDENCIES)
+EXTRA_tests_unit_test_binary_DEPENDENCIES = tests/fixtures/symbolize/fixture$(EXEEXT)
 
 # ELF fixtures with known names: built, never run. Their own flags (not the
 # sanitizer/warning set) keep them small; -O2 makes the always_inline

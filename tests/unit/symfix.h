@@ -1,11 +1,14 @@
 /* Shared by the unit tests of symbolize/ (test_symindex, test_kallsyms,
- * test_perfmap): the names table each test starts with, the fixture paths,
- * and lookups that return names. Static inline: each test uses a part. */
+ * test_perfmap) and of the binaries registry (test_binary): the names table
+ * each test starts with, the fixture paths, a fixture's symbols, and lookups
+ * that return names. Static inline: each test uses a part. */
 #ifndef SMOLDER_TESTS_UNIT_SYMFIX_H
 #define SMOLDER_TESTS_UNIT_SYMFIX_H
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +76,45 @@ static inline void perfmap_write(const char *path, const char *text)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	write_file(tmp, text, strlen(text));
 	cr_assert_eq(rename(tmp, path), 0);
+}
+
+/* nm: a symbol's value and size read straight from .symtab with libelf. */
+static inline int elf_sym(const char *path, const char *want, uint64_t *addr, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	cr_assert(fd >= 0, "open %s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(elf);
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB || !shdr.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			n = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (n && strcmp(n, want) == 0 && sym.st_value) {
+				*addr = sym.st_value;
+				*size = sym.st_size;
+				found = 1;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
 }
 
 static inline const char *klookup(struct kallsyms *k, uint64_t pc)

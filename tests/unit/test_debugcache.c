@@ -3,7 +3,8 @@
  * it: a stripped binary, and its DWARF zlib-compressed in a separate file
  * under DEBUG_ROOT/.build-id/. The symbols and inlined frames must be the
  * same with and without the cache, cold and warm, and a damaged copy must
- * be replaced, not trusted. */
+ * be replaced, not trusted. And copies of a binary's own DWARF: the same
+ * frames as the DWARF read from the binary, from a copy without its code. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <elfutils/libdwelf.h>
@@ -27,6 +28,7 @@
 #endif
 
 static char work[64], debug_root[128], stripped[128], debug_file[256], cache_path[128];
+static char whole[128]; /* fixture_deep with its DWARF, a private copy */
 static unsigned char build_id[64];
 static size_t build_id_len;
 
@@ -59,7 +61,7 @@ static size_t read_build_id(const char *path, unsigned char *out, size_t max)
 /* Splits fixture_deep into a stripped binary and a compressed debug file. */
 static void setup(void)
 {
-	char cmd[1024], dir[200];
+	char cmd[2048], dir[200];
 	const char *bin = SYMBOLIZE_FIXTURES_BUILDDIR "/fixture_deep";
 	size_t i, off;
 
@@ -78,10 +80,11 @@ static void setup(void)
 	for (i = 1; i < build_id_len; i++)
 		off += (size_t)snprintf(debug_file + off, sizeof(debug_file) - off, "%02x", build_id[i]);
 	snprintf(debug_file + off, sizeof(debug_file) - off, ".debug");
+	snprintf(whole, sizeof(whole), "%s/fixture_deep.whole", work);
 	snprintf(cmd, sizeof(cmd),
 		 "mkdir -p '%s' && objcopy --only-keep-debug --compress-debug-sections=zlib '%s' '%s' "
-		 "&& strip --strip-debug -o '%s' '%s'",
-		 dir, bin, debug_file, stripped, bin);
+		 "&& strip --strip-debug -o '%s' '%s' && cp '%s' '%s'",
+		 dir, bin, debug_file, stripped, bin, bin, whole);
 	cr_assert_eq(run(cmd), 0, "%s", cmd);
 	symindex__set_debug_root(debug_root);
 }
@@ -97,8 +100,9 @@ static void teardown(void)
 	}
 }
 
-/* Whether this process maps a file under the cache directory. */
-static int maps_cache_file(void)
+/* Whether this process maps a file under the cache directory whose name
+ * starts with prefix ("/debug-", "/dwarf-"). */
+static int maps_cache_file(const char *prefix)
 {
 	char line[1024];
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -106,7 +110,7 @@ static int maps_cache_file(void)
 
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, cache_path) && strstr(line, "/debug-"))
+		if (strstr(line, cache_path) && strstr(line, prefix))
 			found = 1;
 	fclose(f);
 	return found;
@@ -134,7 +138,7 @@ static void drop_inline_indexes(void)
 /* Every pc of the binary's text (every 3rd byte), resolved and joined into
  * one text: what the comparisons compare. *inlined counts "_[i]" frames;
  * *mapped says whether libdw read the DWARF from the cache's copy. */
-static char *resolve_all(struct cachedir *cache, size_t *inlined, int *mapped)
+static char *resolve_bin(const char *bin, struct cachedir *cache, size_t *inlined, int *mapped)
 {
 	struct strtab *names = strtab__new();
 	struct symindex *s = NULL;
@@ -146,7 +150,7 @@ static char *resolve_all(struct cachedir *cache, size_t *inlined, int *mapped)
 	cr_assert_not_null(out);
 	if (cache)
 		drop_inline_indexes();
-	cr_assert_eq(symindex__new_cached(stripped, "fixture_deep", names, cache, &s), 0);
+	cr_assert_eq(symindex__new_cached(bin, "fixture_deep", names, cache, &s), 0);
 	*inlined = 0;
 	for (pc = 0x1000; pc < 0x3000; pc += 3) {
 		uint32_t ids[32];
@@ -170,10 +174,15 @@ static char *resolve_all(struct cachedir *cache, size_t *inlined, int *mapped)
 		}
 	}
 	out[len] = '\0';
-	*mapped = maps_cache_file();
+	*mapped = maps_cache_file(bin == stripped ? "/debug-" : "/dwarf-");
 	symindex__delete(s);
 	strtab__delete(names);
 	return out;
+}
+
+static char *resolve_all(struct cachedir *cache, size_t *inlined, int *mapped)
+{
+	return resolve_bin(stripped, cache, inlined, mapped);
 }
 
 static int copy_name(char *buf, size_t size)
@@ -186,8 +195,9 @@ static int copy_name(char *buf, size_t size)
 	return rc;
 }
 
-/* Checks the copy: no compressed section, no line table, same build-id. */
-static void check_copy(const char *path)
+/* Checks the copy: no compressed section, no line table, same build-id;
+ * for a binary's DWARF, not its code either. */
+static void check_copy(const char *path, int dwarf_only)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), saw_info = 0;
 	Elf_Scn *scn = NULL;
@@ -206,6 +216,8 @@ static void check_copy(const char *path)
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		cr_assert_eq(sh.sh_flags & SHF_COMPRESSED, 0, "%s still compressed", name);
 		cr_assert(!name || strcmp(name, ".debug_line") != 0, "the line table was copied");
+		if (dwarf_only && name && strcmp(name, ".text") == 0)
+			cr_assert_eq(sh.sh_type, SHT_NOBITS, "the code was copied");
 		if (name && strcmp(name, ".debug_info") == 0 && sh.sh_type == SHT_PROGBITS)
 			saw_info = 1;
 	}
@@ -238,7 +250,7 @@ Test(debugcache, same_frames_cold_warm_and_after_damage)
 	cr_assert(mapped, "the DWARF was not read from the copy");
 	cr_assert_str_eq(cold, plain, "a cold cache changed the frames");
 	cr_assert_eq(stat(path, &st), 0, "no copy was written");
-	check_copy(path);
+	check_copy(path, 0);
 
 	warm = resolve_all(cache, &in_warm, &mapped);
 	cr_assert(mapped, "the DWARF was not read from the copy");
@@ -291,5 +303,50 @@ Test(debugcache, wrong_build_id_is_refused)
 	/* not the file asked for: no copy made under the other id */
 	cr_assert_eq(debugcache__open(cache, fd, other, build_id_len), -EINVAL);
 	close(fd);
+	cachedir__delete(cache);
+}
+
+/* The cache's one copy of a binary's own DWARF (name "dwarf-..."). */
+static void check_dwarf_copy(void)
+{
+	DIR *d = opendir(cache_path);
+	struct dirent *e;
+	char path[512];
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "dwarf-", 6) == 0 && ++n == 1)
+			snprintf(path, sizeof(path), "%s/%s", cache_path, e->d_name);
+	closedir(d);
+	cr_assert_eq(n, 1, "%d copies of the binary's DWARF", n);
+	check_copy(path, 1);
+}
+
+/* A binary with its DWARF: read into memory without a cache, from a copy
+ * of just its DWARF in the cache (mapped: our file, not the user's) with
+ * one; the same frames either way, cold and warm. */
+Test(debugcache, binary_dwarf_from_a_copy)
+{
+	struct cachedir *cache = NULL;
+	size_t in_plain, in_cold, in_warm;
+	char *plain, *cold, *warm;
+	int mapped;
+
+	cr_assert_eq(cachedir__open(cache_path, 1 << 30, &cache), 0);
+	plain = resolve_bin(whole, NULL, &in_plain, &mapped);
+	cr_assert_not(mapped);
+	cr_assert_gt(in_plain, 0, "the binary's DWARF gave no inlined frames");
+	cold = resolve_bin(whole, cache, &in_cold, &mapped);
+	cr_assert(mapped, "the DWARF was not read from the cache's copy");
+	cr_assert_str_eq(cold, plain, "the copy gives other frames");
+	check_dwarf_copy();
+	warm = resolve_bin(whole, cache, &in_warm, &mapped);
+	cr_assert(mapped, "the DWARF was not read from the cache's copy");
+	cr_assert_str_eq(warm, plain, "the copy gives other frames, warm");
+	check_dwarf_copy();
+	free(plain);
+	free(cold);
+	free(warm);
 	cachedir__delete(cache);
 }

@@ -20,45 +20,6 @@
 #include "symbolize/symindex.h"
 #include "tests/unit/symfix.h"
 
-/* nm: a symbol's value and size read straight from .symtab with libelf. */
-static int elf_sym(const char *path, const char *want, uint64_t *addr, uint64_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-
-	cr_assert(fd >= 0, "open %s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	cr_assert_not_null(elf);
-	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (i = 0; data && i < shdr.sh_size / shdr.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			n = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			if (n && strcmp(n, want) == 0 && sym.st_value) {
-				*addr = sym.st_value;
-				*size = sym.st_size;
-				found = 1;
-				break;
-			}
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return found;
-}
-
 /* Depth-first search for an inlined instance of `callee`; its first address. */
 static int find_inline(Dwarf_Die *die, const char *callee, uint64_t *addr)
 {

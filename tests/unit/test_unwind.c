@@ -410,7 +410,7 @@ static int real_find(void *ctx, uint64_t pc, struct unwind_module *out)
 		m->tried = true;
 		m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
 		if (m->fd >= 0)
-			m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+			m->elf = elf_begin(m->fd, ELF_C_READ, NULL);
 		if (m->elf && cfi__new(m->elf, &m->cfi) != 0)
 			m->cfi = NULL;
 	}
