@@ -34,6 +34,7 @@ static const struct runtime_reader *const table[] = {
 	&runtime_v8,
 	&runtime_ruby,
 	&runtime_php,
+	&runtime_perl,
 };
 
 /* One reader's instance on one process. */

@@ -50,5 +50,8 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/interp_place.c runtimes/interp_place.h \
 	runtimes/php_reader.c runtimes/php.c runtimes/php.h runtimes/php_names.c \
 	runtimes/php_layout.c runtimes/php_layout.h \
-	runtimes/phpcmd.c runtimes/phpcmd.h
+	runtimes/phpcmd.c runtimes/phpcmd.h \
+	runtimes/perl_reader.c runtimes/perl.c runtimes/perl.h runtimes/perl_names.c \
+	runtimes/perl_layout.c runtimes/perl_layout.h \
+	runtimes/perlcmd.c runtimes/perlcmd.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

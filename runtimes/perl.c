@@ -1,0 +1,519 @@
+/* The subs a Perl interpreter runs, read from outside (runtimes/perl.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strtab_remap.h"
+#include "runtimes/accountant.h"
+#include "runtimes/memsource.h"
+#include "runtimes/perl.h"
+
+/* Stack infos (one per nesting of Perl's own stacks: sort blocks, magic,
+ * callbacks from C) followed at most, and contexts looked at in a read:
+ * deeper recursion keeps its innermost subs. */
+#define SI_MAX 64
+#define CX_SCAN_MAX 4096
+#define CX_BATCH 32
+#define CX_BYTES_MAX 0x80
+/* A context index past this is no stack of a running program. */
+#define CXIX_MAX (1 << 20)
+/* Bytes of a CV's body read: up to xcv_flags; of a GV's: up to xgv_stash. */
+#define CV_BODY 0x60
+#define GV_BODY 0x30
+/* A pad of more entries than this is memory posing as one. */
+#define PAD_FILL_MAX (1 << 16)
+/* Pads read for proof in a read (the innermost sub of each runops call),
+ * and the entries of each read: a sub's lexicals, its ops' targets and
+ * (threaded builds) its constants come first. */
+#define PROOF_PADS 8
+#define PAD_SVS 128
+/* Op slabs of a sub followed at most: they double up to 2048 pointers,
+ * so this is a sub of some 100 000 ops. */
+#define SLABS_MAX 16
+#define SLAB_HEAD 0x28
+
+struct pad {
+	size_t frame;
+	uint64_t lo, hi;          /* the pad's array: PL_curpad while it runs */
+	uint64_t sv[PAD_SVS];     /* its entries, sorted */
+	size_t nsv;
+	uint64_t slab_lo[SLABS_MAX], slab_hi[SLABS_MAX]; /* its ops' slabs */
+	size_t nslabs;
+	/* the sub runs again further out in its runops call (recursion):
+	 * its ops and the SVs its pads share (constants) tell no call from
+	 * another, only its pad's own array does */
+	bool recursive;
+};
+
+struct raw {
+	uint64_t cv, cop, retop;
+	int32_t depth;
+};
+
+struct perl {
+	struct memsource mem;
+	uint64_t interp_ptr, curcop, curstackinfo;
+	const struct perl_layout *l;
+	bool lines;
+	struct strtab *names;
+	struct perl_names *cache;
+	uint64_t failures;
+	/* one read's scratch */
+	struct raw raw[INTERP_MAX_FRAMES];
+	uint8_t cx[CX_BATCH][CX_BYTES_MAX];
+	uint8_t head[INTERP_MAX_FRAMES][24];
+	uint8_t body[INTERP_MAX_FRAMES][CV_BODY];
+	uint8_t gbody[INTERP_MAX_FRAMES][GV_BODY];
+	struct perl_sub subs[INTERP_MAX_FRAMES];
+	struct pad pads[PROOF_PADS];
+	size_t npads;
+};
+
+static bool plausible(uint64_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+static uint64_t u64_at(const uint8_t *b, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static uint32_t u32_at(const uint8_t *b, uint32_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+int perl__open(const struct memsource *m, uint64_t interp_ptr, uint64_t curcop,
+	       uint64_t curstackinfo, const struct perl_layout *l, bool lines,
+	       struct strtab *names, struct perl **out)
+{
+	struct perl *p;
+
+	if (l->cx_size > CX_BYTES_MAX || l->cx_olddepth + 4 > l->cx_size)
+		return -EPROTO;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->mem = *m;
+	p->interp_ptr = interp_ptr;
+	p->curcop = curcop;
+	p->curstackinfo = curstackinfo;
+	p->l = l;
+	p->lines = lines;
+	p->names = names;
+	p->cache = perl_names__new();
+	if (!p->cache) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void perl__delete(struct perl *p)
+{
+	if (!p)
+		return;
+	perl_names__delete(p->cache);
+	free(p);
+}
+
+/* PL_curcop and PL_curstackinfo: through the interpreter of a threaded
+ * build, the globals of another. */
+static int roots(struct perl *p, uint64_t *cop, uint64_t *si)
+{
+	uint64_t interp;
+
+	if (!p->interp_ptr)
+		return memsource__u64(&p->mem, p->curcop, cop) ||
+		       memsource__u64(&p->mem, p->curstackinfo, si) ? -EFAULT : 0;
+	if (memsource__u64(&p->mem, p->interp_ptr, &interp) != 0)
+		return -EFAULT;
+	if (!interp)
+		return -ENOENT; /* not started, or destroyed */
+	if (!plausible(interp) || memsource__u64(&p->mem, interp + p->l->i_curcop, cop) != 0 ||
+	    memsource__u64(&p->mem, interp + p->l->i_curstackinfo, si) != 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* The sub contexts of one stack info, innermost first, appended to
+ * p->raw from *n; *scanned counts contexts looked at. */
+static int walk_contexts(struct perl *p, uint64_t cxstack, int32_t cxix, size_t *n,
+			 size_t *scanned)
+{
+	const struct perl_layout *l = p->l;
+	int32_t top = cxix;
+
+	if (cxix < -1 || cxix > CXIX_MAX)
+		return -EPROTO;
+	if (cxix >= 0 && !plausible(cxstack))
+		return -EFAULT;
+	while (top >= 0 && *n < INTERP_MAX_FRAMES && *scanned < CX_SCAN_MAX) {
+		int32_t cnt = top + 1 < CX_BATCH ? top + 1 : CX_BATCH, i;
+		uint64_t from = cxstack + (uint64_t)(top - cnt + 1) * l->cx_size;
+
+		if (memsource__read(&p->mem, from, p->cx, (size_t)cnt * l->cx_size) != 0)
+			return -EFAULT;
+		for (i = cnt - 1; i >= 0 && *n < INTERP_MAX_FRAMES; i--) {
+			const uint8_t *cx = (const uint8_t *)p->cx + (size_t)i * l->cx_size;
+			struct raw *r;
+
+			++*scanned;
+			if ((cx[0] & 0xf) != l->cxt_sub)
+				continue;
+			r = &p->raw[(*n)++];
+			r->cv = u64_at(cx, l->cx_cv);
+			r->retop = u64_at(cx, l->cx_retop);
+			r->depth = (int32_t)u32_at(cx, l->cx_olddepth) + 1;
+			/* the statement this context's caller was at: the
+			 * caller's line, kept in the next older sub's cop */
+			r->cop = u64_at(cx, l->cx_oldcop);
+		}
+		top -= cnt;
+	}
+	return 0;
+}
+
+/* Every stack info from the current one outwards. Returns how many subs,
+ * or -errno. Each sub's cop is the statement it runs: the innermost's is
+ * PL_curcop, another's the one its callee's context saved. */
+static long walk(struct perl *p)
+{
+	uint64_t cop, si, seen[SI_MAX];
+	size_t n = 0, scanned = 0, nsi = 0, k;
+	int err = roots(p, &cop, &si);
+
+	if (err)
+		return err;
+	while (si && n < INTERP_MAX_FRAMES && scanned < CX_SCAN_MAX) {
+		uint8_t b[0x28];
+
+		if (!plausible(si) || nsi == SI_MAX)
+			return -EPROTO;
+		for (k = 0; k < nsi; k++)
+			if (seen[k] == si)
+				return -EPROTO; /* a loop: memory posing as stacks */
+		seen[nsi++] = si;
+		if (memsource__read(&p->mem, si, b, sizeof(b)) != 0)
+			return -EFAULT;
+		err = walk_contexts(p, u64_at(b, p->l->si_cxstack), (int32_t)u32_at(b, p->l->si_cxix),
+				    &n, &scanned);
+		if (err)
+			return err;
+		si = u64_at(b, p->l->si_prev);
+	}
+	/* shift each saved cop to the older sub it belongs to */
+	for (k = n; k-- > 1;)
+		p->raw[k].cop = p->raw[k - 1].cop;
+	if (n)
+		p->raw[0].cop = cop;
+	return (long)n;
+}
+
+static int read_spans(struct perl *p, const uint64_t *addrs, size_t len, void *const *bufs,
+		      bool *ok, size_t n)
+{
+	size_t lens[MEMSOURCE_SPANS_MAX], i, done;
+
+	for (i = 0; i < MEMSOURCE_SPANS_MAX; i++)
+		lens[i] = len;
+	for (done = 0; done < n; done += MEMSOURCE_SPANS_MAX) {
+		size_t m = n - done < MEMSOURCE_SPANS_MAX ? n - done : MEMSOURCE_SPANS_MAX;
+		int got = memsource__readv(&p->mem, addrs + done, lens, bufs + done, ok + done, m);
+
+		if (got < 0)
+			return got;
+	}
+	for (i = 0; i < n; i++)
+		if (!ok[i])
+			return -EFAULT;
+	return 0;
+}
+
+/* n spans of len bytes at addrs[i] into rows of stride bytes at base. */
+static int read_rows(struct perl *p, const uint64_t *addrs, size_t len, uint8_t *base,
+		     size_t stride, size_t n)
+{
+	void *bufs[INTERP_MAX_FRAMES];
+	bool ok[INTERP_MAX_FRAMES];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!plausible(addrs[i]))
+			return -EPROTO;
+		bufs[i] = base + i * stride;
+	}
+	return read_spans(p, addrs, len, bufs, ok, n);
+}
+
+/* Each sub's CV, checked to be one, and what names it: its GV's name
+ * HEK and stash, or (a CV named by a HEK of its own) its HEK and stash. */
+static int describe(struct perl *p, size_t n)
+{
+	const struct perl_layout *l = p->l;
+	uint64_t addrs[INTERP_MAX_FRAMES];
+	size_t k, ngv = 0;
+	size_t gvs[INTERP_MAX_FRAMES];
+	int err;
+
+	for (k = 0; k < n; k++)
+		addrs[k] = p->raw[k].cv;
+	if ((err = read_rows(p, addrs, 16, p->head[0], sizeof(p->head[0]), n)) != 0)
+		return err;
+	for (k = 0; k < n; k++) {
+		if ((u32_at(p->head[k], PERL_SV_FLAGS) & PERL_SVTYPE_MASK) != PERL_SVT_PVCV)
+			return -EPROTO;
+		addrs[k] = u64_at(p->head[k], PERL_SV_ANY);
+	}
+	/* the body from its head: xcv_stash is at 0x20 */
+	if ((err = read_rows(p, addrs, CV_BODY, p->body[0], sizeof(p->body[0]), n)) != 0)
+		return err;
+	for (k = 0; k < n; k++) {
+		struct perl_sub *s = &p->subs[k];
+		const uint8_t *b = p->body[k];
+
+		memset(s, 0, sizeof(*s));
+		s->cv = p->raw[k].cv;
+		s->body = addrs[k];
+		s->file = u64_at(b, l->cv_file);
+		s->stash = u64_at(b, l->cv_stash);
+		if (u32_at(b, l->cv_flags) & PERL_CVF_NAMED) {
+			s->hek = u64_at(b, l->cv_gv);
+		} else {
+			s->gv = u64_at(b, l->cv_gv);
+			gvs[ngv] = k;
+			addrs[ngv++] = s->gv;
+		}
+	}
+	if (ngv && (err = read_rows(p, addrs, 16, p->head[0], sizeof(p->head[0]), ngv)) != 0)
+		return err;
+	for (k = 0; k < ngv; k++) {
+		if ((u32_at(p->head[k], PERL_SV_FLAGS) & PERL_SVTYPE_MASK) != PERL_SVT_PVGV)
+			return -EPROTO;
+		addrs[k] = u64_at(p->head[k], PERL_SV_ANY);
+	}
+	if (ngv && (err = read_rows(p, addrs, GV_BODY, p->gbody[0], sizeof(p->gbody[0]), ngv)) != 0)
+		return err;
+	for (k = 0; k < ngv; k++) {
+		struct perl_sub *s = &p->subs[gvs[k]];
+
+		s->hek = u64_at(p->gbody[k], l->gv_namehek);
+		s->stash = u64_at(p->gbody[k], l->gv_stash);
+	}
+	for (k = 0; k < n; k++)
+		addrs[k] = p->subs[k].hek;
+	if ((err = read_rows(p, addrs, 16, p->head[0], sizeof(p->head[0]), n)) != 0)
+		return err;
+	for (k = 0; k < n; k++)
+		memcpy(p->subs[k].head, p->head[k], PERL_HEAD_BYTES);
+	return 0;
+}
+
+/* Each sub's line: its statement's cop_line. */
+static int lines(struct perl *p, size_t n)
+{
+	uint64_t addrs[INTERP_MAX_FRAMES];
+	size_t k;
+	int err;
+
+	/* cop_line is 4 bytes in an 8-aligned cop: the word holding it */
+	for (k = 0; k < n; k++)
+		addrs[k] = p->raw[k].cop + (p->l->cop_line & ~7u);
+	err = read_rows(p, addrs, 8, p->head[0], sizeof(p->head[0]), n);
+	for (k = 0; !err && k < n; k++)
+		p->subs[k].line = u32_at(p->head[k], p->l->cop_line & 7u);
+	return err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The slabs the ops of frame k's sub live in (5.32+): from its root op's
+ * slot to its slab, to the chain's head, along the chain. The root must
+ * be in one of them. 0, or -errno with none kept. */
+static int slabs_of(struct perl *p, size_t k, struct pad *pd)
+{
+	const struct perl_layout *l = p->l;
+	uint64_t root = u64_at(p->body[k], l->cv_root), slab, next;
+	uint16_t hdr[4], size;
+	uint8_t b[SLAB_HEAD];
+	bool has_root = false;
+	size_t i;
+
+	if (!l->slab_slots || !plausible(root) || memsource__read(&p->mem, root - 8, hdr, 8) != 0)
+		return -EFAULT;
+	/* hdr[1]: opslot_offset, in pointers from the slab's slots */
+	slab = root - 8 - (uint64_t)hdr[1] * 8 - l->slab_slots;
+	if (!plausible(slab) || memsource__u64(&p->mem, slab + 8, &next) != 0)
+		return -EFAULT;
+	if (next)
+		slab = next; /* opslab_head: the chain's first */
+	for (i = 0; slab && i < SLABS_MAX; i++) {
+		if (!plausible(slab) || memsource__read(&p->mem, slab, b, sizeof(b)) != 0)
+			return -EFAULT;
+		memcpy(&size, b + l->slab_size, 2);
+		if (size * 8u <= l->slab_slots) {
+			pd->nslabs = 0;
+			return -EPROTO;
+		}
+		pd->slab_lo[i] = slab;
+		pd->slab_hi[i] = slab + size * 8u;
+		has_root |= root > pd->slab_lo[i] && root < pd->slab_hi[i];
+		memcpy(&slab, b, 8);
+		pd->nslabs = i + 1;
+	}
+	if (!has_root) {
+		pd->nslabs = 0;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* The pad the sub of frame k runs with (its CV's pad at its depth): the
+ * array PL_curpad points to while it runs, and the SVs in it, which the
+ * ops running it hold in registers (their targets, the lexicals they
+ * read). 0 with the pad kept and f's address and code set to its array,
+ * or -errno (the frame stays unprovable; the read stands). */
+static int pad_of(struct perl *p, size_t k, struct interp_frame *f)
+{
+	uint64_t padlist = u64_at(p->body[k], p->l->cv_padlist), pl[2], pad, head[3], fill;
+	int32_t depth = p->raw[k].depth;
+	struct pad *pd;
+	size_t i, n;
+
+	if (p->npads == PROOF_PADS)
+		return -ENOSPC;
+	if (!plausible(padlist) || memsource__read(&p->mem, padlist, pl, sizeof(pl)) != 0)
+		return -EFAULT;
+	/* xpadl_max: the deepest pad allocated */
+	if (depth < 1 || (uint64_t)depth > pl[0] || !plausible(pl[1]) ||
+	    memsource__u64(&p->mem, pl[1] + (uint64_t)depth * 8, &pad) != 0)
+		return -EPROTO;
+	if (!plausible(pad) || memsource__read(&p->mem, pad, head, sizeof(head)) != 0)
+		return -EFAULT;
+	if (((head[1] >> 32) & PERL_SVTYPE_MASK) != PERL_SVT_PVAV || !plausible(head[0]) ||
+	    !plausible(head[2]) || memsource__u64(&p->mem, head[0] + PERL_XAV_FILL, &fill) != 0)
+		return -EPROTO;
+	if ((int64_t)fill < 0 || fill >= PAD_FILL_MAX)
+		return -EPROTO;
+	pd = &p->pads[p->npads];
+	n = fill + 1 < PAD_SVS ? (size_t)fill + 1 : PAD_SVS;
+	if (memsource__read(&p->mem, head[2], pd->sv, n * 8) != 0)
+		return -EFAULT;
+	/* entry 0 is @_ of a sub; empty slots are 0 */
+	for (i = pd->nsv = 0; i < n; i++)
+		if (plausible(pd->sv[i]))
+			pd->sv[pd->nsv++] = pd->sv[i];
+	qsort(pd->sv, pd->nsv, sizeof(pd->sv[0]), cmp_u64);
+	pd->nslabs = 0;
+	(void)slabs_of(p, k, pd);
+	pd->frame = k;
+	pd->lo = head[2];
+	pd->hi = head[2] + (fill + 1) * 8;
+	p->npads++;
+	f->addr = f->code_lo = pd->lo;
+	f->code_hi = pd->hi;
+	return 0;
+}
+
+int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out)
+{
+	long n;
+	size_t k;
+	int err;
+
+	out->n = 0;
+	p->npads = 0;
+	if (!ledger__may_read(p->mem.ledger, now_ns)) {
+		p->failures++;
+		return -EBUSY;
+	}
+	n = walk(p);
+	if (n <= 0) {
+		if (n < 0 && n != -ENOENT)
+			p->failures++;
+		return n < 0 ? (int)n : -ENOENT;
+	}
+	err = describe(p, (size_t)n);
+	if (!err && p->lines)
+		err = lines(p, (size_t)n);
+	for (k = 0; !err && k < (size_t)n; k++) {
+		struct interp_frame *f = &out->f[k];
+
+		memset(f, 0, sizeof(*f));
+		/* called from C (call_sv's op has no next): its runops call's
+		 * outermost sub */
+		f->entry_end = p->raw[k].retop == 0;
+		err = perl_names__name(p->cache, &p->mem, p->l, p->names, &p->subs[k], &f->name);
+		if (!err && (k == 0 || out->f[k - 1].entry_end))
+			(void)pad_of(p, k, f);
+	}
+	if (err) {
+		p->failures++;
+		return err;
+	}
+	for (k = 0; k < p->npads; k++) {
+		size_t j = p->pads[k].frame;
+
+		p->pads[k].recursive = false;
+		while (!out->f[j].entry_end && ++j < (size_t)n)
+			if (p->raw[j].cv == p->raw[p->pads[k].frame].cv)
+				p->pads[k].recursive = true;
+	}
+	out->n = (size_t)n;
+	out->f[n - 1].entry_end = true;
+	return 0;
+}
+
+long perl__proof(const struct perl *p, const uint64_t *words, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < p->npads; k++) {
+			const struct pad *pd = &p->pads[k];
+
+			size_t j;
+
+			/* PL_curpad, or an entry's address */
+			if (words[i] >= pd->lo && words[i] < pd->hi)
+				return (long)pd->frame;
+			if (pd->recursive)
+				continue;
+			/* a lexical or an op's target */
+			if (bsearch(&words[i], pd->sv, pd->nsv, sizeof(pd->sv[0]), cmp_u64))
+				return (long)pd->frame;
+			/* an op of the sub: PL_op, or the op the loop runs next */
+			for (j = 0; j < pd->nslabs; j++)
+				if (words[i] >= pd->slab_lo[j] + SLAB_HEAD && words[i] < pd->slab_hi[j])
+					return (long)pd->frame;
+		}
+	return -1;
+}
+
+void perl__counters(const struct perl *p, struct runtime_counters *out)
+{
+	out->reads = p->mem.reads;
+	out->failures = p->failures;
+}
+
+int perl__remap_names(struct perl *p, struct strtab_remap *r)
+{
+	if (r->commit)
+		p->names = r->to;
+	return perl_names__remap(p->cache, r);
+}

@@ -1,0 +1,94 @@
+/* Perl 5's layouts, per version (runtimes/perl_layout.h).
+ *
+ * Sources: the headers of github.com/Perl/perl5 at each v5.N.0 tag, for
+ * x86-64 (pointers, IV, STRLEN, SSize_t of 8 bytes; I32, U32 of 4):
+ *  - intrpvar.h, the PerlInterpreter struct of threaded builds (one
+ *    PERLVAR per field, in order): curcop and curstackinfo follow
+ *    stack_sp, op, curpad, stack_base, stack_max (0..0x20), savestack,
+ *    savestack_ix, savestack_max, scopestack, scopestack_ix,
+ *    scopestack_max (0x28..0x44), tmps_stack, tmps_ix, tmps_floor,
+ *    tmps_max (0x48..0x60), then 5.24-5.32: sub_generation (U32) 0x68,
+ *    markstack, _ptr, _max 0x70..0x80, hash_rand_bits_enabled (U8) 0x88,
+ *    hash_rand_bits 0x90, strtab 0x98, multideref_pc 0xa0, curpm 0xa8,
+ *    (5.26+: curpm_under 0xb0), tainting, tainted, delaymagic, localizing,
+ *    in_eval (bytes), defgv, dowarn, utf8cache, defstash, curstash,
+ *    curcop, curstack, curstackinfo: curcop 0xd8 and curstackinfo 0xe8 in
+ *    5.24, 0xe0 and 0xf0 in 5.26-5.32; 5.34 moved markstack before
+ *    sub_generation and dowarn, utf8cache before localizing, so from 5.34
+ *    markstack 0x68..0x78, sub_generation 0x80, hash_rand_bits 0x88,
+ *    strtab 0x90, multideref_pc 0x98, curpm 0xa0, curpm_under 0xa8, the
+ *    bytes 0xb0..0xb7, defgv 0xb8, defstash 0xc0, curstash 0xc8, curcop
+ *    0xd0, curstack 0xd8, curstackinfo 0xe0 (5.36's Perl_runops_standard
+ *    clears `tainted` at 0xb1; the OpenTelemetry profiler's Perl tracer
+ *    has 0xe0/0xf0 and 0xd0/0xe0 for 5.28-5.40 too).
+ *  - cop.h, struct stackinfo: si_stack 0, si_cxstack 8, si_prev 0x10,
+ *    si_next 0x18, si_cxix 0x20 (I32), in every row.
+ *  - cop.h, struct block (5.24+): blku_type (U8) 0, gimme 1, u16 2,
+ *    oldsaveix 4, oldsp 8, oldmarksp 0xc, oldcop 0x10, oldpm 0x18,
+ *    old_tmpsfloor 0x20, oldscopesp 0x28, the union blk_u at 0x30;
+ *    struct block_sub: retop 0x30, then 5.24-5.30 prevcomppad 0x38, cv
+ *    0x40, olddepth 0x48; 5.32+ old_cxsubix 0x38, prevcomppad 0x40, cv
+ *    0x48, olddepth 0x50. sizeof(PERL_CONTEXT) (the union of struct block
+ *    and struct subst) 0x60, 0x68 from 5.32. CXt_SUB is 9 from 5.24
+ *    (8 before, with another block: no row). CXTYPEMASK 0xf.
+ *  - cop.h, struct cop: BASEOP (op_next, op_sibparent, op_ppaddr,
+ *    op_targ, the type and flag bits: 0x24 bytes), cop_line (line_t) 0x24.
+ *  - sv.h: an SV's head is sv_any 0, sv_refcnt 8, sv_flags 12, sv_u 16;
+ *    SVt_PVGV 9, SVt_PVAV 11, SVt_PVHV 12, SVt_PVCV 13 in every row;
+ *    _XPV_HEAD (xmg_stash, xmg_u, xpv_cur, xpv_len_u) is 0x20 bytes;
+ *    struct xpvgv: xiv_u.xivu_namehek 0x20, xnv_u.xgv_stash 0x28.
+ *  - sv.h (cv.h before 5.22 moved it), _XPVCV_COMMON after _XPV_HEAD:
+ *    xcv_stash 0x20, xcv_start_u 0x28, xcv_root_u 0x30, xcv_gv_u 0x38
+ *    (a HEK when CVf_NAMED 0x8000), xcv_file 0x40, xcv_padlist_u 0x48,
+ *    xcv_outside 0x50, xcv_outside_seq 0x58, xcv_flags (U32) 0x5c.
+ *  - pad.h, struct padlist: xpadl_max 0, xpadl_arr 8 (PAD *s by depth);
+ *    a pad is an AV whose AvARRAY is its sv_u, AvFILLp xav_fill 0x10.
+ *  - hv.h: XPVHV xhv_keys 0x10, xhv_max 0x18; struct xpvhv_aux:
+ *    xhv_name_u 0, xhv_backreferences 8, xhv_eiter 0x10, xhv_riter 0x18,
+ *    xhv_name_count 0x1c; HvAUX is &HvARRAY(hv)[HvMAX(hv) + 1] before
+ *    5.36 and the xhv_aux of struct xpvhv_with_aux (0x20) from 5.36.
+ *    HEK: hek_hash 0, hek_len 4, hek_key 8.
+ *  - op.h, from 5.32: struct opslot is opslot_size, opslot_offset (U16s,
+ *    in pointers; the op at 8); OpMySLAB(o) is the slot less
+ *    opslot_offset pointers less STRUCT_OFFSET(opslab, opslab_slots);
+ *    struct opslab: opslab_next 0, opslab_head 8, opslab_freed 0x10,
+ *    opslab_refcnt 0x18, opslab_freed_size (U16) 0x20, opslab_size (U16,
+ *    in pointers, with the header) 0x22, opslab_free_space 0x24, then
+ *    (readonly-ops builds) a bool and padding: opslab_slots 0x28. A CV's
+ *    root op (xcv_root_u, 0x30) finds the chain of its slabs. Before 5.32
+ *    a slot is opslot_next, opslot_slab (the head) and opslab_size is in
+ *    PERL_DEBUG_READONLY_OPS builds only: no slab's extent is known. */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "runtimes/perl_layout.h"
+
+#define COMMON .si_cxstack = 8, .si_prev = 0x10, .si_cxix = 0x20, .cx_oldcop = 0x10, \
+	.cx_retop = 0x30, .cxt_sub = 9, .cop_line = 0x24, .cv_stash = 0x20, .cv_gv = 0x38, \
+	.cv_file = 0x40, .cv_padlist = 0x48, .cv_flags = 0x5c, .gv_namehek = 0x20, \
+	.gv_stash = 0x28, .aux_name_count = 0x1c, .cv_root = 0x30
+#define SLABS .slab_size = 0x22, .slab_slots = 0x28
+
+/* newest first: a version takes the first row at or below it */
+static const struct perl_layout layouts[] = {
+	{ 36, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0x20, COMMON, SLABS },
+	{ 34, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0, COMMON, SLABS },
+	{ 32, 0xe0, 0xf0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0, COMMON, SLABS },
+	{ 26, 0xe0, 0xf0, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, .hv_aux = 0, COMMON },
+	{ 24, 0xd8, 0xe8, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, .hv_aux = 0, COMMON },
+};
+
+const struct perl_layout *perl_layout__by_version(unsigned revision, unsigned version)
+{
+	size_t i;
+
+	/* odd versions are development releases of the next even one; 5.41+
+	 * is newer than any header read */
+	if (revision != 5 || version > 40)
+		return NULL;
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (version >= layouts[i].minor)
+			return &layouts[i];
+	return NULL;
+}
