@@ -30,6 +30,7 @@ UNIT_TESTS = \
 	tests/unit/test_cpython \
 	tests/unit/test_ruby \
 	tests/unit/test_php \
+	tests/unit/test_perl \
 	tests/unit/test_v8 \
 	tests/unit/test_unwind \
 	tests/unit/test_stackmem \
@@ -181,6 +182,11 @@ tests_unit_test_php_SOURCES = tests/unit/test_php.c tests/unit/dying_source.h
 tests_unit_test_php_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_php_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_php_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_perl_SOURCES = tests/unit/test_perl.c tests/unit/dying_source.h
+tests_unit_test_perl_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_perl_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_perl_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 tests_unit_test_cpython_SOURCES = tests/unit/test_cpython.c tests/unit/cpython_linetables.h \
 	tests/unit/dying_source.h
 tests_unit_test_cpython_CPPFLAGS = $(UNIT_CPPFLAGS)
