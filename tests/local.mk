@@ -185,6 +185,7 @@ INTEGRATION_TESTS = \
 	tests/integration/python.sh \
 	tests/integration/deep_python.sh \
 	tests/integration/php.sh \
+	tests/integration/perl.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
 	tests/integration/steady_state.sh \
@@ -260,6 +261,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/py_service.py \
 	tests/workloads/rb_work.rb \
 	tests/workloads/php_work.php \
+	tests/workloads/perl_work.pl \
 	tests/workloads/php_fpm_app.php \
 	tests/integration/fcgi_client.py \
 	tests/workloads/bomb_lib.c \
