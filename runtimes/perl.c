@@ -15,7 +15,7 @@
  * deeper recursion keeps its innermost subs. */
 #define SI_MAX 64
 #define CX_SCAN_MAX 4096
-#define CX_BATCH 32
+#define CX_BATCH 64
 #define CX_BYTES_MAX 0x80
 /* A context index past this is no stack of a running program. */
 #define CXIX_MAX (1 << 20)
