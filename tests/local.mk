@@ -41,6 +41,7 @@ check_PROGRAMS += \
 	tests/workloads/jit \
 	tests/workloads/perfmap_churn \
 	tests/workloads/fake_cpython \
+	tests/workloads/fake_perl \
 	tests/workloads/main_exits \
 	tests/workloads/late_threads \
 	tests/workloads/late_fork \
@@ -152,6 +153,11 @@ tests_workloads_fake_cpython_SOURCES = tests/workloads/fake_cpython.c tests/work
 	runtimes/cpython_layout.c runtimes/cpython_layout.h
 tests_workloads_fake_cpython_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
 tests_workloads_fake_cpython_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread -rdynamic
+
+tests_workloads_fake_perl_SOURCES = tests/workloads/fake_perl.c tests/workloads/wl_time.h \
+	runtimes/perl_layout.c runtimes/perl_layout.h
+tests_workloads_fake_perl_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_fake_perl_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -rdynamic
 
 # --- Integration tests -------------------------------------------------------
 INTEGRATION_TESTS = \

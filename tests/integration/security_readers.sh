@@ -13,6 +13,14 @@
 # victim keeps >= 80 % of its samples in every 5 s window of the attack, and
 # the daemon's peak RSS is <= 256 MiB.
 #
+# Then a process posing as Perl 5.36 (tests/workloads/fake_perl.c), run by
+# the same other user: laid out plainly, its subs are named as it chose
+# and only in its own profile; laid out hostilely (stack infos in a cycle,
+# an index far past its context array, 4,096 contexts of a CV that is its
+# own GV, 1 KB names renamed every 100 us, a stash that is the
+# interpreter), each stack read costs at most 160 reads of its memory, and
+# nothing of it is named outside its own profile.
+#
 # Samples are counted per second of the victim's own CPU time (read from
 # /proc around each window): how much CPU it gets is the kernel's business,
 # how much of it the profiler sees is ours. The test first requires that the
@@ -21,7 +29,7 @@
 # at nice 19, are sampled less: the names budget may then not be reached
 # (names_refused is printed; the memory bound holds either way).
 . "$TESTS_SRCDIR/integration/lib.sh"
-need_workload chain fake_cpython
+need_workload chain fake_cpython fake_perl
 need_perf system
 command -v setpriv >/dev/null 2>&1 || skip "setpriv (util-linux) not installed"
 [ "$(id -u)" -eq 0 ] || skip "needs root to run the fake interpreters as another user"
@@ -236,3 +244,46 @@ if rss_max and peak > rss_max:
     ok = False
 sys.exit(0 if ok else 1)
 PY
+
+# A process posing as Perl: its frames only in its own profile, each stack
+# read bounded. chmod: nobody runs it from $TMP.
+cp "$WORKLOADS/fake_perl" "$TMP/bin/fake_perl" || fail "cannot copy fake_perl"
+chmod 755 "$TMP/bin/fake_perl"
+for mode in plain hostile; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/bin/fake_perl" "$mode" 4 &
+	FAKE=$!
+	BG_PIDS="$BG_PIDS $FAKE"
+	run_smolder 60 record -a -F 499 -d 3 -o "$TMP/perl_$mode.json"
+	[ "$SM_RC" -eq 0 ] || fail "perl $mode: record failed"
+	wait "$FAKE"
+	keep_artifact "$TMP/perl_$mode.json" "security_perl_$mode.out.json"
+	"$PYTHON3" - "$TMP/perl_$mode.json" "$mode" "$FAKE" <<'PY' || fail "a fake Perl ($mode) named frames outside itself or cost unbounded reads"
+import json, sys
+d = json.load(open(sys.argv[1]))
+mode, fake = sys.argv[2], sys.argv[3]
+own = other = named = 0
+for p in d["profiles"]:
+    mine = str(p["labels"].get("pid")) == fake or p["labels"].get("comm") == "fake_perl"
+    for s in p["stacks"]:
+        pl = [f for f in s["stack"].split(";") if f.endswith("_[pl]")]
+        if mine:
+            own += s["count"]
+            if "Fake::hot (fake_perl.pl)_[pl]" in pl:
+                named += s["count"]
+        elif pl:
+            other += s["count"]
+rt = d["stats"].get("runtimes", {}).get("perl", {})
+reads, stacks, failures = rt.get("reads", 0), rt.get("stacks", 0), rt.get("failures", 0)
+per = reads / max(stacks + failures, 1)
+print("perl %s: %d samples of the fake, %d named Fake::hot; %d samples elsewhere with Perl frames; "
+      "%d reads for %d stacks and %d failures (%.1f a read)" % (mode, own, named, other, reads, stacks,
+                                                            failures, per))
+ok = own >= 100 and other == 0 and per <= 160
+if mode == "plain":
+    ok = ok and named >= 0.9 * own
+else:
+    ok = ok and failures > 0
+sys.exit(0 if ok else 1)
+PY
+done
+exit 0
