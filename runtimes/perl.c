@@ -52,6 +52,15 @@ struct raw {
 	int32_t depth;
 };
 
+/* A sub's op slabs, known by its CV's body and root op: a live sub's
+ * slabs neither move nor grow (ops are allocated while it compiles). */
+#define SLAB_CACHE 64
+struct slabs {
+	uint64_t body, root;
+	uint64_t lo[SLABS_MAX], hi[SLABS_MAX];
+	size_t n;
+};
+
 struct perl {
 	struct memsource mem;
 	uint64_t interp_ptr, curcop, curstackinfo;
@@ -69,6 +78,7 @@ struct perl {
 	struct perl_sub subs[INTERP_MAX_FRAMES];
 	struct pad pads[PROOF_PADS];
 	size_t npads;
+	struct slabs slab_cache[SLAB_CACHE];
 };
 
 static bool plausible(uint64_t p)
@@ -343,18 +353,26 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The slabs the ops of frame k's sub live in (5.32+): from its root op's
- * slot to its slab, to the chain's head, along the chain. The root must
- * be in one of them. 0, or -errno with none kept. */
+ * slot to its slab, to the chain's head, along the chain; the root must
+ * be in one of them. Cached by the CV's body and root. 0, or -errno with
+ * none kept. */
 static int slabs_of(struct perl *p, size_t k, struct pad *pd)
 {
 	const struct perl_layout *l = p->l;
 	uint64_t root = u64_at(p->body[k], l->cv_root), slab, next;
+	uint64_t body = p->subs[k].body;
+	struct slabs *c = &p->slab_cache[((body >> 4) ^ (root >> 3)) % SLAB_CACHE];
 	uint16_t hdr[4], size;
 	uint8_t b[SLAB_HEAD];
 	bool has_root = false;
 	size_t i;
 
-	if (!l->slab_slots || !plausible(root) || memsource__read(&p->mem, root - 8, hdr, 8) != 0)
+	if (!l->slab_slots || !plausible(root))
+		return -EFAULT;
+	if (c->n && c->body == body && c->root == root)
+		goto found;
+	c->n = 0;
+	if (memsource__read(&p->mem, root - 8, hdr, 8) != 0)
 		return -EFAULT;
 	/* hdr[1]: opslot_offset, in pointers from the slab's slots */
 	slab = root - 8 - (uint64_t)hdr[1] * 8 - l->slab_slots;
@@ -366,20 +384,22 @@ static int slabs_of(struct perl *p, size_t k, struct pad *pd)
 		if (!plausible(slab) || memsource__read(&p->mem, slab, b, sizeof(b)) != 0)
 			return -EFAULT;
 		memcpy(&size, b + l->slab_size, 2);
-		if (size * 8u <= l->slab_slots) {
-			pd->nslabs = 0;
+		if (size * 8u <= l->slab_slots)
 			return -EPROTO;
-		}
-		pd->slab_lo[i] = slab;
-		pd->slab_hi[i] = slab + size * 8u;
-		has_root |= root > pd->slab_lo[i] && root < pd->slab_hi[i];
+		c->lo[i] = slab;
+		c->hi[i] = slab + size * 8u;
+		has_root |= root > c->lo[i] && root < c->hi[i];
 		memcpy(&slab, b, 8);
-		pd->nslabs = i + 1;
 	}
-	if (!has_root) {
-		pd->nslabs = 0;
+	if (!has_root)
 		return -EPROTO;
-	}
+	c->body = body;
+	c->root = root;
+	c->n = i;
+found:
+	memcpy(pd->slab_lo, c->lo, c->n * sizeof(c->lo[0]));
+	memcpy(pd->slab_hi, c->hi, c->n * sizeof(c->hi[0]));
+	pd->nslabs = c->n;
 	return 0;
 }
 

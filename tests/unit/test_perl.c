@@ -337,6 +337,24 @@ Test(perl, the_samples_words_prove_what_ran)
 		cr_assert_eq(prove(p, op_of(1)), -1, "a caller's op");
 		cr_assert_eq(prove(p, pad_sv(2, 1, 0)), -1, "an empty slot");
 		cr_assert_eq(prove(p, at(O_SLAB + 0x400 + 8)), -1, "a slab's header");
+		/* read again: the slabs from the cache (a live sub's do not
+		 * change), three reads fewer where there are slabs */
+		{
+			struct runtime_counters c0, c1, c2;
+
+			perl__counters(p, &c0);
+			cr_assert_eq(perl__read_stack(p, 1, st), 0);
+			perl__counters(p, &c1);
+			cr_assert_eq(prove(p, op_of(2)), im->l->slab_slots ? 0 : -1);
+			/* another root op: the slabs read again */
+			put16(im, O_SLAB + 2 * 0x200 + 0x28 + 5 * 8 + 2, 5); /* slot 5 */
+			put64(im, O_CVB + 2 * 0x80 + im->l->cv_root, at(O_SLAB + 2 * 0x200 + 0x28 + 5 * 8 + 8));
+			cr_assert_eq(perl__read_stack(p, 1, st), 0);
+			perl__counters(p, &c2);
+			if (im->l->slab_slots)
+				cr_assert_gt(c2.reads - c1.reads, c1.reads - c0.reads, "5.%u", versions[v]);
+			cr_assert_eq(prove(p, op_of(2)), im->l->slab_slots ? 0 : -1);
+		}
 
 		/* inner recursing: inner at depth 2 under inner at depth 1;
 		 * its ops and its SVs tell no depth, its pad does */
