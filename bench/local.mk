@@ -54,7 +54,7 @@ bench_workloads_churn_LDFLAGS = -pthread
 bench_workloads_churn_child_SOURCES = bench/workloads/churn_child.c
 bench_workloads_churn_child_CFLAGS = $(BENCH_WL_CFLAGS)
 
-EXTRA_DIST += bench/run.py bench/workloads/fib.py bench/workloads/fib.rb bench/workloads/fib.php bench/workloads/fib.js bench/workloads/JavaBench.java bench/soak.py bench/soak_attack.py \
+EXTRA_DIST += bench/run.py bench/workloads/fib.py bench/workloads/fib.rb bench/workloads/fib.php bench/workloads/fib.pl bench/workloads/fib.js bench/workloads/JavaBench.java bench/soak.py bench/soak_attack.py \
 	bench/gen_monolith.py bench/monolith.py
 
 BENCH_ENV = \

@@ -680,6 +680,8 @@ class Bench:
                        {"node", "nodejs"}, None, "full"))
         else:
             log("node: node not found, workload skipped (Debian: apt-get install nodejs)")
+        # Debian's perl 5.36: subs from the context stacks over the runops loop
+        ws.append(("perl", ["/usr/bin/perl", src + "/bench/workloads/fib.pl"], {"perl"}, None, "full"))
         java = self.java_workload(src)
         if java:
             ws.append(java)
