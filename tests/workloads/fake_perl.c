@@ -1,4 +1,4 @@
-/* Workload: a process posing as Perl 5.36 (doc/security.md 5j), to attack
+/* Workload: a process posing as Perl 5.36 (doc/security.md 5k), to attack
  * the agent's Perl reader the way a local user can. It exports what the
  * reader recognises an interpreter by (PL_curinterp, Perl_runops_standard,
  * PL_revision, PL_version, PL_subversion) and lays out its interpreter,
