@@ -45,6 +45,17 @@ struct pad {
 	 * its ops and the SVs its pads share (constants) tell no call from
 	 * another, only its pad's own array does */
 	bool recursive;
+	/* recursive, its SVs left only where another depth's pad has
+	 * another SV: a lexical of this depth proves this depth's call */
+	bool unique_svs;
+	uint64_t padl_arr, padl_max; /* its sub's PadlistARRAY, xpadl_max */
+};
+
+/* A frame of a recursion further out than its innermost call, with the
+ * pad of the depth it runs at (runtimes/perl.h: recursion_pads). */
+struct depth_pad {
+	size_t frame;
+	uint64_t lo, hi;
 };
 
 struct raw {
@@ -78,6 +89,8 @@ struct perl {
 	struct perl_sub subs[INTERP_MAX_FRAMES];
 	struct pad pads[PROOF_PADS];
 	size_t npads;
+	struct depth_pad deep[INTERP_MAX_FRAMES];
+	size_t ndeep;
 	struct slabs slab_cache[SLAB_CACHE];
 };
 
@@ -439,6 +452,8 @@ static int pad_of(struct perl *p, size_t k, struct interp_frame *f)
 		if (plausible(pd->sv[i]))
 			pd->sv[pd->nsv++] = pd->sv[i];
 	qsort(pd->sv, pd->nsv, sizeof(pd->sv[0]), cmp_u64);
+	pd->padl_arr = pl[1];
+	pd->padl_max = pl[0];
 	pd->nslabs = 0;
 	(void)slabs_of(p, k, pd);
 	pd->frame = k;
@@ -450,6 +465,71 @@ static int pad_of(struct perl *p, size_t k, struct interp_frame *f)
 	return 0;
 }
 
+/* Keeps of pd's SVs those another depth's pad (other's) does not hold:
+ * what every depth shares (constants, in threaded builds) tells no call
+ * from another, a lexical of pd's own depth does. One read. */
+static void unique_svs(struct perl *p, struct pad *pd, const struct depth_pad *other)
+{
+	uint64_t sv[PAD_SVS];
+	size_t n = (size_t)((other->hi - other->lo) / 8), i, k;
+
+	if (n > PAD_SVS)
+		n = PAD_SVS;
+	if (memsource__read(&p->mem, other->lo, sv, n * 8) != 0)
+		return;
+	qsort(sv, n, sizeof(sv[0]), cmp_u64);
+	for (i = k = 0; i < pd->nsv; i++)
+		if (!bsearch(&pd->sv[i], sv, n, sizeof(sv[0]), cmp_u64))
+			pd->sv[k++] = pd->sv[i];
+	pd->nsv = k;
+	pd->unique_svs = true;
+}
+
+/* A recursion's outer calls: the frames of pd's group that run pd's sub
+ * further out, each with the pad of the depth it runs at. A sample taken
+ * while one of them was the innermost call holds that pad: it proves that
+ * frame (the placer drops the calls made since). Three reads for all of
+ * them; a frame whose pad cannot be read stays unprovable. */
+static void recursion_pads(struct perl *p, struct pad *pd, struct interp_stack *out, size_t n)
+{
+	uint64_t addrs[INTERP_MAX_FRAMES], av[INTERP_MAX_FRAMES], head[INTERP_MAX_FRAMES][3];
+	size_t idx[INTERP_MAX_FRAMES], m = 0, j = pd->frame, i;
+
+	while (!out->f[j].entry_end && ++j < n) {
+		int32_t d = p->raw[j].depth;
+
+		if (p->raw[j].cv == p->raw[pd->frame].cv && d >= 1 && (uint64_t)d <= pd->padl_max) {
+			idx[m] = j;
+			addrs[m++] = pd->padl_arr + (uint64_t)d * 8;
+		}
+	}
+	if (!m || read_rows(p, addrs, 8, (uint8_t *)av, sizeof(av[0]), m) != 0 ||
+	    read_rows(p, av, sizeof(head[0]), (uint8_t *)head, sizeof(head[0]), m) != 0)
+		return;
+	for (i = 0; i < m; i++) {
+		if (((head[i][1] >> 32) & PERL_SVTYPE_MASK) != PERL_SVT_PVAV || !plausible(head[i][0]) ||
+		    !plausible(head[i][2]))
+			return;
+		addrs[i] = head[i][0] + PERL_XAV_FILL;
+	}
+	if (read_rows(p, addrs, 8, (uint8_t *)av, sizeof(av[0]), m) != 0)
+		return;
+	for (i = 0; i < m && p->ndeep < INTERP_MAX_FRAMES; i++) {
+		struct depth_pad *dp = &p->deep[p->ndeep];
+
+		if ((int64_t)av[i] < 0 || av[i] >= PAD_FILL_MAX)
+			continue;
+		dp->frame = idx[i];
+		dp->lo = head[i][2];
+		dp->hi = head[i][2] + (av[i] + 1) * 8;
+		out->f[idx[i]].addr = out->f[idx[i]].code_lo = dp->lo;
+		out->f[idx[i]].code_hi = dp->hi;
+		p->ndeep++;
+	}
+	if (p->ndeep)
+		unique_svs(p, pd, &p->deep[0]);
+}
+
 int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out)
 {
 	long n;
@@ -457,7 +537,7 @@ int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out)
 	int err;
 
 	out->n = 0;
-	p->npads = 0;
+	p->npads = p->ndeep = 0;
 	if (!ledger__may_read(p->mem.ledger, now_ns)) {
 		p->failures++;
 		return -EBUSY;
@@ -489,10 +569,12 @@ int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out)
 	for (k = 0; k < p->npads; k++) {
 		size_t j = p->pads[k].frame;
 
-		p->pads[k].recursive = false;
+		p->pads[k].recursive = p->pads[k].unique_svs = false;
 		while (!out->f[j].entry_end && ++j < (size_t)n)
 			if (p->raw[j].cv == p->raw[p->pads[k].frame].cv)
 				p->pads[k].recursive = true;
+		if (p->pads[k].recursive)
+			recursion_pads(p, &p->pads[k], out, (size_t)n);
 	}
 	out->n = (size_t)n;
 	out->f[n - 1].entry_end = true;
@@ -501,28 +583,40 @@ int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out)
 
 long perl__proof(const struct perl *p, const uint64_t *words, size_t n)
 {
-	size_t i, k;
+	long outermost = -1;
+	size_t i, j, k;
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < p->npads; k++) {
 			const struct pad *pd = &p->pads[k];
 
-			size_t j;
-
 			/* PL_curpad, or an entry's address */
-			if (words[i] >= pd->lo && words[i] < pd->hi)
-				return (long)pd->frame;
-			if (pd->recursive)
+			if (words[i] >= pd->lo && words[i] < pd->hi) {
+				if (!pd->recursive)
+					return (long)pd->frame;
+				if ((long)pd->frame > outermost)
+					outermost = (long)pd->frame;
+			}
+			if (pd->recursive && !pd->unique_svs)
 				continue;
 			/* a lexical or an op's target */
 			if (bsearch(&words[i], pd->sv, pd->nsv, sizeof(pd->sv[0]), cmp_u64))
 				return (long)pd->frame;
+			if (pd->recursive)
+				continue;
 			/* an op of the sub: PL_op, or the op the loop runs next */
 			for (j = 0; j < pd->nslabs; j++)
 				if (words[i] >= pd->slab_lo[j] + SLAB_HEAD && words[i] < pd->slab_hi[j])
 					return (long)pd->frame;
 		}
-	return -1;
+	/* a recursion's pads: a word may be one a deeper call left behind
+	 * after it returned; the outermost depth held was surely live */
+	for (i = 0; i < n; i++)
+		for (k = 0; k < p->ndeep; k++)
+			if (words[i] >= p->deep[k].lo && words[i] < p->deep[k].hi &&
+			    (long)p->deep[k].frame > outermost)
+				outermost = (long)p->deep[k].frame;
+	return outermost;
 }
 
 void perl__counters(const struct perl *p, struct runtime_counters *out)

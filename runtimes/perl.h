@@ -41,9 +41,12 @@ void perl__delete(struct perl *p);
 int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out);
 
 /* Which frame of the last read words[0..n) prove: the first word that
- * points into the pad array of a frame that carries one (PL_curpad, or
- * an entry's address), or is one of the SVs in that pad (an op's target,
- * a lexical). Returns the frame's index, or -1. */
+ * points into the pad array of the innermost sub of a runops call
+ * (PL_curpad, or an entry's address), is one of the SVs in that pad (an
+ * op's target, a lexical) or one of its ops. A sub that recurses is
+ * proven by pads alone, its own or those of its outer calls at their
+ * depths: the outermost such call a word points into. Returns the
+ * frame's index, or -1. */
 long perl__proof(const struct perl *p, const uint64_t *words, size_t n);
 
 void perl__counters(const struct perl *p, struct runtime_counters *out);

@@ -357,16 +357,28 @@ Test(perl, the_samples_words_prove_what_ran)
 		}
 
 		/* inner recursing: inner at depth 2 under inner at depth 1;
-		 * its ops and its SVs tell no depth, its pad does */
+		 * its ops and the SVs its depths share (entry 5: a constant)
+		 * tell no depth, its pad and its own lexicals do */
 		context(im, 0, 5, 0, 0, cop(im, 6, 22), false);
 		context(im, 0, 6, at(O_CV + 0x40), 2, cop(im, 7, 12), false);
 		stackinfo(im, 0, 6, 0);
+		put64(im, O_PADA + 0x40 * (2 * 2 + 1) + 8 * 5, pad_sv(2, 1, 5));
 		cr_assert_eq(perl__read_stack(p, 2, st), 0);
 		cr_assert_eq(st->n, 4);
 		cr_assert_eq(st->f[0].addr, pad_array(2, 2));
 		cr_assert_eq(prove(p, pad_array(2, 2)), 0);
-		cr_assert_eq(prove(p, pad_sv(2, 2, 3)), -1, "5.%u: a recursive sub's SV", versions[v]);
+		cr_assert_eq(prove(p, pad_sv(2, 2, 3)), 0, "5.%u: a lexical of its depth", versions[v]);
+		cr_assert_eq(prove(p, pad_sv(2, 1, 5)), -1, "5.%u: an SV its depths share", versions[v]);
 		cr_assert_eq(prove(p, op_of(2)), -1, "a recursive sub's op");
+		/* the outer call's own pad proves the outer call */
+		cr_assert_eq(st->f[1].addr, pad_array(2, 1));
+		cr_assert_eq(prove(p, pad_array(2, 1) + 8), 1, "5.%u: the outer depth", versions[v]);
+		{
+			uint64_t both[2] = { pad_array(2, 2), pad_array(2, 1) };
+
+			cr_assert_eq(perl__proof(p, both, 2), 1, "the outermost depth held");
+		}
+		cr_assert_eq(prove(p, pad_sv(2, 1, 3)), -1, "the outer depth's SV");
 		perl__delete(p);
 		strtab__delete(t);
 	}
