@@ -8,6 +8,8 @@
 set -u
 build=${1:?usage: valgrind-unit.sh BUILDDIR}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not installed"; exit 1; }
+# randomized tests run a tenth of their rounds under memcheck (tests/unit/rounds.h)
+export SMOLDER_TEST_ROUNDS_DIVISOR=10
 logs=$(mktemp -d "${TMPDIR:-/tmp}/smolder-vg.XXXXXX")
 for t in "$build"/tests/unit/test_*; do
 	# the binaries, not their .o/.log/.trs files

@@ -604,6 +604,6 @@ EXTRA_DIST += \
 	tests/fixtures/symbolize/kallsyms_restricted.txt
 
 # Helpers shared by unit tests.
-EXTRA_DIST += tests/unit/tmpdir.h tests/unit/symfix.h tests/unit/profile_fixture.h \
+EXTRA_DIST += tests/unit/rounds.h tests/unit/tmpdir.h tests/unit/symfix.h tests/unit/profile_fixture.h \
 	tests/unit/report_fixture.h tests/unit/http_server.h tests/unit/stack_capture.h \
 	tests/unit/named_thread.h

@@ -19,6 +19,7 @@
 #include "runtimes/memsource.h"
 #include "dying_source.h"
 #include "cpython_linetables.h"
+#include "tests/unit/rounds.h"
 
 #define BASE 0x10000000ull
 #define SIZE 0x4000u
@@ -896,7 +897,7 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 	int round;
 
 	srand(20);
-	for (round = 0; round < 3000; round++) {
+	for (round = 0; round < test_rounds(3000); round++) {
 		const unsigned *v = versions[round % 4];
 		struct cpython_symbols sym;
 		struct memsource m;

@@ -16,6 +16,7 @@
 #include "runtimes/gobinary.h"
 #include "runtimes/gojoin.h"
 #include "runtimes/memsource.h"
+#include "tests/unit/rounds.h"
 
 /* The process: g0, its m and the goroutine (one region), the goroutine's
  * stack (another), the g0 stack the sample copied (a third, also in the
@@ -335,7 +336,7 @@ Test(gojoin, damaged_images_do_not_crash_it)
 	unsigned seed = 17;
 	int round;
 
-	for (round = 0; round < 4000; round++) {
+	for (round = 0; round < test_rounds(4000); round++) {
 		struct proc x;
 		struct runtime_stack out;
 		int k;

@@ -18,6 +18,7 @@
 #include "runtimes/golayout.h"
 #include "runtimes/gopclntab.h"
 #include "runtimes/gopclntab_elf.h"
+#include "tests/unit/rounds.h"
 
 static const uint32_t magics[] = { GOPCLNTAB_MAGIC_12, GOPCLNTAB_MAGIC_116, GOPCLNTAB_MAGIC_118,
 				   GOPCLNTAB_MAGIC_120 };
@@ -223,7 +224,7 @@ Test(gopclntab, damaged_tables_stay_within_their_bytes)
 	for (m = 0; m < sizeof(magics) / sizeof(magics[0]); m++) {
 		int round;
 
-		for (round = 0; round < 3000; round++) {
+		for (round = 0; round < test_rounds(3000); round++) {
 			struct goimg img;
 			struct gopclntab *t;
 			int k, flips = 1 + round % 8;

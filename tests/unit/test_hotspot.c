@@ -16,6 +16,7 @@
 #include "runtimes/memsource.h"
 #include "runtimes/x86_frame.h"
 #include "hotspot_image.h"
+#include "tests/unit/rounds.h"
 
 #define SEC 1000000000ull
 
@@ -331,7 +332,7 @@ Test(hotspot, damaged_images_never_crash)
 
 	cr_assert_not_null(pristine);
 	memcpy(pristine, im->mem, HI_SIZE);
-	for (iter = 0; iter < 3000; iter++) {
+	for (iter = 0; iter < test_rounds(3000); iter++) {
 		struct strtab *t = strtab__new();
 		struct memsource m;
 		struct hotspot *h = NULL;

@@ -21,6 +21,7 @@
 #include "runtimes/perl.h"
 #include "runtimes/perl_layout.h"
 #include "runtimes/perlcmd.h"
+#include "tests/unit/rounds.h"
 
 #define BASE 0x20000000ull
 #define SIZE 0x5000u
@@ -570,7 +571,7 @@ Test(perl, damaged_images_and_exits_mid_read_never_crash)
 	int round;
 
 	srand(37);
-	for (round = 0; round < 3000; round++) {
+	for (round = 0; round < test_rounds(3000); round++) {
 		struct memsource m;
 		struct dying d;
 		struct perl *p;

@@ -20,6 +20,7 @@
 #include "runtimes/php.h"
 #include "runtimes/php_layout.h"
 #include "runtimes/phpcmd.h"
+#include "tests/unit/rounds.h"
 
 #define BASE 0x20000000ull
 #define SIZE 0x4000u
@@ -442,7 +443,7 @@ Test(php, damaged_images_and_exits_mid_read_never_crash)
 	int round;
 
 	srand(31);
-	for (round = 0; round < 3000; round++) {
+	for (round = 0; round < test_rounds(3000); round++) {
 		struct memsource m;
 		struct dying d;
 		struct php *p;

@@ -25,6 +25,7 @@
 #include "runtimes/ruby_lines.h"
 #include "runtimes/rubycmd.h"
 #include "ruby_image.h"
+#include "tests/unit/rounds.h"
 
 static struct ruby *open_image(struct ruby_image *im, struct strtab *t, bool lines)
 {
@@ -560,7 +561,7 @@ Test(ruby, damaged_images_and_exits_mid_read_never_crash)
 	int round;
 
 	srand(30);
-	for (round = 0; round < 3000; round++) {
+	for (round = 0; round < test_rounds(3000); round++) {
 		const unsigned *v = versions[round % 6];
 		struct ruby_symbols sym;
 		struct ruby_native ev[2];

@@ -19,6 +19,7 @@
 #include "runtimes/v8_layout.h"
 #include "runtimes/v8_script.h"
 #include "v8_metadata.h"
+#include "tests/unit/rounds.h"
 
 #define HB 0x200000000ull   /* the heap image */
 #define HSIZE (256u * 1024)
@@ -559,7 +560,7 @@ static void damage(int node)
 	clean = malloc(HSIZE);
 	cr_assert_not_null(clean);
 	memcpy(clean, im.heap, HSIZE);
-	for (round = 0; round < 1500; round++) {
+	for (round = 0; round < (unsigned)test_rounds(1500); round++) {
 		struct strtab *t = strtab__new();
 		struct runtime_stack out;
 		struct sample sm;
