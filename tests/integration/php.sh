@@ -177,8 +177,10 @@ BG_PIDS="$FPM_PID"
 i=0
 while [ ! -S "$TMP/fpm.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ -S "$TMP/fpm.sock" ] || { cat "$TMP/fpm.log"; fail "php-fpm did not start"; }
-"$PYTHON3" "$TESTS_SRCDIR/integration/fcgi_client.py" "$TMP/fpm.sock" \
-	"$TESTS_SRCDIR/workloads/php_fpm_app.php" 6 2 &
+# FPM answers nothing for a script path with ".." in it, as a build tree
+# beside the source (../tests/...) gives: the script's real path
+APP="$(cd "$TESTS_SRCDIR/workloads" && pwd -P)/php_fpm_app.php"
+"$PYTHON3" "$TESTS_SRCDIR/integration/fcgi_client.py" "$TMP/fpm.sock" "$APP" 6 2 &
 CLIENT=$!
 BG_PIDS="$FPM_PID $CLIENT"
 run_smolder 60 record -F 999 -d 4 -p "$FPM_PID" -o "$TMP/fpm.json"
