@@ -27,8 +27,16 @@ run_smolder 60 record -a -F 99 -d 10 -o "$TMP/out.json"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_ok
 keep_artifact "$TMP/out.json" security_bombs.out.json
+# Under AddressSanitizer the debug data read into the heap waits in ASan's
+# quarantine when freed, with its shadow beside it: RSS says nothing of
+# smolder's own memory there (41 MiB plain, 422 MiB under ASan), so only
+# the rest is judged.
+SANITIZED=0
+ldd "$SMOLDER" 2>/dev/null | grep -q libasan && SANITIZED=1
+[ "$SANITIZED" = 1 ] && echo "note: sanitizer build: the RSS bound is not checked (ASan quarantine)"
+export SANITIZED
 "$PYTHON3" - "$TMP/out.json" "$ms" <<'PY' || fail "the bombs still cost more than the budgets allow"
-import json, sys
+import json, os, sys
 d = json.load(open(sys.argv[1]))
 st, ms = d["stats"], int(sys.argv[2])
 rss = st["agent_peak_rss_bytes"] / 1048576.0
@@ -38,6 +46,6 @@ print("bombs: recording took %.1f s (<= 15), peak RSS %.0f MiB (<= 256), %.2f%% 
       "debug data held %.0f MiB, %d refusals, %d samples of the bombs process"
       % (ms / 1000.0, rss, lost, st.get("debug_bytes", 0) / 1048576.0,
          st.get("debug_refused", 0), bombs))
-ok = ms <= 15000 and rss <= 256 and lost <= 1.0 and st.get("debug_refused", 0) > 0 and bombs > 0
+ok = ms <= 15000 and (rss <= 256 or os.environ.get("SANITIZED") == "1") and lost <= 1.0 and st.get("debug_refused", 0) > 0 and bombs > 0
 sys.exit(0 if ok else 1)
 PY
