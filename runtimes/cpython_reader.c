@@ -311,13 +311,6 @@ static bool labels(const char *comm)
 	return strncmp(comm, "python", 6) == 0;
 }
 
-static int label(const char *cmdline, size_t len, char *out, size_t size)
-{
-	int n = pycmd__main(cmdline, len, out, size);
-
-	return n > 0 ? n : 0;
-}
-
 static int remap_names(void *inst, struct strtab_remap *r)
 {
 	struct instance *in = inst;
@@ -343,7 +336,7 @@ const struct runtime_reader runtime_cpython = {
 	.close = close_instance,
 	.read_stack = read_stack,
 	.labels = labels,
-	.label = label,
+	.label = pycmd__main,
 	.remap_names = remap_names,
 	.counters = counters,
 };

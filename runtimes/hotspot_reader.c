@@ -147,13 +147,6 @@ static bool labels(const char *comm)
 	return strcmp(comm, "java") == 0;
 }
 
-static int label(const char *cmdline, size_t len, char *out, size_t size)
-{
-	int n = javacmd__main(cmdline, len, out, size);
-
-	return n > 0 ? n : 0;
-}
-
 static int remap_names(void *inst, struct strtab_remap *r)
 {
 	return hotspot__remap_names(inst, r);
@@ -178,7 +171,7 @@ const struct runtime_reader runtime_hotspot = {
 	.describe_code = describe_code,
 	.name_frame = name_frame,
 	.labels = labels,
-	.label = label,
+	.label = javacmd__main,
 	.remap_names = remap_names,
 	.counters = counters,
 };

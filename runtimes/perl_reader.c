@@ -251,13 +251,6 @@ static bool labels(const char *comm)
 	return strncmp(comm, "perl", 4) == 0 || (n > 3 && strcmp(comm + n - 3, ".pl") == 0);
 }
 
-static int label(const char *cmdline, size_t len, char *out, size_t size)
-{
-	int n = perlcmd__label(cmdline, len, out, size);
-
-	return n > 0 ? n : 0;
-}
-
 static int remap_names(void *inst, struct strtab_remap *r)
 {
 	struct instance *in = inst;
@@ -279,7 +272,7 @@ const struct runtime_reader runtime_perl = {
 	.close = close_instance,
 	.read_stack = read_stack,
 	.labels = labels,
-	.label = label,
+	.label = perlcmd__label,
 	.remap_names = remap_names,
 	.counters = counters,
 };

@@ -212,13 +212,6 @@ static bool labels(const char *comm)
 	return strncmp(comm, "php", 3) == 0;
 }
 
-static int label(const char *cmdline, size_t len, char *out, size_t size)
-{
-	int n = phpcmd__label(cmdline, len, out, size);
-
-	return n > 0 ? n : 0;
-}
-
 static int remap_names(void *inst, struct strtab_remap *r)
 {
 	struct instance *in = inst;
@@ -240,7 +233,7 @@ const struct runtime_reader runtime_php = {
 	.close = close_instance,
 	.read_stack = read_stack,
 	.labels = labels,
-	.label = label,
+	.label = phpcmd__label,
 	.remap_names = remap_names,
 	.counters = counters,
 };

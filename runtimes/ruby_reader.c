@@ -450,13 +450,6 @@ static bool labels(const char *comm)
 	return false;
 }
 
-static int label(const char *cmdline, size_t len, char *out, size_t size)
-{
-	int n = rubycmd__main(cmdline, len, out, size);
-
-	return n > 0 ? n : 0;
-}
-
 static int remap_names(void *inst, struct strtab_remap *r)
 {
 	struct instance *in = inst;
@@ -482,7 +475,7 @@ const struct runtime_reader runtime_ruby = {
 	.close = close_instance,
 	.read_stack = read_stack,
 	.labels = labels,
-	.label = label,
+	.label = rubycmd__main,
 	.remap_names = remap_names,
 	.counters = counters,
 };

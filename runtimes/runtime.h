@@ -184,7 +184,9 @@ struct runtime_reader {
 
 	/* A process label from a command line (NUL-separated arguments), for
 	 * processes whose comm `labels` accepts: the length written to out,
-	 * 0 when nothing is recognisable. Optional. */
+	 * 0 or less when nothing is recognisable (the registry keeps only a
+	 * length in (0, size)), so a command-line parser serves as is.
+	 * Optional. */
 	bool (*labels)(const char *comm);
 	int (*label)(const char *cmdline, size_t len, char *out, size_t size);
 

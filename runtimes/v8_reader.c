@@ -121,13 +121,6 @@ static bool labels(const char *comm)
 	return strcmp(comm, "node") == 0 || strcmp(comm, "nodejs") == 0;
 }
 
-static int label(const char *cmdline, size_t len, char *out, size_t size)
-{
-	int n = nodecmd__main(cmdline, len, out, size);
-
-	return n > 0 ? n : 0;
-}
-
 static int remap_names(void *inst, struct strtab_remap *r)
 {
 	return v8__remap_names(inst, r);
@@ -153,7 +146,7 @@ const struct runtime_reader runtime_v8 = {
 	.describe_code = describe_code,
 	.read_stack = read_stack,
 	.labels = labels,
-	.label = label,
+	.label = nodecmd__main,
 	.remap_names = remap_names,
 	.counters = counters,
 };
