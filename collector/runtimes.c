@@ -797,6 +797,13 @@ void runtimes__trim(struct runtimes *rs, uint64_t now_ns)
 		struct rt_process *rp = (struct rt_process *)(uintptr_t)v;
 		bool open = false;
 
+		/* an image gone (the process exited or exec'd) whose end no
+		 * sample showed nor the process table said, its exit record
+		 * lost to a full ring: its readers go now, not when idle */
+		if (rp->pin.fd >= 0 && !rp->stale && !image_pin__same(&rp->pin)) {
+			close_slots(rs, rp);
+			rp->stale = true;
+		}
 		for (r = 0; r < rs->n; r++) {
 			struct slot *sl = &rp->slot[r];
 

@@ -113,8 +113,10 @@ bool runtimes__same_image(struct runtimes *rs, struct process *p);
  * steady cost, so that no user's processes lower the rate of others'. */
 uint64_t runtimes__cpu_ns(const struct runtimes *rs);
 
-/* Closes the instances that read nothing for RUNTIMES_IDLE_NS: a process
- * that sleeps gives back what its reader holds, and its user's place. */
+/* Closes the instances that read nothing for RUNTIMES_IDLE_NS (a process
+ * that sleeps gives back what its reader holds, and its user's place), and
+ * at once those of an image gone that no one said was (its exit record
+ * lost): with them goes the pin, the fd on /proc/PID/mem. */
 #define RUNTIMES_IDLE_NS (60ull * 1000000000ull)
 void runtimes__trim(struct runtimes *rs, uint64_t now_ns);
 

@@ -6,8 +6,9 @@
 # >= 85% hold the chain in order, named "function (node_loop.js:LINE)"
 # with the line each function is defined on (_[j], or _[i] where V8
 # inlined it), [unknown] in <= 2%; the process is labelled by its script;
-# no perf map is written. With --perf-basic-prof the same names, and none
-# of the perf map's ("JS:*leafWork ...").
+# no perf map is written. With --perf-basic-prof the same names; the perf
+# map's ("JS:*leafWork ...") only on frames the reader failed to read (at
+# most one per failure, <= 1 %).
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_perf process
 command -v node >/dev/null 2>&1 || skip "node not installed (Debian: nodejs)"
@@ -45,12 +46,19 @@ for p in d["profiles"]:
         chain += n if k == 3 else 0
 pct = lambda x: 100.0 * x / total if total else 0
 print("node %s: %d samples with a user stack, %.1f%% from _start (>= 90), %.1f%% with the chain "
-      "(>= 85), %.1f%% [unknown] (<= 2), %.1f%% perf map names (0), labels %s"
+      "(>= 85), %.2f%% [unknown] (<= 2), %.2f%% perf map names (<= 1), labels %s"
       % (sys.argv[2], total, pct(rooted), pct(chain), pct(unknown), pct(foreign), sorted(labels)))
 print("  unwind: %s" % json.dumps(d["stats"]["unwind"], sort_keys=True))
 print("  v8: %s" % json.dumps(d["stats"]["runtimes"].get("v8"), sort_keys=True))
 open(sys.argv[3], "w").write("\n".join(sorted(pids)) + "\n")
-ok = total >= 200 and pct(rooted) >= 90 and pct(chain) >= 85 and pct(unknown) <= 2 and foreign == 0
+# a frame the reader could not read keeps what the symbolizer found at its
+# pc, the perf map's name: only such frames may carry one
+v8 = d["stats"]["runtimes"].get("v8") or {}
+failed = v8.get("failures", 0) + v8.get("refused", 0)  # refused: a whole stack unread
+if foreign:
+    print("  %d samples with a perf map name, %d frames the reader failed or stacks it refused" % (foreign, failed))
+ok = total >= 200 and pct(rooted) >= 90 and pct(chain) >= 85 and pct(unknown) <= 2
+ok = ok and foreign <= failed and pct(foreign) <= 1
 sys.exit(0 if ok and labels == {"node_loop.js"} else 1)
 PY
 done

@@ -11,6 +11,7 @@
 . "$TESTS_SRCDIR/integration/lib.sh"
 FIX="$TESTS_SRCDIR/fixtures/report"
 need_perf system
+need_workload deep_base
 command -v setpriv >/dev/null 2>&1 || skip "setpriv (util-linux) not installed: cannot act as another user"
 [ "$(id -u)" -eq 0 ] || skip "needs root: the paths are planted by another user for root to write"
 AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
@@ -129,7 +130,6 @@ REC="record -a -F 99 -d $D -q --per-pid"
 REC_ARGS=${REC#record }
 # shellcheck disable=SC2086
 planted record rec $REC_ARGS
-size=$(wc -c <"$SHARED/rec.file" 2>/dev/null || echo 0)
 planted report rep -f collapsed "$FIX/a.json" "$FIX/b.json"
 
 # --- what root means -------------------------------------------------------
@@ -176,40 +176,50 @@ attempt $REC -o "$TMP/rootfifo"
 refused "record -d $D -o root's FIFO that no process opens" "$TMP/rootfifo" "$REC_BOUND_MS"
 
 # -d bounds the write too: root's FIFO, or the pipe of standard output, that
-# is opened but not read (a one-page pipe, smaller than the dump).
-if [ "$size" -le 8192 ]; then
-	echo "(the dump is only $size bytes: the unread-reader cases need more than a page; skipped)"
-else
-	# O_RDWR: a reader from the start, without waiting for the writer
-	UNREAD='import fcntl, os, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR) if len(sys.argv) > 1 else 0
+# is opened but not read (a one-page pipe). The dump must outgrow the page:
+# a quiet host's 2 s make less than that, so a 300-frame stack runs meanwhile
+# (some 10 KB of dump).
+"$WORKLOADS/deep_base" 20 >/dev/null 2>&1 &
+deep=$!
+BG_PIDS="$BG_PIDS $deep"
+# O_RDWR: a reader from the start, without waiting for the writer. It
+# says when the pipe is down to a page: smolder starts only then (a
+# slow start on a loaded host once let the dump into the default
+# 64 KiB pipe first, and the write succeeded).
+UNREAD='import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR) if sys.argv[1] != "-" else 0
 fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ: one page
+open(sys.argv[2], "w").close()
 time.sleep(60)'
-	"$PYTHON3" -c "$UNREAD" "$TMP/rootfifo" &
-	reader=$!
-	BG_PIDS="$BG_PIDS $reader"
-	sleep 0.5
-	# shellcheck disable=SC2086
-	attempt $REC -o "$TMP/rootfifo"
-	refused "record -d $D -o root's FIFO, opened and never read" "$TMP/rootfifo" "$REC_BOUND_MS"
-	kill "$reader" 2>/dev/null
+ready() { # FILE: wait (up to 20 s) for the reader to make FILE
+	_i=0
+	while [ ! -e "$1" ] && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
+}
+"$PYTHON3" -c "$UNREAD" "$TMP/rootfifo" "$TMP/ready1" &
+reader=$!
+BG_PIDS="$BG_PIDS $reader"
+ready "$TMP/ready1"
+# shellcheck disable=SC2086
+attempt $REC -o "$TMP/rootfifo"
+refused "record -d $D -o root's FIFO, opened and never read" "$TMP/rootfifo" "$REC_BOUND_MS"
+kill "$reader" 2>/dev/null
 
-	rm -f "$TMP/pipe.rc"
-	_t0=$(date +%s%N)
-	# shellcheck disable=SC2086
-	{ timeout -k 5 30 "$SMOLDER" $REC --format json 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc"; } |
-		"$PYTHON3" -c "$UNREAD" &
-	reader=$!
-	BG_PIDS="$BG_PIDS $reader"
-	i=0
-	while [ ! -s "$TMP/pipe.rc" ] && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
-	MS=$((($(date +%s%N) - _t0) / 1000000))
-	SM_RC=$(cat "$TMP/pipe.rc" 2>/dev/null || echo 124)
-	echo "+ smolder $REC --format json | (never read): exit $SM_RC after $MS ms: $(tail -n 1 "$TMP/pipe.err")"
-	ended "record -d $D into a pipe never read" "$REC_BOUND_MS" &&
-		[ "$SM_RC" -ne 0 ] || bad "record -d $D into a pipe never read: exit $SM_RC, expected an error"
-	kill "$reader" 2>/dev/null
-fi
+rm -f "$TMP/pipe.rc"
+_t0=$(date +%s%N)
+# shellcheck disable=SC2086
+{ ready "$TMP/ready2"; timeout -k 5 30 "$SMOLDER" $REC --format json 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc"; } |
+	"$PYTHON3" -c "$UNREAD" - "$TMP/ready2" &
+reader=$!
+BG_PIDS="$BG_PIDS $reader"
+i=0
+while [ ! -s "$TMP/pipe.rc" ] && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+MS=$((($(date +%s%N) - _t0) / 1000000))
+SM_RC=$(cat "$TMP/pipe.rc" 2>/dev/null || echo 124)
+echo "+ smolder $REC --format json | (never read): exit $SM_RC after $MS ms: $(tail -n 1 "$TMP/pipe.err")"
+ended "record -d $D into a pipe never read" "$REC_BOUND_MS" &&
+	[ "$SM_RC" -ne 0 ] || bad "record -d $D into a pipe never read: exit $SM_RC, expected an error"
+kill "$reader" 2>/dev/null
+kill "$deep" 2>/dev/null
 
 [ "$failures" -eq 0 ] || fail "$failures output-path check(s) failed"
 echo "security_outputs: all checks passed"

@@ -258,32 +258,41 @@ for mode in plain hostile; do
 	wait "$FAKE"
 	keep_artifact "$TMP/perl_$mode.json" "security_perl_$mode.out.json"
 	"$PYTHON3" - "$TMP/perl_$mode.json" "$mode" "$FAKE" "$rss_max" <<'PY' || fail "a fake Perl ($mode) named frames outside itself or cost unbounded reads"
-import json, sys
+import json, os, re, sys
 d = json.load(open(sys.argv[1]))
 mode, fake = sys.argv[2], sys.argv[3]
 own = other = named = 0
+# a real perl of the host (another test's, rpmbuild's scripts) has Perl
+# frames of its own: elsewhere, a Perl frame is the fake's when it is not
+# under a perl binary, or when it names the fake's file
+real_perl = re.compile(r"^perl(5[0-9.]*)?$")
 for p in d["profiles"]:
     mine = str(p["labels"].get("pid")) == fake or p["labels"].get("comm") == "fake_perl"
+    perl_exe = bool(real_perl.match(os.path.basename(p["labels"].get("exe") or "")))
     for s in p["stacks"]:
         pl = [f for f in s["stack"].split(";") if f.endswith("_[pl]")]
         if mine:
             own += s["count"]
             if "Fake::hot (fake_perl.pl)_[pl]" in pl:
                 named += s["count"]
-        elif pl:
+        elif pl and (not perl_exe or any("fake_perl" in f for f in pl)):
             other += s["count"]
 rt = d["stats"].get("runtimes", {}).get("perl", {})
 reads, stacks, failures = rt.get("reads", 0), rt.get("stacks", 0), rt.get("failures", 0)
+refused = rt.get("refused", 0)
 per = reads / max(stacks + failures, 1)
 print("perl %s: %d samples of the fake, %d named Fake::hot; %d samples elsewhere with Perl frames; "
-      "%d reads for %d stacks and %d failures (%.1f a read)" % (mode, own, named, other, reads, stacks,
-                                                            failures, per))
+      "%d reads for %d stacks and %d failures, %d of them stacks its user's budget refused (%.1f a read)"
+      % (mode, own, named, other, reads, stacks, failures, refused, per))
 ok = own >= 100 and other == 0 and per <= 160
 if mode == "plain":
     # the reader engaged: it names what the sample proves (all of it in
     # plain builds; under a sanitizer (rss_max 0) the slower agent reads
     # late and the fake's frames have moved on in about half the samples)
-    ok = ok and named >= (0.75 if sys.argv[4] != "0" else 0.25) * own
+    # of the stacks its user's read budget let it read (on a loaded host
+    # reads cost more and the budget refuses some)
+    readable = max(own - refused, 0)
+    ok = ok and named >= 50 and named >= (0.75 if sys.argv[4] != "0" else 0.25) * readable
 else:
     ok = ok and failures > 0
 sys.exit(0 if ok else 1)

@@ -586,6 +586,39 @@ Test(runtimes, idle_readers_are_closed)
 	teardown_agent();
 }
 
+/* A process that exits with its exit record lost (a full ring): no sample
+ * shows it gone and the process table never says so. The next trim finds
+ * its image gone through the pin and closes its readers and the pin's fd
+ * on /proc/PID/mem, long before they would be idle. */
+Test(runtimes, readers_of_an_image_gone_unsaid_are_closed)
+{
+	struct unwind_module m;
+	struct process *p;
+	int tell;
+	pid_t child;
+
+	setup_agent(false);
+	child = exec_child__start(0, &tell);
+	p = proctable__get(a.pt, child);
+	cr_assert_not_null(p);
+	memset(&m, 0, sizeof(m));
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 1, &m), 0);
+	cr_assert_eq(fake.opens, 1);
+	runtimes__trim(a.rs, 2);
+	cr_assert_eq(fake.closes, 0, "the child still runs its image");
+
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(tell);
+	runtimes__trim(a.rs, 3);
+	cr_assert_eq(fake.closes, 1, "its reader is closed at the first trim after its exit");
+	runtimes__finish_window(a.rs, &a.st);
+	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->readers, 0);
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 4, &m), -ENOENT);
+	cr_assert_eq(fake.opens, 1, "and nothing opens on the gone image");
+	teardown_agent();
+}
+
 /* A user's readers open at once are bounded: past the bound an open is
  * refused and retried later, as a failed one. */
 Test(runtimes, a_users_readers_are_bounded)
