@@ -82,7 +82,7 @@ void livestack__attach(struct livestack *ls, struct process *p, int tid, struct 
 	stack->far = &ls->far;
 }
 
-void livestack__count(const struct livestack *ls, const struct unwind_stack *stack,
+void livestack__count(const struct livestack *ls, const struct unwind_stack *stack, bool walk_joined,
 		      struct agent_stats *st)
 {
 	const struct stackmem_far *f = stack->far;
@@ -93,6 +93,16 @@ void livestack__count(const struct livestack *ls, const struct unwind_stack *sta
 		return;
 	if (f->used)
 		st->deep_stacks++;
+	/* proven by the walk, or gone on from it where the live stack
+	 * had moved: whole either way */
+	if (walk_joined || (f->walk_proved && !f->walk_cut)) {
+		st->deep_walk_proved++;
+		return;
+	}
+	if (f->walk_cut) {
+		st->deep_stale++;
+		return;
+	}
 	switch (f->err) {
 	case 0:
 		break;

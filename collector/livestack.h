@@ -10,6 +10,7 @@
  * thread owns it. */
 #ifndef SMOLDER_COLLECTOR_LIVESTACK_H
 #define SMOLDER_COLLECTOR_LIVESTACK_H
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The most of one stack read beyond the copy: with the default 16 KiB
@@ -32,8 +33,9 @@ void livestack__delete(struct livestack *ls);
 void livestack__attach(struct livestack *ls, struct process *p, int tid, struct unwind_stack *stack);
 
 /* Adds to st what the sample's unwinds read beyond the copy, and how the
- * last one (stack) ended there. */
-void livestack__count(const struct livestack *ls, const struct unwind_stack *stack,
+ * last one (stack) ended there; walk_joined: its stack went on from the
+ * sample's frame-pointer walk where the live stack had moved. */
+void livestack__count(const struct livestack *ls, const struct unwind_stack *stack, bool walk_joined,
 		      struct agent_stats *st);
 
 #endif

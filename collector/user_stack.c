@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "symbolize/symbolizer.h"
 #include "unwind/cfi.h"
 #include "unwind/regs.h"
+#include "unwind/stackmem.h"
 
 /* A pc in no known mapping triggers a /proc/PID/maps re-read, at most this
  * often per process. */
@@ -38,7 +40,23 @@ struct user_stack {
 	struct unwind_stack stack;
 	struct livestack *live;      /* the stack beyond the copy (DWARF mode) */
 	struct runtime_stack *lang;  /* the sample's language frames */
+	size_t max_walk;             /* the kernel's perf_event_max_stack */
+	bool walk_joined;            /* the sample's stack goes on from the walk */
 };
+
+/* How many entries the kernel puts in a callchain at most. */
+static size_t perf_max_stack(void)
+{
+	unsigned long v = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? (size_t)v : 127;
+}
 
 int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct runtimes *rs, int dwarf,
 		    uint64_t regs_mask, size_t max_frames, bool mono_times, struct user_stack **out)
@@ -55,6 +73,7 @@ int user_stack__new(struct proctable *procs, struct symbolizer *sym, struct runt
 	u->keep_native = rs && runtimes__opts(rs)->keep_native;
 	u->regs_mask = regs_mask;
 	u->max_frames = max_frames;
+	u->max_walk = perf_max_stack();
 	u->frames = calloc(max_frames ? max_frames : 1, sizeof(*u->frames));
 	u->lang = calloc(1, sizeof(*u->lang));
 	if (!u->frames || !u->lang || (dwarf && livestack__new(rs, &u->live) < 0)) {
@@ -122,22 +141,23 @@ static size_t unwind_dwarf(struct user_stack *u, const struct perf_sample *smp, 
 	return n;
 }
 
-/* Frame-pointer mode: the kernel walked the user stack by frame pointers;
- * user[0] is the sampled ip, the others are return addresses (looked up at
- * pc - 1: the call may be a function's last instruction). Through code built
- * without frame pointers the walk follows whatever %rbp holds, so a return
- * address in no executable mapping ends the stack there (counted as bad_pc)
- * instead of adding [unknown] roots. An ip in no mapping is UNWIND_NO_MAP:
- * the caller re-reads /proc/PID/maps, as in DWARF mode. */
-static size_t from_callchain(struct user_stack *u, const struct callchain_parts *cc,
-			     enum unwind_stop *why)
+/* Appends frames from the kernel's frame-pointer walk, walk[i0..nr), to
+ * frames [0, n): user[0] is the sampled ip, the others are return
+ * addresses (looked up at pc - 1: the call may be a function's last
+ * instruction). Through code built without frame pointers the walk follows
+ * whatever %rbp holds, so a return address in no executable mapping ends
+ * the stack there (counted as bad_pc) instead of adding [unknown] roots. An
+ * ip in no mapping is UNWIND_NO_MAP: the caller re-reads /proc/PID/maps, as
+ * in DWARF mode. Returns the new count. */
+static size_t append_walk(struct user_stack *u, const uint64_t *walk, size_t nr, size_t i0, size_t n,
+			  enum unwind_stop *why)
 {
-	size_t i, n = 0;
+	size_t i;
 
 	*why = UNWIND_COMPLETE;
-	for (i = 0; i < cc->user_nr; i++) {
+	for (i = i0; i < nr; i++) {
 		struct unwind_frame *f;
-		uint64_t pc = cc->user[i];
+		uint64_t pc = walk[i];
 		uint64_t lookup = i ? pc - 1 : pc;
 		struct proc_map *m;
 
@@ -157,6 +177,7 @@ static size_t from_callchain(struct user_stack *u, const struct callchain_parts 
 		if (!m)
 			*why = UNWIND_NO_MAP;
 		f = &u->frames[n++];
+		memset(f, 0, sizeof(*f));
 		f->pc = pc;
 		f->owner = m && proc_map__binary(m) ? m : NULL;
 		f->vaddr = f->owner ? lookup - proc_map__bias(m) : 0;
@@ -168,6 +189,53 @@ static size_t from_callchain(struct user_stack *u, const struct callchain_parts 
 			if (c)
 				cfi__func_start(c, f->vaddr, &f->func_start);
 		}
+	}
+	return n;
+}
+
+/* Frame-pointer mode: the kernel walked the user stack by frame pointers. */
+static size_t from_callchain(struct user_stack *u, const struct callchain_parts *cc,
+			     enum unwind_stop *why)
+{
+	return append_walk(u, cc->user, cc->user_nr, 0, 0, why);
+}
+
+/* Keeps of frames [0, n) unwound in DWARF mode what the sample proves
+ * (unwind/stackmem.h: frames read beyond the copy, judged by the kernel's
+ * frame-pointer walk where it is credible), and where the stack is cut,
+ * goes on from the walk: it was taken with the sample, so the return
+ * addresses it holds past the last frame it shares with the unwind are the
+ * sample's callers, however the live stack has moved since. */
+static size_t prove_deep(struct user_stack *u, const struct callchain_parts *cc, size_t n,
+			 enum unwind_stop *why)
+{
+	const uint64_t *walk = cc ? cc->user : NULL;
+	size_t walk_nr = cc ? cc->user_nr : 0, next, kept;
+
+	kept = stackmem__prove(&u->stack, u->frames, n, walk, walk_nr, &next);
+	/* a frame cut where the walk did not see it; or bytes past a moved
+	 * seam that gave no frame, only a CFA that does not climb */
+	if (kept < n || (*why == UNWIND_BAD_PC && u->stack.far->seam_moved)) {
+		n = kept;
+		*why = UNWIND_TRUNCATED;
+	}
+	if (*why != UNWIND_TRUNCATED || next >= walk_nr)
+		return n;
+	n = append_walk(u, walk, walk_nr, next, n, why);
+	u->walk_joined = true;
+	/* a walk the kernel stopped at its bound does not reach the root */
+	if (*why == UNWIND_COMPLETE && walk_nr + cc->kernel_nr >= u->max_walk)
+		*why = UNWIND_TRUNCATED;
+	/* nor one that ended short of a runtime's root (Go's goexit,
+	 * mstart): a frame pointer lost on the way */
+	if (*why == UNWIND_COMPLETE) {
+		struct unwind_module m;
+		const struct unwind_frame *last = &u->frames[n - 1];
+
+		memset(&m, 0, sizeof(m));
+		if (find_module(u, last->pc - 1, &m) == 0 && m.nroots &&
+		    !unwind__at_root(&m, last->pc - 1 - m.bias, false))
+			*why = UNWIND_TRUNCATED;
 	}
 	return n;
 }
@@ -187,16 +255,24 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 	u->cur = p;
 	u->now_ns = 0;
 	u->kept = false;
+	u->walk_joined = false;
 	u->lang->nsplices = 0;
 	*why = UNWIND_COMPLETE;
-	if (u->live)
+	if (u->live) {
 		livestack__attach(u->live, p, (int)smp->tid, &u->stack);
+		/* the kernel's frame-pointer walk, taken with the sample, can
+		 * prove frames read beyond a seam the thread has written to
+		 * since (its own callers' frames, as Go's code does) */
+		u->stack.far->prove_later = cc && cc->user_nr > 1;
+	}
 	n = unwind_once(u, smp, cc, why);
 	/* the ip in no mapping we know: the MMAP may not have been read yet, or
 	 * the process predates us: look at /proc once */
 	missed = *why == UNWIND_NO_MAP && (!u->dwarf || (n > 0 && !u->frames[0].owner));
 	if (missed && proctable__reread_maps(u->procs, p, clock__mono_ns(), MAPS_REREAD_INTERVAL_NS))
 		n = unwind_once(u, smp, cc, why);
+	if (u->live && n > 0 && (stackmem__used_far(&u->stack) || *why == UNWIND_TRUNCATED))
+		n = prove_deep(u, cc, n, why);
 	/* language stacks are read now, before naming: the nearer to the
 	 * sample, the less there is to reconcile */
 	if (u->kept && u->dwarf && n > 0) {
@@ -222,7 +298,7 @@ size_t user_stack__unwind(struct user_stack *u, struct process *p, const struct 
 void user_stack__count(const struct user_stack *u, struct agent_stats *st)
 {
 	if (u->live && u->dwarf)
-		livestack__count(u->live, &u->stack, st);
+		livestack__count(u->live, &u->stack, u->walk_joined, st);
 }
 
 /* What the symbolizer needs to know of the code at an unwound frame. */

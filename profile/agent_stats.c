@@ -28,6 +28,7 @@ const struct agent_stat_field agent_stats__fields[] = {
 	SUM("deep_refused", deep_refused),
 	SUM("deep_stale", deep_stale),
 	SUM("deep_failed", deep_failed),
+	SUM("deep_walk_proved", deep_walk_proved),
 	MAX("processes", processes),
 	MAX("binaries", binaries),
 	SUM("agent_cpu_ns", agent_cpu_ns),

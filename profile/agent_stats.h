@@ -71,7 +71,11 @@ struct agent_stats {
 	uint64_t deep_refused;     /* stacks cut: the process's read budget
 	                            * refused a read */
 	uint64_t deep_stale;       /* ... the live stack no longer held what
-	                            * the copy held where they meet */
+	                            * the copy held where they meet, and the
+	                            * sample's frame-pointer walk did not
+	                            * prove the frames beyond */
+	uint64_t deep_walk_proved; /* stacks whose frames beyond a seam that
+	                            * moved the frame-pointer walk proved */
 	uint64_t deep_failed;      /* ... the read failed (thread gone,
 	                            * memory unmapped) */
 	uint64_t processes;        /* processes known at the window's end */

@@ -186,6 +186,7 @@ INTEGRATION_TESTS = \
 	tests/integration/node_jit.sh \
 	tests/integration/node_v8.sh \
 	tests/integration/go.sh \
+	tests/integration/go_deep.sh \
 	tests/integration/java.sh \
 	tests/integration/java_stubs.sh \
 	tests/integration/python.sh \
@@ -259,6 +260,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
 	tests/workloads/go_chain.go \
+	tests/workloads/go_deep.go \
 	tests/workloads/go_alloc.go \
 	tests/workloads/JavaChain.java \
 	tests/workloads/JavaStubs.java \

@@ -20,6 +20,9 @@ void stackmem__reset(const struct unwind_stack *stack)
 	f->err = 0;
 	f->reads = 0;
 	f->bytes = 0;
+	f->seam_moved = false;
+	f->walk_proved = false;
+	f->walk_cut = false;
 }
 
 /* Reads the next part of the live stack, up to want_end if the buffer
@@ -80,8 +83,11 @@ static int fetch(const struct unwind_stack *s, struct stackmem_far *f, uint64_t 
 		goto out_restore;
 	}
 	if (memcmp(f->buf + off, held, k) != 0) {
-		f->err = -ESTALE;
-		goto out_restore;
+		if (!f->prove_later) {
+			f->err = -ESTALE;
+			goto out_restore;
+		}
+		f->seam_moved = true;
 	}
 	if (f->len == 0)
 		f->at = from;
@@ -136,4 +142,59 @@ int stackmem__u64(const struct unwind_stack *stack, uint64_t addr, uint64_t *out
 bool stackmem__used_far(const struct unwind_stack *stack)
 {
 	return stack && stack->far && stack->far->used;
+}
+
+/* How far ahead of where it is expected a frame is looked for in the
+ * walk: a frame the copy proves may sit a little further on (the walk and
+ * the unwinder do not always see the same frames of stubs). */
+#define WALK_LOOKAHEAD 3
+/* How many frames in a row, up to the last one kept, the unwind and the
+ * walk must share before the walk is followed past it. */
+#define WALK_JOIN_RUN 3
+
+size_t stackmem__prove(const struct unwind_stack *stack, const struct unwind_frame *frames, size_t n,
+		       const uint64_t *walk, size_t walk_nr, size_t *walk_next)
+{
+	struct stackmem_far *f = stack ? stack->far : NULL;
+	uint64_t copy_end = stack ? stack->base + stack->size : 0;
+	size_t i, j = 0, t, kept = n, run = 0;
+	bool credible = false, far_used = f && f->used;
+
+	for (i = 0; i < n; i++) {
+		/* frame i's return address was read at its caller-side sp
+		 * (the CFA of frame i - 1) less a word */
+		bool beyond = far_used && i > 0 && frames[i].sp >= copy_end + 8;
+
+		if (!beyond) {
+			/* the walk misses a leaf's caller when the leaf saved
+			 * no frame pointer: such a frame is passed over */
+			for (t = j; t < walk_nr && t <= j + WALK_LOOKAHEAD && walk[t] != frames[i].pc; t++)
+				;
+			credible = t < walk_nr && walk[t] == frames[i].pc;
+			run = credible && t == j ? run + 1 : credible;
+			if (credible)
+				j = t + 1;
+			continue;
+		}
+		if (credible && j < walk_nr) {
+			if (walk[j] == frames[i].pc) {
+				j++;
+				run++;
+				f->walk_proved = true;
+				continue;
+			}
+		} else if (!f->seam_moved) {
+			/* no walk to judge by: the seams stand */
+			credible = false;
+			break;
+		}
+		f->walk_cut = true;
+		kept = i;
+		break;
+	}
+	/* the walk goes on where the unwind stopped only after agreeing
+	 * with it frame for frame for a while: through code that keeps no
+	 * frame pointer it may pass over callers */
+	*walk_next = credible && run >= WALK_JOIN_RUN ? j : walk_nr;
+	return kept;
 }

@@ -8,7 +8,17 @@
  * is held already (the copy's end, or the previous read's) and must find
  * there exactly the bytes held. Where it does not, or the read fails,
  * nothing beyond is served for the rest of the unwind and the unwinder
- * ends the stack as truncated. Reads are few and large: the first takes
+ * ends the stack as truncated.
+ *
+ * A seam proves less than it seems. Where the thread returned past it and
+ * called again less deeply, the seam reads back as held while the frames
+ * beyond it hold new calls; and code that writes into its callers' frames
+ * (Go's callees spill their arguments there) changes a seam under frames
+ * that are still the sample's. Where the caller holds a witness of the
+ * sample, the kernel's frame-pointer walk taken with it, it asks for the
+ * bytes past a moved seam too (prove_later), and stackmem__prove then
+ * keeps a frame read beyond the copy only if the walk saw its return
+ * address, in order, wherever the walk is credible. Reads are few and large: the first takes
  * STACKMEM_FIRST_READ bytes, each next one doubles what is held, up to the
  * caller's buffer (the bound of one stack).
  *
@@ -49,6 +59,14 @@ struct stackmem_far {
 	                  overlap; else the source's own error */
 	unsigned reads; /* calls of read */
 	size_t bytes;   /* bytes they returned */
+	/* the caller's choice, kept across resets: serve what lies beyond a
+	 * seam that moved, for stackmem__prove to judge frame by frame */
+	bool prove_later;
+	/* one unwind's: a seam did not read back as held, its bytes served
+	 * (prove_later); what stackmem__prove found of the frames beyond */
+	bool seam_moved;
+	bool walk_proved; /* frames beyond the copy, each seen by the walk */
+	bool walk_cut;    /* cut at one the walk did not see */
 };
 
 /* Forgets what the far source of stack held: a new unwind starts. */
@@ -65,5 +83,22 @@ int stackmem__u64(const struct unwind_stack *stack, uint64_t addr, uint64_t *out
 /* Whether the unwind since the last reset was served bytes from beyond
  * the copy. */
 bool stackmem__used_far(const struct unwind_stack *stack);
+
+struct unwind_frame;
+/* Of frames [0, n), unwound from stack, how many the sample proves. walk
+ * holds the return addresses of the sample's frame-pointer walk,
+ * innermost first (walk[0] the sampled ip); it is credible when it holds
+ * the pc of the deepest frame the copy gave, matched in order along the
+ * copy's frames (it may miss a leaf that saved no frame pointer). Frames
+ * whose return address was read beyond the copy are kept while each is
+ * the walk's next return address; past the walk's end (the kernel's
+ * perf_event_max_stack), or with no credible walk (code without frame
+ * pointers), they stand on the seams alone: kept where every seam read
+ * back as held, cut where one moved. *walk_next is where in walk the
+ * callers of the last frame kept go on, when the walk saw it and the
+ * frames just before it in a row (walk_nr when it did not): a stack cut
+ * there can be continued from the walk. */
+size_t stackmem__prove(const struct unwind_stack *stack, const struct unwind_frame *frames, size_t n,
+		       const uint64_t *walk, size_t walk_nr, size_t *walk_next);
 
 #endif

@@ -359,6 +359,11 @@ static bool at_root(const struct unwind_module *mod, uint64_t vaddr, size_t k)
 	return false;
 }
 
+bool unwind__at_root(const struct unwind_module *mod, uint64_t vaddr, bool leaf)
+{
+	return mod->nroots && at_root(mod, vaddr, leaf ? 0 : 1);
+}
+
 /* Appends the frame of pc. exact: pc is the sampled ip or resumes an
  * interrupted context, so it is looked up as is (a return address is
  * looked up at pc - 1, inside the call). Returns 0 with *mod, or -ENOENT

@@ -5,11 +5,13 @@
  * taken only where it continues the copy. A frame that bytes from beyond the
  * copy give is kept only if it passes every check of the chain (the CFA
  * strictly increasing, the return address in a mapping); where one fails,
- * the stack ends there as truncated. No allocation per call except when a
+ * the stack ends there as truncated. Bytes served past a seam that moved
+ * are the caller's to prove afterwards (stackmem__prove). No allocation per call except when a
  * CFI rule is decoded for the first time (then it is cached in the binary's
  * struct cfi). Not thread-safe with respect to the cfi objects it uses. */
 #ifndef SMOLDER_UNWIND_UNWIND_H
 #define SMOLDER_UNWIND_UNWIND_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -164,6 +166,10 @@ const char *unwind__stop_name(enum unwind_stop s);
 int unwind__dwarf(const struct unwind_regs *regs, const struct unwind_stack *stack,
 		  unwind_find_fn find, void *ctx,
 		  struct unwind_frame *frames, size_t max, size_t *n, enum unwind_stop *stop);
+
+/* Whether vaddr lies in one of mod's roots (a root "as caller" counts
+ * only when the frame is not the leaf). */
+bool unwind__at_root(const struct unwind_module *mod, uint64_t vaddr, bool leaf);
 
 /* Frame-pointer walk of the stack (rbp chain). Same contract. */
 int unwind__fp(const struct unwind_regs *regs, const struct unwind_stack *stack,

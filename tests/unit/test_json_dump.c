@@ -80,7 +80,7 @@ Test(json, document_fields)
 	static const char *const stats_keys[] = {"samples", "lost", "dropped", "throttled",
 						 "kernel_only", "idle", "filtered", "corrupt", "handled_late", "unwind",
 						 "deep_stacks", "deep_reads", "deep_bytes", "deep_refused",
-						 "deep_stale", "deep_failed", "processes",
+						 "deep_stale", "deep_failed", "deep_walk_proved", "processes",
 						 "binaries", "agent_cpu_ns", "agent_load_cpu_ns", "agent_rss_bytes",
 						 "agent_peak_rss_bytes",
 						 "spool_dropped", "frequency_configured_hz",

@@ -199,3 +199,97 @@ Test(stackmem, a_copy_too_short_to_compare)
 	cr_assert_eq(ncalls, 0);
 	cr_assert_eq(far.err, -EFAULT);
 }
+
+static size_t prove(const struct unwind_frame *f, size_t n, const uint64_t *walk, size_t nr)
+{
+	size_t next;
+
+	return stackmem__prove(&stack, f, n, walk, nr, &next);
+}
+
+/* A seam that moved, with the caller's witness of the sample (its
+ * frame-pointer walk) at hand: the bytes are served, and stackmem__prove
+ * keeps the frames read beyond the copy only as far as the walk saw their
+ * return addresses, in its order. */
+Test(stackmem, a_moved_seam_is_served_for_the_walk_to_prove)
+{
+	struct unwind_frame f[6];
+	/* the walk misses frame 1 (a leaf that saved no frame pointer) */
+	const uint64_t walk[] = { 0x100, 0x300, 0x400, 0x500 };
+	size_t i;
+
+	far.prove_later = true;
+	live[COPY / 8 - 1] ^= 1; /* a callee wrote into its caller's frame */
+	cr_assert_eq(word(BASE + COPY + 64), expect(BASE + COPY + 64), "served although moved");
+	cr_assert_eq(far.err, 0);
+	cr_assert(far.seam_moved);
+
+	memset(f, 0, sizeof(f));
+	for (i = 0; i < 6; i++)
+		f[i].pc = 0x100 * (i + 1);
+	f[1].sp = BASE + 256;
+	f[2].sp = BASE + 512;
+	f[3].sp = BASE + COPY; /* its return address, the copy's last word */
+	f[4].sp = BASE + COPY + 8; /* beyond */
+	f[5].sp = BASE + COPY + 256;
+	cr_assert_eq(prove(f, 6, walk, 4), 5,
+		     "frame 4 is the walk's next (0x500); frame 5 is past the walk, the seam moved");
+	cr_assert(far.walk_proved);
+	cr_assert(far.walk_cut);
+
+	f[4].pc = 0x999; /* read from a stack that moved on */
+	far.walk_proved = far.walk_cut = false;
+	cr_assert_eq(prove(f, 6, walk, 4), 4, "cut at the frame the walk did not see");
+	cr_assert_not(far.walk_proved);
+	cr_assert_eq(prove(f, 6, NULL, 0), 4, "no walk: a moved seam proves nothing");
+}
+
+/* A seam that reads back as held proves little: the thread may have
+ * returned past the frames beyond it and called again less deeply. A
+ * credible walk (it holds the copy's deepest frame) judges those frames;
+ * past its end, or where it is not credible (code without frame
+ * pointers), the seam stands. */
+Test(stackmem, a_credible_walk_judges_frames_beyond_a_seam_that_held)
+{
+	struct unwind_frame f[5];
+	const uint64_t walk[] = { 0x100, 0x200, 0x300, 0x400 };
+	const uint64_t junk[] = { 0x100, 0x777, 0x888 };
+	size_t i;
+
+	far.prove_later = true;
+	cr_assert_eq(word(BASE + COPY + 64), expect(BASE + COPY + 64));
+	cr_assert_not(far.seam_moved);
+	memset(f, 0, sizeof(f));
+	for (i = 0; i < 5; i++)
+		f[i].pc = 0x100 * (i + 1);
+	f[1].sp = BASE + 256;
+	f[2].sp = BASE + COPY;     /* the copy's deepest */
+	f[3].sp = BASE + COPY + 8; /* beyond: 0x400, the walk's next */
+	f[4].sp = BASE + COPY + 64; /* beyond, past the walk's end */
+	cr_assert_eq(prove(f, 5, walk, 4), 5, "proven, then the seam stands");
+	f[3].pc = 0x401;
+	cr_assert_eq(prove(f, 5, walk, 4), 3, "a frame the walk did not see");
+	{
+		size_t next = 0;
+
+		cr_assert_eq(stackmem__prove(&stack, f, 5, walk, 4, &next), 3);
+		cr_assert_eq(next, 3, "the callers of the last frame kept go on at walk[3]");
+		cr_assert_eq(stackmem__prove(&stack, f, 5, junk, 3, &next), 5, "a walk without the copy's frames");
+		cr_assert_eq(next, 3, "and nothing to go on from");
+	}
+}
+
+/* Without the witness, nothing changes: a moved seam serves nothing and
+ * every frame the copy gave is kept. */
+Test(stackmem, without_a_walk_a_moved_seam_serves_nothing)
+{
+	struct unwind_frame f[2];
+	uint64_t v;
+
+	live[COPY / 8 - 1] ^= 1;
+	cr_assert_neq(stackmem__u64(&stack, BASE + COPY + 64, &v), 0);
+	cr_assert_eq(far.err, -ESTALE);
+	memset(f, 0, sizeof(f));
+	f[1].sp = BASE + COPY + 8;
+	cr_assert_eq(prove(f, 2, NULL, 0), 2);
+}
