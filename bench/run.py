@@ -523,7 +523,9 @@ class Bench:
         shutil.rmtree(self.cache, ignore_errors=True)
 
     def _secs(self, x):
-        return ("%g" % x)
+        """x seconds as smolder's -d takes them: whole milliseconds (a
+        third of BENCH_SECONDS is rarely whole seconds)."""
+        return "%dms" % round(x * 1000)
 
     def baseline(self, wl):
         a = wl.progress()
@@ -591,7 +593,7 @@ class Bench:
         mid = {}
         marker = []
         rec = run_measured([self.perf, "record", "-F", str(hz), "-a", "--call-graph", "dwarf",
-                            "-o", data, "--", "sleep", self._secs(self.seconds)],
+                            "-o", data, "--", "sleep", "%g" % self.seconds],
                            timeout=self.seconds + 120, stderr_path=base + ".rec.err",
                            on_start=lambda p: marker.append(self._mark_later(wl, 3.0, mid)))
         for t in marker:
