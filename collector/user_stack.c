@@ -141,16 +141,29 @@ static size_t unwind_dwarf(struct user_stack *u, const struct perf_sample *smp, 
 	return n;
 }
 
+/* Whether the code of frame f keeps the frame pointers the kernel's walk
+ * follows: Go's does, in every function (its binaries are the ones whose
+ * reader marks roots); C built at -O2, HotSpot's compiled code and
+ * interpreters do not, or not everywhere. */
+static bool keeps_frame_pointers(struct user_stack *u, const struct unwind_frame *f, bool leaf)
+{
+	struct unwind_module m;
+
+	memset(&m, 0, sizeof(m));
+	return find_module(u, leaf ? f->pc : f->pc - 1, &m) == 0 && m.nroots > 0;
+}
+
 /* Appends frames from the kernel's frame-pointer walk, walk[i0..nr), to
- * frames [0, n): user[0] is the sampled ip, the others are return
- * addresses (looked up at pc - 1: the call may be a function's last
- * instruction). Through code built without frame pointers the walk follows
+ * frames [0, n); with fp_code_only, up to the first in code that keeps no
+ * frame pointers (the stack then ends truncated). walk[0] is the sampled
+ * ip, the others are return addresses (looked up at pc - 1: the call may
+ * be a function's last instruction). Through code built without frame pointers the walk follows
  * whatever %rbp holds, so a return address in no executable mapping ends
  * the stack there (counted as bad_pc) instead of adding [unknown] roots. An
  * ip in no mapping is UNWIND_NO_MAP: the caller re-reads /proc/PID/maps, as
  * in DWARF mode. Returns the new count. */
 static size_t append_walk(struct user_stack *u, const uint64_t *walk, size_t nr, size_t i0, size_t n,
-			  enum unwind_stop *why)
+			  bool fp_code_only, enum unwind_stop *why)
 {
 	size_t i;
 
@@ -176,9 +189,15 @@ static size_t append_walk(struct user_stack *u, const uint64_t *walk, size_t nr,
 		}
 		if (!m)
 			*why = UNWIND_NO_MAP;
-		f = &u->frames[n++];
+		f = &u->frames[n];
 		memset(f, 0, sizeof(*f));
 		f->pc = pc;
+		/* past code that keeps frame pointers the walk may skip callers */
+		if (fp_code_only && !keeps_frame_pointers(u, f, i == 0)) {
+			*why = UNWIND_TRUNCATED;
+			break;
+		}
+		n++;
 		f->owner = m && proc_map__binary(m) ? m : NULL;
 		f->vaddr = f->owner ? lookup - proc_map__bias(m) : 0;
 		f->func_start = 0;
@@ -197,21 +216,28 @@ static size_t append_walk(struct user_stack *u, const uint64_t *walk, size_t nr,
 static size_t from_callchain(struct user_stack *u, const struct callchain_parts *cc,
 			     enum unwind_stop *why)
 {
-	return append_walk(u, cc->user, cc->user_nr, 0, 0, why);
+	return append_walk(u, cc->user, cc->user_nr, 0, 0, false, why);
 }
 
 /* Keeps of frames [0, n) unwound in DWARF mode what the sample proves
  * (unwind/stackmem.h: frames read beyond the copy, judged by the kernel's
- * frame-pointer walk where it is credible), and where the stack is cut,
- * goes on from the walk: it was taken with the sample, so the return
- * addresses it holds past the last frame it shares with the unwind are the
- * sample's callers, however the live stack has moved since. */
+ * frame-pointer walk where its code keeps frame pointers), and where the
+ * stack is cut, goes on from the walk: it was taken with the sample, so the
+ * return addresses it holds past the last frame it shares with the unwind
+ * are the sample's callers, however the live stack has moved since. */
 static size_t prove_deep(struct user_stack *u, const struct callchain_parts *cc, size_t n,
 			 enum unwind_stop *why)
 {
 	const uint64_t *walk = cc ? cc->user : NULL;
-	size_t walk_nr = cc ? cc->user_nr : 0, next, kept;
+	size_t walk_nr = cc ? cc->user_nr : 0, next, kept, i, deepest = 0;
+	uint64_t copy_end = u->stack.base + u->stack.size;
 
+	/* the walk is a witness where the deepest frame the copy gave runs
+	 * code that keeps frame pointers; elsewhere the seams judge alone */
+	for (i = 1; i < n && u->frames[i].sp < copy_end + 8; i++)
+		deepest = i;
+	if (!keeps_frame_pointers(u, &u->frames[deepest], deepest == 0))
+		walk_nr = 0;
 	kept = stackmem__prove(&u->stack, u->frames, n, walk, walk_nr, &next);
 	/* a frame cut where the walk did not see it; or bytes past a moved
 	 * seam that gave no frame, only a CFA that does not climb */
@@ -221,7 +247,7 @@ static size_t prove_deep(struct user_stack *u, const struct callchain_parts *cc,
 	}
 	if (*why != UNWIND_TRUNCATED || next >= walk_nr)
 		return n;
-	n = append_walk(u, walk, walk_nr, next, n, why);
+	n = append_walk(u, walk, walk_nr, next, n, true, why);
 	u->walk_joined = true;
 	/* a walk the kernel stopped at its bound does not reach the root */
 	if (*why == UNWIND_COMPLETE && walk_nr + cc->kernel_nr >= u->max_walk)

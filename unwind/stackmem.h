@@ -18,7 +18,7 @@
  * sample, the kernel's frame-pointer walk taken with it, it asks for the
  * bytes past a moved seam too (prove_later), and stackmem__prove then
  * keeps a frame read beyond the copy only if the walk saw its return
- * address, in order, wherever the walk is credible. Reads are few and large: the first takes
+ * address, in order, wherever the caller trusts the walk. Reads are few and large: the first takes
  * STACKMEM_FIRST_READ bytes, each next one doubles what is held, up to the
  * caller's buffer (the bound of one stack).
  *
