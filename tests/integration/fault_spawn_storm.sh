@@ -46,12 +46,12 @@ alive() {
 	done
 	return 1
 }
-fdlist() { # fd targets, one a line; a process's still alive are marked so
+fdlist() { # fd targets, one a line; those on /proc end (alive) or (gone)
 	for f in /proc/"$DAEMON_PID"/fd/*; do
 		t=$(readlink "$f") || continue
 		case $t in
-		/proc/[0-9]*) p=${t#/proc/}; p=${p%%/*}
-			alive "$p" && t="$t (alive)";;
+		/proc/[0-9]*) t=${t% (deleted)} p=${t#/proc/}; p=${p%%/*}
+			if alive "$p"; then t="$t (alive)"; else t="$t (gone)"; fi ;;
 		esac
 		echo "$t"
 	done 2>/dev/null | sed 's/:\[[0-9]*\]$/:[N]/' | sort
@@ -81,8 +81,8 @@ fdlist >"$TMP/fd.after"
 # it still name it): other tests' processes that ended just now may still be
 # pinned. A leak stays; give the daemon two more chances to let go.
 for retry in 1 2; do
-	grep -q '^/proc/[0-9].*[^)]$' "$TMP/fd.after" || break
-	echo "pins of processes just gone: $(grep -c '^/proc/[0-9].*[^)]$' "$TMP/fd.after"), looking again in 3 s"
+	grep -q '^/proc/[0-9].* (gone)$' "$TMP/fd.after" || break
+	echo "fds on processes just gone: $(grep -c '^/proc/[0-9].* (gone)$' "$TMP/fd.after"), looking again in 3 s"
 	sleep 3
 	fdlist >"$TMP/fd.after"
 done
