@@ -149,7 +149,9 @@ bool stackmem__used_far(const struct unwind_stack *stack)
  * the unwinder do not always see the same frames of stubs). */
 #define WALK_LOOKAHEAD 3
 /* How many frames in a row, up to the last one kept, the unwind and the
- * walk must share before the walk is followed past it. */
+ * walk must share before the walk is followed past it (or all of them, in
+ * a shorter stack: a Go function that switched to the system stack to
+ * call the vDSO). */
 #define WALK_JOIN_RUN 3
 
 size_t stackmem__prove(const struct unwind_stack *stack, const struct unwind_frame *frames, size_t n,
@@ -195,6 +197,6 @@ size_t stackmem__prove(const struct unwind_stack *stack, const struct unwind_fra
 	/* the walk goes on where the unwind stopped only after agreeing
 	 * with it frame for frame for a while: through code that keeps no
 	 * frame pointer it may pass over callers */
-	*walk_next = credible && run >= WALK_JOIN_RUN ? j : walk_nr;
+	*walk_next = credible && (run >= WALK_JOIN_RUN || run == kept) ? j : walk_nr;
 	return kept;
 }

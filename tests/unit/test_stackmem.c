@@ -293,3 +293,23 @@ Test(stackmem, without_a_walk_a_moved_seam_serves_nothing)
 	f[1].sp = BASE + COPY + 8;
 	cr_assert_eq(prove(f, 2, NULL, 0), 2);
 }
+
+/* A short stack the walk agrees with in full goes on from the walk: a Go
+ * function that switched to the system stack to call the vDSO gives two
+ * frames (the vDSO's, its own) whose callers the copy does not hold. */
+Test(stackmem, a_short_stack_the_walk_agrees_with_goes_on_from_it)
+{
+	struct unwind_frame f[2];
+	const uint64_t walk[] = { 0x100, 0x200, 0x300, 0x400 };
+	size_t next = 0;
+
+	memset(f, 0, sizeof(f));
+	f[0].pc = 0x100;
+	f[1].pc = 0x200;
+	f[1].sp = BASE + 64;
+	cr_assert_eq(stackmem__prove(&stack, f, 2, walk, 4, &next), 2);
+	cr_assert_eq(next, 2, "its callers are walk[2..]");
+	f[1].pc = 0x201;
+	cr_assert_eq(stackmem__prove(&stack, f, 2, walk, 4, &next), 2);
+	cr_assert_eq(next, 4, "a walk that does not hold the caller: nothing to go on from");
+}
