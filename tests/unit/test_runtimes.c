@@ -518,6 +518,23 @@ Test(runtimes, binaries_are_recognised_once)
 	teardown_agent();
 }
 
+/* Starts a child the agent knows and opens the fake reader on it, as a
+ * sample of its code does; returns its pid, its process and its tell fd. */
+static pid_t read_child(struct process **p, int *tell)
+{
+	struct unwind_module m;
+	pid_t child;
+
+	setup_agent(false);
+	child = exec_child__start(0, tell);
+	*p = proctable__get(a.pt, child);
+	cr_assert_not_null(*p);
+	memset(&m, 0, sizeof(m));
+	cr_assert_eq(runtimes__describe_code(a.rs, *p, fake_vm_state.jit_start, 1, &m), 0);
+	cr_assert_eq(fake.opens, 1);
+	return child;
+}
+
 /* A process that execs after its samples were taken but before they were
  * read: what its instance read came from the new image, and is thrown
  * away; nothing reads it with the old image's addresses again, not even
@@ -528,15 +545,7 @@ Test(runtimes, an_exec_between_sample_and_read_is_caught)
 	struct unwind_module m;
 	struct process *p;
 	int tell;
-	pid_t child;
-
-	setup_agent(false);
-	child = exec_child__start(0, &tell);
-	p = proctable__get(a.pt, child);
-	cr_assert_not_null(p);
-	memset(&m, 0, sizeof(m));
-	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 1, &m), 0);
-	cr_assert_eq(fake.opens, 1);
+	pid_t child = read_child(&p, &tell);
 	cr_assert(runtimes__same_image(a.rs, p), "the child runs the image the reader read");
 	cr_assert(runtimes__same_image(a.rs, p), "nothing read since: nothing to check");
 
@@ -595,15 +604,7 @@ Test(runtimes, readers_of_an_image_gone_unsaid_are_closed)
 	struct unwind_module m;
 	struct process *p;
 	int tell;
-	pid_t child;
-
-	setup_agent(false);
-	child = exec_child__start(0, &tell);
-	p = proctable__get(a.pt, child);
-	cr_assert_not_null(p);
-	memset(&m, 0, sizeof(m));
-	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 1, &m), 0);
-	cr_assert_eq(fake.opens, 1);
+	pid_t child = read_child(&p, &tell);
 	runtimes__trim(a.rs, 2);
 	cr_assert_eq(fake.closes, 0, "the child still runs its image");
 
