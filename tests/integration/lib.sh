@@ -45,11 +45,12 @@ need_perf() {
 
 # run_smolder SECONDS ARGS...: run smolder under timeout, stdout/stderr to
 # $TMP/smolder.out/.err; sets SM_RC; fails on timeout or death by signal.
+# RUN_UNDER, when set, is a command line smolder runs under (perf record ...).
 run_smolder() {
 	_t=$1
 	shift
 	echo "+ smolder $*"
-	timeout -k 5 "$_t" "$SMOLDER" "$@" >"$TMP/smolder.out" 2>"$TMP/smolder.err"
+	timeout -k 5 "$_t" ${RUN_UNDER:-} "$SMOLDER" "$@" >"$TMP/smolder.out" 2>"$TMP/smolder.err"
 	SM_RC=$?
 	echo "  exit status $SM_RC"
 	if [ -s "$TMP/smolder.err" ]; then
