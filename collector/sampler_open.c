@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +241,7 @@ static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t p
 	rc = map_rings(s, pages, e);
 	if (rc == 0)
 		open_eager(s, attr);
+	s->batch_owned = sched_getscheduler(0) == SCHED_BATCH;
 	return rc;
 }
 

@@ -49,6 +49,12 @@ struct sampler {
 	struct perf_events *eager_events;
 	bool eager;               /* eager_events are the enabled set */
 	uint64_t eager_until;     /* CLOCK_MONOTONIC: eager at least until then */
+	/* The thread ran under SCHED_BATCH when the sampler was made (the
+	 * agent's own choice, privileges__agent_priority): it runs under
+	 * SCHED_OTHER while runtimes are read (readers_policy), see
+	 * pace_wakeups. */
+	bool batch_owned;
+	bool readers_policy;
 	bool enabled;             /* sampler__enable'd */
 	/* one ring per CPU; the other events of that CPU write into it */
 	struct ring **rings;

@@ -6,24 +6,13 @@
 need_workload chain
 need_perf process
 
-# The sample count's reference: perf's own cpu-clock samples of the same
-# thread in the same run (no call graphs, so perf costs little). A VM whose
-# host steals CPU loses timer periods for both alike; frequency x CPU time
-# would count those against smolder. Without a working perf, that is the
-# reference.
+# The sample count's reference: perf's count of the same thread in the same
+# run, or, where perf cannot record, frequency x the CPU time chain reports.
 use_perf=
-if [ -n "${PERF:-}" ] && [ -x "$PERF" ] &&
-	timeout -k 5 30 "$PERF" record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/perf.err" 2>&1; then
-	use_perf=1
-	RUN_UNDER="$PERF record -q -e cpu-clock -F 999 -m 1024 -o $TMP/perf.data --"
-else
-	echo "perf record does not work here; the sample count is judged against the CPU time"
-	cat "$TMP/perf.err" 2>/dev/null
-fi
+perf_reference_ready && use_perf=1
 
 mkdir "$TMP/o"
 run_smolder 60 record -F 999 -o "$TMP/o/out.json" -- "$WORKLOADS/chain" 3
-RUN_UNDER=
 keep_artifact "$TMP/o/out.json" chain.out.json
 expect_ok
 expect_dump "$TMP/o/out.json"
@@ -33,9 +22,7 @@ $CHECK share "$TMP/o/out.json" --exe chain --first _start --seq 'main;a;b;c' --m
 	--label chain || fail "the chain is not unwound completely often enough"
 
 if [ -n "$use_perf" ]; then
-	timeout -k 5 120 "$PERF" script -i "$TMP/perf.data" -F comm >"$TMP/perf.txt" 2>"$TMP/perf.err" ||
-		{ cat "$TMP/perf.err"; fail "perf script failed on perf's own recording"; }
-	n=$(awk '$1 == "chain"' "$TMP/perf.txt" | wc -l)
+	n=$(perf_reference_count chain)
 	echo "perf counted $n samples of chain"
 	$CHECK rate "$TMP/o/out.json" --exe chain --perf-samples "$n" || fail "sample count off"
 else

@@ -80,6 +80,32 @@ keep_artifact() {
 	return 0
 }
 
+# A sample count's reference: perf record's own cpu-clock samples (no call
+# graphs: perf costs little) of the same threads in the same run, counted
+# by comm. A VM whose host steals CPU loses timer periods for both alike
+# (the kernel folds a timer's missed periods into one sample), which
+# frequency x CPU time would count against smolder.
+# perf_reference_ready: sets RUN_UNDER so that the next run_smolder runs
+# under perf record; returns 1 (after saying why) where perf cannot record.
+perf_reference_ready() {
+	if [ -n "${PERF:-}" ] && [ -x "$PERF" ] &&
+		timeout -k 5 30 "$PERF" record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/perf.err" 2>&1; then
+		RUN_UNDER="$PERF record -q -e cpu-clock -F 999 -m 1024 -o $TMP/perf.data --"
+		return 0
+	fi
+	echo "perf record does not work here:"
+	cat "$TMP/perf.err" 2>/dev/null
+	return 1
+}
+
+# perf_reference_count COMM: prints how many of perf's samples were of COMM.
+perf_reference_count() {
+	RUN_UNDER=
+	timeout -k 5 120 "$PERF" script -i "$TMP/perf.data" -F comm >"$TMP/perf.txt" 2>"$TMP/perf.err" ||
+		{ cat "$TMP/perf.err"; fail "perf script failed on perf's own recording"; }
+	awk -v c="$1" '$1 == c' "$TMP/perf.txt" | wc -l
+}
+
 # make_bomb DIR: builds DIR/bomb.so (tests/workloads/make_bomb.sh): a small
 # library whose debug data is as expensive to load as a user can make it.
 # Skips without the tools.
