@@ -566,10 +566,9 @@ static int prepare(struct recording *r)
 		r->a.so.pids = r->a.pids;
 	}
 	/* after the child is forked: the command keeps its own priority */
-	rc = privileges__agent_priority(CONF_DEFAULT_NICE);
+	rc = privileges__raise_priority(CONF_DEFAULT_NICE);
 	if (rc < 0)
-		log__debug("could not set nice %d and the batch policy: %s", CONF_DEFAULT_NICE,
-			   strerror(-rc));
+		log__debug("could not set nice %d: %s", CONF_DEFAULT_NICE, strerror(-rc));
 	r->cache = startup__open_cache(r->a.cache_dir, CACHEDIR_DEFAULT_MAX_BYTES);
 	r->a.so.cache = r->cache;
 	rc = sampler__new(&r->a.so, &r->s, &err);

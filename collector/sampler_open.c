@@ -209,6 +209,17 @@ static int open_tree_events(struct sampler *s, const struct perf_event_attr *att
 	return 0;
 }
 
+/* The agent sleeps under SCHED_BATCH, and wakes under the normal policy
+ * only while runtimes are read (pace_wakeups in sampler.c says why). A
+ * policy set from outside (a unit's CPUSchedulingPolicy=) is the
+ * operator's and stays. Threads the agent creates later inherit it. */
+static bool take_batch_policy(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	return sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_BATCH, &sp) == 0;
+}
+
 /* The events on every CPU (system-wide, or kept to the targets' trees, or
  * of every thread of the targets), and their rings. */
 static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t pages,
@@ -241,7 +252,7 @@ static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t p
 	rc = map_rings(s, pages, e);
 	if (rc == 0)
 		open_eager(s, attr);
-	s->batch_owned = sched_getscheduler(0) == SCHED_BATCH;
+	s->batch_owned = take_batch_policy();
 	return rc;
 }
 

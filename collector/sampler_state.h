@@ -49,10 +49,9 @@ struct sampler {
 	struct perf_events *eager_events;
 	bool eager;               /* eager_events are the enabled set */
 	uint64_t eager_until;     /* CLOCK_MONOTONIC: eager at least until then */
-	/* The thread ran under SCHED_BATCH when the sampler was made (the
-	 * agent's own choice, privileges__agent_priority): it runs under
-	 * SCHED_OTHER while runtimes are read (readers_policy), see
-	 * pace_wakeups. */
+	/* The sampler put its thread under SCHED_BATCH (take_batch_policy):
+	 * it runs under SCHED_OTHER while runtimes are read (readers_policy),
+	 * see pace_wakeups. */
 	bool batch_owned;
 	bool readers_policy;
 	bool enabled;             /* sampler__enable'd */

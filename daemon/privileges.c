@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <linux/capability.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -103,7 +102,7 @@ int privileges__drop_except(uint64_t keep)
 	return 0;
 }
 
-static int raise_nice(int nice)
+int privileges__raise_priority(int nice)
 {
 	int cur;
 
@@ -117,27 +116,4 @@ static int raise_nice(int nice)
 	if (setpriority(PRIO_PROCESS, 0, nice) < 0)
 		return -errno;
 	return 0;
-}
-
-/* A real-time or idle policy set from outside (a unit's
- * CPUSchedulingPolicy=) is the operator's and stays. */
-static int batch_policy(void)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-	int cur = sched_getscheduler(0);
-
-	if (cur < 0)
-		return -errno;
-	if (cur != SCHED_OTHER)
-		return 0;
-	if (sched_setscheduler(0, SCHED_BATCH, &sp) < 0)
-		return -errno;
-	return 0;
-}
-
-int privileges__agent_priority(int nice)
-{
-	int a = raise_nice(nice), b = batch_policy();
-
-	return a < 0 ? a : b;
 }

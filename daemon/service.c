@@ -260,10 +260,9 @@ static int open_sampler(struct service *sv)
 	so.names = sv->conf.names;
 	so.system_wide = 1;
 	/* before start-up (the /proc scan, kallsyms) and the drop of CAP_SYS_NICE */
-	rc = privileges__agent_priority(sv->conf.nice);
+	rc = privileges__raise_priority(sv->conf.nice);
 	if (rc < 0)
-		log__info("could not set nice %d and the batch policy: %s", sv->conf.nice,
-			  strerror(-rc));
+		log__info("could not set nice %d: %s", sv->conf.nice, strerror(-rc));
 	rc = sampler__new(&so, &sv->s, &serr);
 	if (rc < 0)
 		startup__log_open_error(&serr, 1, sv->conf.event);
