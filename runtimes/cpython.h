@@ -5,9 +5,9 @@
  * written, signalled or stopped) and is hostile: every pointer is checked
  * before it is followed, every count is bounded. What is read late (the
  * sampler drains its rings in batches) is reconciled with what the sample
- * itself holds: the eval loop keeps the code it runs (2.7-3.10: the code
- * object, 3.11+: a pointer into its bytecode) in registers and stack slots
- * the kernel copied at the sample (runtimes/cpython_stack.c).
+ * itself holds: the eval loop keeps the frame it runs and a pointer into
+ * its bytecode in registers and stack slots the kernel copied at the
+ * sample (cpython__proof, runtimes/interp_place.h).
  * Not thread-safe. */
 #ifndef SMOLDER_RUNTIMES_CPYTHON_H
 #define SMOLDER_RUNTIMES_CPYTHON_H
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "runtimes/cpython_layout.h"
+#include "runtimes/interp_place.h"
 
 struct cpython;
 struct memsource;
@@ -48,7 +49,7 @@ struct cpython_frame {
 	uint64_t addr;   /* the frame (PyFrameObject, _PyInterpreterFrame) */
 	uint64_t code;   /* the code object */
 	uint64_t code_end;          /* the end of its head as read */
-	uint64_t bc_start, bc_end;  /* its bytecode */
+	uint64_t bc_start, bc_end;  /* its bytecode: [start, end) */
 	uint32_t name;   /* its frame name (strtab id), with its line if asked */
 	bool entry_end;  /* the outermost frame of its native eval call */
 };
@@ -76,50 +77,10 @@ void cpython__set_sample_stack(struct cpython *c, uint64_t base, const uint8_t *
  * could not be read now. */
 int cpython__read_stack(struct cpython *c, int tid, uint64_t now_ns, struct cpython_stack *out);
 
-/* One native eval-loop frame of the sample, as the kernel copied it: the
- * words of its own stack frame and the registers it had. */
-struct cpython_native {
-	const uint8_t *words;
-	size_t nbytes;
-	const uint64_t *regs;
-	size_t nregs;
-};
-
-/* How a native eval call's Python frames were known. */
-enum cpython_placement {
-	CPYTHON_UNPROVEN = 0, /* no word of it proves a frame, and no call
-	                         inside it is proven: what it ran is unknown */
-	CPYTHON_PROVEN,       /* one of its words holds the address of the
-	                         frame it ran, still on the stack when read */
-	CPYTHON_CHAINED,      /* a caller of a proven frame: the read's */
-	CPYTHON_NONE,         /* the thread's stack has fewer calls than the
-	                         sample's native stack: nothing to place */
-};
-
-/* What the sample's eval frames ran, placed: for each native eval frame k
- * (innermost first) the Python frames it was running, innermost first,
- * from frames[first[k]] for count[k], and how they were known; at nev,
- * frames older than the outermost eval frame the native stack reached
- * (it was cut short): the root of what is known. */
-struct cpython_placed {
-	struct cpython_frame frames[CPYTHON_MAX_FRAMES];
-	size_t n;
-	uint16_t first[CPYTHON_MAX_FRAMES + 1], count[CPYTHON_MAX_FRAMES + 1];
-	uint8_t state[CPYTHON_MAX_FRAMES]; /* enum cpython_placement */
-	unsigned confirmed; /* eval calls CPYTHON_PROVEN */
-	unsigned chained;   /* ... CPYTHON_CHAINED */
-	unsigned unproven;  /* ... CPYTHON_UNPROVEN */
-};
-
-/* Places stack (read just after the sample) on the sample's nev native
- * eval frames (innermost first; ev: their words and registers as the
- * kernel copied them). The innermost eval call holding the address of a
- * frame of the read proves it, and with it every frame older than it
- * (runtimes/cpython_stack.c); the eval calls inside it are unproven.
- * rooted: the native stack reaches its root, so frames older than its
- * outermost eval call are that call's; else they are kept apart, at nev. */
-void cpython__place(const struct cpython_stack *stack, const struct cpython_native *ev, size_t nev,
-		    bool rooted, struct cpython_placed *out);
+/* The read stack as the placer of runtimes/interp_place.h proves it
+ * (runtimes/cpython_proof.c): each frame's address, and as its code the
+ * bytecode an eval call's instruction pointer runs through. */
+void cpython__proof(const struct cpython_stack *stack, struct interp_stack *out);
 
 struct cpython_stats {
 	uint64_t reads;      /* reads of the process's memory */

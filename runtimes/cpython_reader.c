@@ -14,11 +14,10 @@
 #include "runtimes/cpython.h"
 #include "runtimes/elf_symbols.h"
 #include "runtimes/glibc.h"
+#include "runtimes/interp_place.h"
 #include "runtimes/pycmd.h"
 #include "runtimes/readers.h"
 
-/* Bytes of a native eval frame's own stack looked at for what it ran. */
-#define FRAME_WORDS_MAX 2048
 /* An eval call whose Python frames the sample does not prove. */
 #define UNPROVEN_NAME "[unproven]"
 
@@ -143,13 +142,10 @@ struct instance {
 	struct cpython *c;
 	struct ledger *ledger;     /* the process's, for the marker's name */
 	uint32_t unproven;         /* "[unproven]_[py]" */
-	size_t neval;
-	size_t eval_frame[CPYTHON_MAX_FRAMES]; /* native eval calls, innermost first */
-	struct cpython_native ev[CPYTHON_MAX_FRAMES];
-	uint64_t kept[CPYTHON_MAX_FRAMES][UNWIND_NKEPT];
-	uint64_t leaf_regs[UNWIND_NREGS];
+	struct interp_sample es;   /* the sample's native eval calls */
 	struct cpython_stack stack;
-	struct cpython_placed placed;
+	struct interp_stack proof; /* stack, as the placer proves it */
+	struct interp_placed placed;
 };
 
 static int open_instance(const struct runtime_process *p, void **out)
@@ -198,108 +194,21 @@ static void close_instance(void *inst)
 	free(in);
 }
 
-/* The copied words of frame i's own stack: [its sp, its caller's sp). */
-static void frame_words(const struct runtime_sample *s, size_t i, struct cpython_native *ev)
-{
-	const struct unwind_stack *stack = s->stack;
-	uint64_t lo = s->frames[i].sp, hi = i + 1 < s->nframes ? s->frames[i + 1].sp : lo + 512;
-
-	ev->words = NULL;
-	ev->nbytes = 0;
-	if (lo < stack->base || hi <= lo || lo - stack->base >= stack->size)
-		return;
-	if (hi - lo > FRAME_WORDS_MAX)
-		hi = lo + FRAME_WORDS_MAX;
-	if (hi - stack->base > stack->size)
-		hi = stack->base + stack->size;
-	ev->words = stack->data + (lo - stack->base);
-	ev->nbytes = (size_t)(hi - lo);
-}
-
-/* The registers native eval call k had: every sampled one for the leaf,
- * the callee-saved ones the unwinder kept for the others. */
-static void frame_regs(struct instance *in, const struct runtime_sample *s, size_t k)
-{
-	size_t i = in->eval_frame[k], m = 0;
-	unsigned r;
-
-	if (i == 0) {
-		for (r = 0; r < UNWIND_NREGS; r++)
-			if (s->regs->valid & (1u << r))
-				in->leaf_regs[m++] = s->regs->val[r];
-		in->ev[k].regs = in->leaf_regs;
-	} else {
-		for (r = 0; r < UNWIND_NKEPT; r++)
-			if (s->frames[i].kept & (1u << r))
-				in->kept[k][m++] = s->frames[i].kept_regs[r];
-		in->ev[k].regs = in->kept[k];
-	}
-	in->ev[k].nregs = m;
-}
-
-/* One splice at native frame `frame`: the n placed frames from `first`,
- * outermost first, or the marker alone when n is 0 and marker is set. */
-static void add_splice(const struct instance *in, uint32_t frame, size_t first, size_t n,
-		       bool marker, struct runtime_stack *out)
-{
-	const struct cpython_placed *pl = &in->placed;
-	struct runtime_splice *sp;
-	size_t j = marker ? 1 : n;
-
-	if (!j || out->nsplices == RUNTIME_MAX_SPLICES || out->nids + j > RUNTIME_MAX_IDS)
-		return;
-	sp = &out->at[out->nsplices++];
-	sp->frame = frame;
-	sp->first = (uint16_t)out->nids;
-	sp->count = (uint16_t)j;
-	if (marker) {
-		out->ids[out->nids++] = in->unproven;
-		return;
-	}
-	while (j-- > 0)
-		out->ids[out->nids++] = pl->frames[first + j].name;
-}
-
-/* The placed frames as splices, innermost first: each eval call's, a
- * marker for those not proven, and what is older than the native stack
- * reached at one past its outermost frame. */
-static void splice(const struct instance *in, size_t nframes, struct runtime_stack *out)
-{
-	const struct cpython_placed *pl = &in->placed;
-	size_t k;
-
-	for (k = 0; k < in->neval; k++)
-		add_splice(in, (uint32_t)in->eval_frame[k], pl->first[k], pl->count[k],
-			   pl->state[k] == CPYTHON_UNPROVEN, out);
-	add_splice(in, (uint32_t)nframes, pl->first[in->neval], pl->count[in->neval], false, out);
-}
-
 static int read_stack(void *inst, const struct runtime_sample *s, struct runtime_stack *out)
 {
 	struct instance *in = inst;
-	size_t i, k;
 	int err;
 
-	in->neval = 0;
-	for (i = 0; i < s->nframes && in->neval < CPYTHON_MAX_FRAMES; i++)
-		if (s->frames[i].keeps && s->frames[i].runtime == s->tag)
-			in->eval_frame[in->neval++] = i;
-	if (!in->neval)
+	if (!interp_place__gather(s, &in->es))
 		return 0;
 	cpython__set_sample_stack(in->c, s->stack->base, s->stack->data, s->stack->size);
 	err = cpython__read_stack(in->c, s->tid, s->now_ns, &in->stack);
 	cpython__set_sample_stack(in->c, 0, NULL, 0);
 	if (err)
 		return err;
-	for (k = 0; k < in->neval; k++) {
-		frame_words(s, in->eval_frame[k], &in->ev[k]);
-		frame_regs(in, s, k);
-	}
-	cpython__place(&in->stack, in->ev, in->neval, s->rooted, &in->placed);
-	out->confirmed += in->placed.confirmed;
-	out->chained += in->placed.chained;
-	out->unproven += in->placed.unproven;
-	splice(in, s->nframes, out);
+	cpython__proof(&in->stack, &in->proof);
+	interp_place(&in->proof, in->es.ev, in->es.nev, s->rooted, &in->placed);
+	interp_place__splice(&in->placed, &in->es, s->nframes, in->unproven, out);
 	return 0;
 }
 

@@ -2,8 +2,8 @@
  * reads (the interpreter's layout and memory, set at open) and a pointer to
  * each file's own state, whose definition only that file has. Each field
  * says which file owns it; a file touches another's state only through that
- * file's functions. For cpython.c, cpython_ahead.c, cpython_names.c and
- * cpython_stack.c; not for other files. Not thread-safe, as the reader. */
+ * file's functions. For cpython.c, cpython_ahead.c and cpython_names.c;
+ * not for other files. Not thread-safe, as the reader. */
 #ifndef SMOLDER_RUNTIMES_CPYTHON_STATE_H
 #define SMOLDER_RUNTIMES_CPYTHON_STATE_H
 #include <stdbool.h>

@@ -67,7 +67,7 @@ static bool word_at(const struct interp_native *ev, size_t i, uint64_t *w)
 
 static bool into_code(const struct interp_frame *f, uint64_t w)
 {
-	return f->code_lo < f->code_hi && w >= f->code_lo && w < f->code_hi;
+	return (w >= f->code_lo && w < f->code_hi) || (w >= f->obj_lo && w < f->obj_hi);
 }
 
 /* The read frame ev proves: the first of its registers, then slots, that

@@ -4,7 +4,7 @@
  * frames"). For readers whose interpreter keeps, in a callee-saved
  * register or a stack slot of each native eval call, the address of the
  * interpreter frame that call runs and a pointer into that frame's code
- * (PHP's execute_ex, Perl's runops loop): the reader walks the frames, the
+ * (CPython's eval loop, PHP's execute_ex, Perl's runops loop): the reader walks the frames, the
  * placer proves and places them, and turns the result into the splices of
  * runtimes/runtime.h. Pure computation on what it is given: no reads. */
 #ifndef SMOLDER_RUNTIMES_INTERP_PLACE_H
@@ -22,6 +22,10 @@ struct interp_frame {
 	uint64_t addr;             /* the frame's own address (its identity) */
 	uint64_t code_lo, code_hi; /* its code: [lo, hi); empty for frames no
 	                              eval call runs (a builtin's) */
+	uint64_t obj_lo, obj_hi;   /* the object that holds its code, where an
+	                              eval call may keep a pointer to it rather
+	                              than into the code (CPython's code
+	                              object): [lo, hi); empty for most */
 	uint32_t name;             /* strtab id */
 	bool entry_end;            /* the outermost frame of its eval call */
 };
@@ -59,7 +63,8 @@ struct interp_placed {
 	uint8_t state[INTERP_MAX_FRAMES]; /* enum interp_placement */
 	/* for a call INTERP_PROVEN: which of frames it proved, and the word
 	 * of it that points into that frame's code (where the frame was at
-	 * the sample: an interpreter's instruction register) */
+	 * the sample: an interpreter's instruction register), or else at the
+	 * object holding it */
 	uint16_t proven_at[INTERP_MAX_FRAMES];
 	uint64_t code_word[INTERP_MAX_FRAMES];
 	unsigned confirmed, chained, unproven;

@@ -29,7 +29,7 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/cpython.c runtimes/cpython.h runtimes/cpython_state.h \
 	runtimes/cpython_ahead.c runtimes/cpython_ahead.h \
 	runtimes/cpython_names.c runtimes/cpython_names.h \
-	runtimes/cpython_stack.c \
+	runtimes/cpython_proof.c \
 	runtimes/cpython_lines.c runtimes/cpython_lines.h \
 	runtimes/v8_reader.c runtimes/v8.c runtimes/v8.h \
 	runtimes/v8_layout.c runtimes/v8_layout.h \

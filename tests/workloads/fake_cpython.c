@@ -251,7 +251,7 @@ __attribute__((noinline)) static void step(void)
 /* The eval loop: like CPython's, it keeps the frame it runs and its
  * instruction pointer in its own stack frame for as long as it runs it,
  * which is what the reader's proof of a sample's frames looks for
- * (runtimes/cpython_stack.c). */
+ * (runtimes/cpython_proof.c). */
 WL_NOINLINE void *_PyEval_EvalFrameDefault(void *tstate, unsigned char *frame, int throwflag)
 {
 	volatile uint64_t running[2];
