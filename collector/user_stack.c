@@ -231,14 +231,21 @@ static size_t prove_deep(struct user_stack *u, const struct callchain_parts *cc,
 	const uint64_t *walk = cc ? cc->user : NULL;
 	size_t walk_nr = cc ? cc->user_nr : 0, next, kept, i, deepest = 0;
 	uint64_t copy_end = u->stack.base + u->stack.size;
+	bool whole = cc && walk_nr + cc->kernel_nr < u->max_walk, trusted;
 
-	/* the walk is a witness where the deepest frame the copy gave runs
-	 * code that keeps frame pointers; elsewhere the seams judge alone */
+	/* the walk judges every frame beyond the copy where the deepest frame
+	 * the copy gave runs code that keeps frame pointers everywhere (Go's);
+	 * elsewhere it may skip callers, so it is only a witness of the frames
+	 * read past a seam that moved (HotSpot's C2 threads write under their
+	 * 16 KiB copy while their stack is read), never followed on its own */
 	for (i = 1; i < n && u->frames[i].sp < copy_end + 8; i++)
 		deepest = i;
-	if (!keeps_frame_pointers(u, &u->frames[deepest], deepest == 0))
+	trusted = keeps_frame_pointers(u, &u->frames[deepest], deepest == 0);
+	if (!trusted && !u->stack.far->seam_moved)
 		walk_nr = 0;
-	kept = stackmem__prove(&u->stack, u->frames, n, walk, walk_nr, &next);
+	kept = stackmem__prove(&u->stack, u->frames, n, walk, walk_nr, whole, &next);
+	if (!trusted)
+		next = walk_nr;
 	/* a frame cut where the walk did not see it; or bytes past a moved
 	 * seam that gave no frame, only a CFA that does not climb */
 	if (kept < n || (*why == UNWIND_BAD_PC && u->stack.far->seam_moved)) {

@@ -32,6 +32,7 @@ check_PROGRAMS += \
 	tests/workloads/long_names \
 	tests/workloads/recurse \
 	tests/workloads/deep_base \
+	tests/workloads/big_frame \
 	tests/workloads/forkexec \
 	tests/workloads/child_spin \
 	tests/workloads/syscalls \
@@ -83,6 +84,11 @@ tests_workloads_recurse_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_deep_base_SOURCES = tests/workloads/deep_base.c tests/workloads/wl_time.h
 tests_workloads_deep_base_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_deep_base_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+# frame pointers, as HotSpot keeps them: the kernel's walk is the witness
+tests_workloads_big_frame_SOURCES = tests/workloads/big_frame.c tests/workloads/wl_time.h
+tests_workloads_big_frame_CFLAGS = $(WORKLOAD_C_FLAGS) -fno-omit-frame-pointer
+tests_workloads_big_frame_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
 
 tests_workloads_forkexec_SOURCES = tests/workloads/forkexec.c tests/workloads/wl_time.h
 tests_workloads_forkexec_CFLAGS = $(WORKLOAD_C_FLAGS)
@@ -182,6 +188,7 @@ INTEGRATION_TESTS = \
 	tests/integration/names.sh \
 	tests/integration/recursion.sh \
 	tests/integration/deep_stack.sh \
+	tests/integration/deep_seam.sh \
 	tests/integration/signal.sh \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \

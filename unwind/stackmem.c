@@ -155,12 +155,12 @@ bool stackmem__used_far(const struct unwind_stack *stack)
 #define WALK_JOIN_RUN 3
 
 size_t stackmem__prove(const struct unwind_stack *stack, const struct unwind_frame *frames, size_t n,
-		       const uint64_t *walk, size_t walk_nr, size_t *walk_next)
+		       const uint64_t *walk, size_t walk_nr, bool walk_whole, size_t *walk_next)
 {
 	struct stackmem_far *f = stack ? stack->far : NULL;
 	uint64_t copy_end = stack ? stack->base + stack->size : 0;
 	size_t i, j = 0, t, kept = n, run = 0;
-	bool credible = false, far_used = f && f->used;
+	bool credible = false, far_used = f && f->used, proved_beyond = false;
 
 	for (i = 0; i < n; i++) {
 		/* frame i's return address was read at its caller-side sp
@@ -182,13 +182,33 @@ size_t stackmem__prove(const struct unwind_stack *stack, const struct unwind_fra
 			if (walk[j] == frames[i].pc) {
 				j++;
 				run++;
-				f->walk_proved = true;
+				f->walk_proved = proved_beyond = true;
 				continue;
 			}
+		} else if (credible && walk_whole && proved_beyond) {
+			/* past the walk's last frame, which the walk proved
+			 * here: its callers, which cannot have changed while
+			 * it lived (glibc's clone3 keeps no frame pointer) */
+			break;
 		} else if (!f->seam_moved) {
 			/* no walk to judge by: the seams stand */
 			credible = false;
 			break;
+		} else if (!credible) {
+			/* no return address in the copy told where the walk
+			 * stood (a leaf that saved no frame pointer hides its
+			 * caller, the copy's deepest frame, from the walk):
+			 * the first frame beyond that the walk holds aligns
+			 * them, and every next one must follow in order */
+			for (t = j; t < walk_nr && t <= j + WALK_LOOKAHEAD && walk[t] != frames[i].pc; t++)
+				;
+			if (t < walk_nr && walk[t] == frames[i].pc) {
+				credible = true;
+				j = t + 1;
+				run = 1;
+				f->walk_proved = proved_beyond = true;
+				continue;
+			}
 		}
 		f->walk_cut = true;
 		kept = i;

@@ -91,14 +91,20 @@ struct unwind_frame;
  * the pc of the deepest frame the copy gave, matched in order along the
  * copy's frames (it may miss a leaf that saved no frame pointer). Frames
  * whose return address was read beyond the copy are kept while each is
- * the walk's next return address; past the walk's end (the kernel's
- * perf_event_max_stack), or with no credible walk (code without frame
- * pointers), they stand on the seams alone: kept where every seam read
- * back as held, cut where one moved. *walk_next is where in walk the
+ * the walk's next return address; where no return address of the copy
+ * was in the walk (a leaf that saved no frame pointer hides its caller
+ * from it), past a seam that moved, the first frame beyond that the walk
+ * holds says where the walk stands. Past the walk's end they are the last
+ * one's callers, kept, when the walk reached the thread's root
+ * (walk_whole: the walk saw every frame that keeps a frame pointer, and a
+ * frame's callers cannot change while it lives); past a walk the kernel
+ * cut at perf_event_max_stack, or with no credible walk (code without
+ * frame pointers), they stand on the seams alone: kept where every seam
+ * read back as held, cut where one moved. *walk_next is where in walk the
  * callers of the last frame kept go on, when the walk saw it and the
  * frames just before it in a row (walk_nr when it did not): a stack cut
  * there can be continued from the walk. */
 size_t stackmem__prove(const struct unwind_stack *stack, const struct unwind_frame *frames, size_t n,
-		       const uint64_t *walk, size_t walk_nr, size_t *walk_next);
+		       const uint64_t *walk, size_t walk_nr, bool walk_whole, size_t *walk_next);
 
 #endif

@@ -204,7 +204,7 @@ static size_t prove(const struct unwind_frame *f, size_t n, const uint64_t *walk
 {
 	size_t next;
 
-	return stackmem__prove(&stack, f, n, walk, nr, &next);
+	return stackmem__prove(&stack, f, n, walk, nr, false, &next);
 }
 
 /* A seam that moved, with the caller's witness of the sample (its
@@ -237,11 +237,60 @@ Test(stackmem, a_moved_seam_is_served_for_the_walk_to_prove)
 	cr_assert(far.walk_proved);
 	cr_assert(far.walk_cut);
 
+	/* a walk that reached the thread's root: frame 5 is the caller of
+	 * frame 4, which the walk proved there (its own code keeps no frame
+	 * pointer, as glibc's clone3) */
+	{
+		size_t next;
+
+		far.walk_proved = far.walk_cut = false;
+		cr_assert_eq(stackmem__prove(&stack, f, 6, walk, 4, true, &next), 6);
+		cr_assert(far.walk_proved);
+		cr_assert_not(far.walk_cut);
+		cr_assert_eq(stackmem__prove(&stack, f, 6, walk, 3, true, &next), 4,
+			     "frame 4 unproven: the walk's end proves no caller");
+	}
+	far.walk_proved = far.walk_cut = false;
 	f[4].pc = 0x999; /* read from a stack that moved on */
 	far.walk_proved = far.walk_cut = false;
 	cr_assert_eq(prove(f, 6, walk, 4), 4, "cut at the frame the walk did not see");
 	cr_assert_not(far.walk_proved);
 	cr_assert_eq(prove(f, 6, NULL, 0), 4, "no walk: a moved seam proves nothing");
+}
+
+/* A leaf that saved no frame pointer hides its caller from the walk: when
+ * that caller is the copy's deepest frame, no return address of the copy
+ * says where the walk stands, and the first frame beyond that the walk
+ * holds aligns them (HotSpot's C2 threads: a frame wider than the copy
+ * under a leaf of PhaseIdealLoop's). Each next frame must follow in order. */
+Test(stackmem, a_walk_that_missed_the_copys_frames_is_aligned_beyond)
+{
+	struct unwind_frame f[6];
+	/* 0x200, the copy's deepest frame, is not in the walk */
+	const uint64_t walk[] = { 0x100, 0x300, 0x400, 0x500 };
+	size_t i, next;
+
+	far.prove_later = true;
+	live[COPY / 8 - 1] ^= 1;
+	cr_assert_eq(word(BASE + COPY + 64), expect(BASE + COPY + 64));
+	cr_assert(far.seam_moved);
+	memset(f, 0, sizeof(f));
+	for (i = 0; i < 6; i++)
+		f[i].pc = 0x100 * (i + 1);
+	f[1].sp = BASE + COPY;      /* the copy's deepest */
+	f[2].sp = BASE + COPY + 8;  /* beyond: 0x300, walk[1] */
+	f[3].sp = BASE + COPY + 64;
+	f[4].sp = BASE + COPY + 128;
+	f[5].sp = BASE + COPY + 192; /* past the walk's end */
+	cr_assert_eq(stackmem__prove(&stack, f, 6, walk, 4, false, &next), 5);
+	cr_assert(far.walk_proved);
+	cr_assert_eq(stackmem__prove(&stack, f, 6, walk, 4, true, &next), 6, "whole: 0x600 is 0x500's caller");
+	f[3].pc = 0x401; /* after the alignment, out of order */
+	cr_assert_eq(stackmem__prove(&stack, f, 6, walk, 4, true, &next), 3);
+	f[3].pc = 0x400;
+	f[2].pc = 0x999; /* nothing beyond is in the walk: nothing aligns */
+	f[3].pc = 0x998;
+	cr_assert_eq(stackmem__prove(&stack, f, 6, walk, 4, true, &next), 2);
 }
 
 /* A seam that reads back as held proves little: the thread may have
@@ -272,9 +321,9 @@ Test(stackmem, a_credible_walk_judges_frames_beyond_a_seam_that_held)
 	{
 		size_t next = 0;
 
-		cr_assert_eq(stackmem__prove(&stack, f, 5, walk, 4, &next), 3);
+		cr_assert_eq(stackmem__prove(&stack, f, 5, walk, 4, false, &next), 3);
 		cr_assert_eq(next, 3, "the callers of the last frame kept go on at walk[3]");
-		cr_assert_eq(stackmem__prove(&stack, f, 5, junk, 3, &next), 5, "a walk without the copy's frames");
+		cr_assert_eq(stackmem__prove(&stack, f, 5, junk, 3, false, &next), 5, "a walk without the copy's frames");
 		cr_assert_eq(next, 3, "and nothing to go on from");
 	}
 }
@@ -307,9 +356,9 @@ Test(stackmem, a_short_stack_the_walk_agrees_with_goes_on_from_it)
 	f[0].pc = 0x100;
 	f[1].pc = 0x200;
 	f[1].sp = BASE + 64;
-	cr_assert_eq(stackmem__prove(&stack, f, 2, walk, 4, &next), 2);
+	cr_assert_eq(stackmem__prove(&stack, f, 2, walk, 4, false, &next), 2);
 	cr_assert_eq(next, 2, "its callers are walk[2..]");
 	f[1].pc = 0x201;
-	cr_assert_eq(stackmem__prove(&stack, f, 2, walk, 4, &next), 2);
+	cr_assert_eq(stackmem__prove(&stack, f, 2, walk, 4, false, &next), 2);
 	cr_assert_eq(next, 4, "a walk that does not hold the caller: nothing to go on from");
 }
