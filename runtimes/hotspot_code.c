@@ -84,12 +84,16 @@ void hotspot__stats(const struct hotspot *h, struct hotspot_stats *out)
 	out->reads = h->mem.reads;
 }
 
-/* One CodeHeap: its committed memory and segment map. */
+/* One CodeHeap: its memory and segment map. Its reserved end where it is
+ * exported, not the end committed so far: a heap grows into it between
+ * two reads (a JIT-heavy start-up, javac's, commits more every few
+ * milliseconds), and its segment map grows with it, so code there is
+ * found without reading the heaps again. */
 static int read_heap(struct hotspot *h, uint64_t heap, struct hotspot_heap *out)
 {
 	const struct hotspot_vm *vm = &h->vm;
 	uint64_t mem = heap + (uint64_t)vm->heap_memory, seg = heap + (uint64_t)vm->heap_segmap;
-	uint64_t low_boundary, high, segmap;
+	uint64_t low_boundary, high, high_boundary, segmap;
 	uint32_t log2;
 
 	if (memsource__u64(&h->mem, mem + (uint64_t)vm->vspace_low_boundary, &low_boundary) ||
@@ -100,6 +104,10 @@ static int read_heap(struct hotspot *h, uint64_t heap, struct hotspot_heap *out)
 	if (high <= low_boundary || high - low_boundary > MAX_HEAP_BYTES || log2 < 4 || log2 > 16 ||
 	    !segmap)
 		return -EPROTO;
+	if (vm->vspace_high_boundary >= 0 &&
+	    memsource__u64(&h->mem, mem + (uint64_t)vm->vspace_high_boundary, &high_boundary) == 0 &&
+	    high_boundary > high && high_boundary - low_boundary <= MAX_HEAP_BYTES)
+		high = high_boundary;
 	out->low = low_boundary;
 	out->high = high;
 	out->segmap = segmap;

@@ -49,6 +49,7 @@ struct hotspot_vm {
 	int64_t array_len, array_data;          /* GrowableArrayBase::_len, GrowableArray<int>::_data */
 	int64_t heap_memory, heap_segmap, heap_log2_segment; /* CodeHeap:: */
 	int64_t vspace_low, vspace_high, vspace_low_boundary; /* VirtualSpace:: */
+	int64_t vspace_high_boundary; /* ... -1: not exported */
 	int64_t heapblock_used;      /* HeapBlock::_header + HeapBlock::Header::_used */
 	uint64_t heapblock_size;     /* sizeof(HeapBlock): a blob follows its block header */
 	uint64_t call_stub_return;   /* &StubRoutines::_call_stub_return_address */
