@@ -198,6 +198,10 @@ static void print_features(const struct perf_features *f)
 	feature_line("use_clockid (MONOTONIC)", &f->clockid,
 		     "sample times comparable with clock_gettime",
 		     "kernel < 4.1; perf clock timestamps");
+	feature_line("context_switch (SWITCH)", &f->context_switch,
+		     "`--event off-cpu` times threads' waits by switch records",
+		     "kernel < 4.3: `--event off-cpu` is not available (the sched_switch "
+		     "tracepoint path is not built yet)");
 	if (f->kernel.probed && !f->kernel.ok && (f->kernel.err == EACCES || f->kernel.err == EPERM))
 		snprintf(note, sizeof(note),
 			 "not permitted (perf_event_paranoid %d without CAP_PERFMON/CAP_SYS_ADMIN)",

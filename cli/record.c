@@ -85,7 +85,11 @@ static void usage(FILE *f)
 		"      --stack-size BYTES  user stack bytes copied per sample, a multiple of 8\n"
 		"                          up to 65528 (default 16384)\n"
 		"      --max-frames N      user frames kept per stack (default 512)\n"
-		"      --event EVENT       cpu-clock (default, works without a PMU) or cycles\n"
+		"      --event EVENT       cpu-clock (default, works without a PMU), cycles,\n"
+		"                          or off-cpu: where threads wait (sleep, I/O, locks),\n"
+		"                          weighted by the nanoseconds until they run again;\n"
+		"                          -F is then the most waits sampled a second per CPU\n"
+		"                          (Linux 4.3+)\n"
 		"      --per-pid           one profile per process id instead of per executable\n"
 		"      --group-by thread   one profile per thread name as well (a thread label;\n"
 		"                          a top table per thread, a thread frame under each\n"
@@ -191,8 +195,8 @@ static int parse_option(int c, const char *arg, struct record_args *a)
 		a->so.max_frames = (size_t)v;
 		return 0;
 	case OPT_EVENT:
-		if (strcmp(arg, "cpu-clock") && strcmp(arg, "cycles")) {
-			log__error("--event: unknown event '%s' (cpu-clock or cycles)", arg);
+		if (strcmp(arg, "cpu-clock") && strcmp(arg, "cycles") && strcmp(arg, "off-cpu")) {
+			log__error("--event: unknown event '%s' (cpu-clock, cycles or off-cpu)", arg);
 			return 2;
 		}
 		a->so.event = arg;
@@ -382,7 +386,7 @@ static void fill_meta(struct profile *prof, const struct record_args *a, uint64_
 	m->kernel = u->release;
 	m->arch = u->machine;
 	m->event_name = a->so.event;
-	m->event_unit = "samples";
+	m->event_unit = profile_meta__unit_of(a->so.event);
 	m->frequency_hz = a->so.freq_hz;
 }
 

@@ -72,6 +72,8 @@ static void usage(FILE *f)
 		"                        require more labels, or to accept several values of\n"
 		"                        one label\n"
 		"  -p, --pid PID         only the profiles of PID (dumps grouped per pid)\n"
+		"      --event NAME      only the dumps of that event (cpu-clock, cycles,\n"
+		"                        off-cpu): the dumps merged must be of one unit\n"
 		"      --group-by thread one profile per thread name (dumps recorded with\n"
 		"                        --group-by thread): a top table per thread, a thread\n"
 		"                        frame under each process in svg and collapsed, the\n"
@@ -123,6 +125,12 @@ static int merge_files(struct dump_merge *m, const struct dump_paths *files)
 			log__error("%s: too many distinct stacks to merge", files->v[i]);
 			return -1;
 		}
+		if (rc == -EDOM) {
+			log__error("%s: its event's values are not in the unit of the dumps before it "
+				   "(CPU samples and off-cpu nanoseconds do not add up): pick one event "
+				   "with --event cpu-clock or --event off-cpu", files->v[i]);
+			return -1;
+		}
 		if (rc < 0) {
 			log__error("merging %s: %s", files->v[i], strerror(-rc));
 			return -1;
@@ -153,6 +161,11 @@ static void explain_empty(const struct report *r, const struct dump_merge_info *
 
 	if (!in->dumps) {
 		log__error("no samples match%s: no dump files found", what);
+		return;
+	}
+	if (!in->dumps_in_range && in->dumps_other_event) {
+		log__error("no samples match%s: %zu dumps read, none of event %s", what, in->dumps,
+			   r->filter.event);
 		return;
 	}
 	if (!in->dumps_in_range) {
@@ -229,6 +242,13 @@ static void build_title(const struct report *r, char *buf, size_t size)
 		snprintf(hosts, sizeof(hosts), "%s", *h ? h : "unknown host");
 	units__format_time(in->start_ns, from, sizeof(from));
 	units__format_time(in->end_ns, until, sizeof(until));
+	if (strcmp(profile__meta_const(r->now)->event_unit, "nanoseconds") == 0) {
+		char t[32];
+
+		units__format_elapsed(in->samples, t, sizeof(t));
+		snprintf(buf, size, "Off-CPU: %s \xe2\x80\x94 %s to %s, %s waited", hosts, from, until, t);
+		return;
+	}
 	snprintf(buf, size, "CPU: %s \xe2\x80\x94 %s to %s, %llu samples", hosts, from, until,
 		 (unsigned long long)in->samples);
 }
@@ -256,7 +276,10 @@ static int write_report(void *ctx, FILE *out)
 		if (!r->base) {
 			const struct profile_meta *m = profile__meta_const(r->now);
 
-			dump_merge__describe_rates(r->info, rates, sizeof(rates));
+			rates[0] = '\0';
+			/* off-cpu's frequency is a cap on stacks, not a rate */
+			if (strcmp(m->event_unit, "samples") == 0)
+				dump_merge__describe_rates(r->info, rates, sizeof(rates));
 			snprintf(subtitle, sizeof(subtitle), "%zu dumps, %s%s%s", r->info->dumps_used,
 				 m->event_name && *m->event_name ? m->event_name : "cpu",
 				 *rates ? ", " : "", rates);
@@ -286,7 +309,7 @@ static void pprof_period(struct report *r)
 	r->pprof.duration_ns = in->end_ns - in->start_ns;
 }
 
-enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE, OPT_GROUP_BY };
+enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE, OPT_GROUP_BY, OPT_EVENT };
 
 /* One option with a value. Returns 0, 2 on a usage error, 1 on another
  * failure (both logged). */
@@ -334,6 +357,13 @@ static int parse_option(struct report *r, int c, const char *arg, uint64_t now_n
 		return 0;
 	case OPT_TITLE:
 		r->title = arg;
+		return 0;
+	case OPT_EVENT:
+		if (!*arg) {
+			log__error("--event: empty event name");
+			return 2;
+		}
+		r->filter.event = arg;
 		return 0;
 	case OPT_GROUP_BY:
 		if (strcmp(arg, "thread") != 0 && strcmp(arg, "process") != 0) {
@@ -386,6 +416,7 @@ static int parse_args(int argc, char **argv, struct report *r)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -10,6 +10,7 @@ collector_libcollector_a_SOURCES = \
 	collector/perf_attr.c collector/perf_attr.h \
 	collector/ring.c collector/ring.h \
 	collector/batch.c collector/batch.h \
+	collector/offcpu.c collector/offcpu.h \
 	collector/perf_record.c collector/perf_record.h \
 	collector/cpus.c collector/cpus.h \
 	collector/procmaps.c collector/procmaps.h \
@@ -27,6 +28,6 @@ collector_libcollector_a_SOURCES = \
 	collector/livestack.c collector/livestack.h \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sampler.c collector/sampler.h \
-	collector/sampler_open.c collector/sampler_state.h
+	collector/sampler_open.c collector/sampler_offcpu.c collector/sampler_state.h
 COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a \
 	$(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS)

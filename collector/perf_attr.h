@@ -24,6 +24,7 @@
 #define ATTR_BIT_MMAP2 23
 #define ATTR_BIT_COMM_EXEC 24
 #define ATTR_BIT_USE_CLOCKID 25
+#define ATTR_BIT_CONTEXT_SWITCH 26
 
 /* Sets flag bit `bit` (ATTR_BIT_*) of a's flag word. */
 void perf_attr__set_bit(struct perf_event_attr *a, unsigned bit);

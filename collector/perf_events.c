@@ -66,7 +66,8 @@ static int valid_opts(const struct perf_sampling_opts *o)
 		return 0;
 	if (o->poll_interval_ms < 1 || o->poll_interval_ms > 60000)
 		return 0;
-	return o->event == PERF_EVENT_CPU_CLOCK || o->event == PERF_EVENT_CYCLES;
+	return o->event == PERF_EVENT_CPU_CLOCK || o->event == PERF_EVENT_CYCLES ||
+	       o->event == PERF_EVENT_OFF_CPU;
 }
 
 /* Bytes one sample takes in the ring: header and fixed fields, registers,
@@ -150,15 +151,30 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 
 	memset(&a, 0, sizeof(a));
 	a.size = f->attr_size_used ? f->attr_size_used : (uint32_t)sizeof(a);
+	if (o->event == PERF_EVENT_OFF_CPU && !f->context_switch.ok)
+		return -ENOTSUP;
 	if (o->event == PERF_EVENT_CYCLES) {
 		a.type = PERF_TYPE_HARDWARE;
 		a.config = PERF_COUNT_HW_CPU_CYCLES;
+	} else if (o->event == PERF_EVENT_OFF_CPU) {
+		/* sampled in the context of the thread going off the CPU:
+		 * its user registers and stack are those of its system call;
+		 * every switch, sampled or not, gives a switch record, which
+		 * times the thread's wait (the sampler then raises the period
+		 * to keep to freq_hz stacks a second) */
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
 	} else {
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_CPU_CLOCK;
 	}
-	a.freq = 1;
-	a.sample_freq = o->freq_hz;
+	if (o->event == PERF_EVENT_OFF_CPU) {
+		a.sample_period = 1;
+	} else {
+		a.freq = 1;
+		a.sample_freq = o->freq_hz;
+	}
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	if (m == PERF_MODE_DWARF) {
@@ -443,11 +459,18 @@ int perf_events__set_frequency(struct perf_events *ev, unsigned hz)
 	int first = 0;
 	size_t i;
 
-	if (hz == 0)
+	if (hz == 0 || (ev->type == PERF_TYPE_SOFTWARE && ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES))
 		return -EINVAL;
 	v = hrtimer ? 1000000000ull / hz : hz;
 	for (i = 0; i < ev->n; i++)
 		if (ioctl(ev->ev[i].fd, PERF_EVENT_IOC_PERIOD, &v) < 0 && !first)
 			first = -errno;
 	return first;
+}
+
+int perf_events__set_period(struct perf_events *ev, size_t i, uint64_t period)
+{
+	if (i >= ev->n || period == 0)
+		return -EINVAL;
+	return ioctl(ev->ev[i].fd, PERF_EVENT_IOC_PERIOD, &period) < 0 ? -errno : 0;
 }

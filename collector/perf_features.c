@@ -236,6 +236,11 @@ void perf_features__probe(struct perf_features *out)
 	perf_attr__set_clockid(&a, CLOCK_MONOTONIC);
 	set_feature(&f.clockid, try_open(&f, &a, 0, -1));
 
+	/* what the off-cpu event times a thread's waits by */
+	base_attr(&a, f.attr_size_used);
+	perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
+	set_feature(&f.context_switch, try_open(&f, &a, 0, -1));
+
 	/* Kernel samples and kernel callchains are what paranoid >= 2 forbids. */
 	base_attr(&a, f.attr_size_used);
 	a.exclude_kernel = 0;

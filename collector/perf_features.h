@@ -55,6 +55,7 @@ struct perf_features {
 	struct perf_feature mmap2;          /* 3.16 */
 	struct perf_feature comm_exec;      /* 3.16 */
 	struct perf_feature clockid;        /* use_clockid + CLOCK_MONOTONIC, 4.1 */
+	struct perf_feature context_switch; /* PERF_RECORD_SWITCH records, 4.3 */
 	struct perf_feature kernel;         /* exclude_kernel = 0 with kernel callchain */
 	struct perf_feature system_wide;    /* pid = -1 on one CPU */
 	/* The final sampling attr (default options) opened on this thread:

@@ -102,6 +102,8 @@ int perf_record__type_known(uint32_t type)
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
+	case RECORD_TYPE_SWITCH:
+	case RECORD_TYPE_SWITCH_CPU_WIDE:
 		return 1;
 	default:
 		return 0;
@@ -411,6 +413,32 @@ int perf_record__parse_throttle(const struct sample_layout *l, const struct perf
 	if (parse_trailer(l, h, &t.sid))
 		return -EBADMSG;
 	*out = t;
+	return 0;
+}
+
+int perf_record__parse_switch(const struct sample_layout *l, const struct perf_event_header *h,
+			      struct perf_record_switch *out)
+{
+	struct perf_record_switch w;
+	struct cursor c;
+	size_t end;
+
+	if (h->type != RECORD_TYPE_SWITCH && h->type != RECORD_TYPE_SWITCH_CPU_WIDE)
+		return -EINVAL;
+	if (!l->sample_id_all || !(l->sample_type & PERF_SAMPLE_TID) ||
+	    !(l->sample_type & PERF_SAMPLE_TIME))
+		return -ENOENT;
+	if (body_end(l, h, &end))
+		return -EBADMSG;
+	memset(&w, 0, sizeof(w));
+	w.out = (h->misc & RECORD_MISC_SWITCH_OUT) != 0;
+	w.preempt = w.out && (h->misc & RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+	cursor_init(&c, h, end);
+	if (h->type == RECORD_TYPE_SWITCH_CPU_WIDE && take_u32x2(&c, &w.other_pid, &w.other_tid))
+		return -EBADMSG;
+	if (parse_trailer(l, h, &w.sid))
+		return -EBADMSG;
+	*out = w;
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* Decoding of perf ring records (SAMPLE, MMAP/MMAP2, COMM, FORK/EXIT, LOST,
- * THROTTLE) with every length checked against the record's own size. */
+ * THROTTLE, SWITCH) with every length checked against the record's own size. */
 #ifndef SMOLDER_COLLECTOR_PERF_RECORD_H
 #define SMOLDER_COLLECTOR_PERF_RECORD_H
 #include <stddef.h>
@@ -14,6 +14,10 @@
 #define RECORD_MISC_COMM_EXEC (1u << 13)          /* PERF_RECORD_MISC_COMM_EXEC, 3.16 */
 #define RECORD_MISC_MMAP_BUILD_ID (1u << 14)      /* PERF_RECORD_MISC_MMAP_BUILD_ID, 5.12 */
 #define RECORD_BUILD_ID_MAX 20u
+#define RECORD_TYPE_SWITCH 14u                     /* PERF_RECORD_SWITCH, 4.3 */
+#define RECORD_TYPE_SWITCH_CPU_WIDE 15u            /* ..._CPU_WIDE, 4.3 */
+#define RECORD_MISC_SWITCH_OUT (1u << 13)          /* PERF_RECORD_MISC_SWITCH_OUT, 4.3 */
+#define RECORD_MISC_SWITCH_OUT_PREEMPT (1u << 14)  /* ..._OUT_PREEMPT, 4.17 */
 
 /* What the records of one event look like; derived from its attr. A value
  * type: fill with perf_record__layout_init() and copy freely. */
@@ -128,6 +132,18 @@ struct perf_record_throttle {
 	struct perf_record_sample_id sid;
 };
 
+/* PERF_RECORD_SWITCH and SWITCH_CPU_WIDE: a thread leaves or takes a CPU.
+ * The record is written in the context of that thread, so its identity is
+ * the sample_id trailer's (required: without sample_id_all it says no
+ * one's); the CPU-wide form also names the other thread of the switch. */
+struct perf_record_switch {
+	int out;      /* the thread left the CPU (else it took it) */
+	int preempt;  /* it left still runnable: preempted (4.17+; before, 0) */
+	uint32_t other_pid, other_tid; /* CPU-wide: the thread coming in (out)
+	                                  or going out (in); else 0 */
+	struct perf_record_sample_id sid;
+};
+
 /* All parsers: `h` points to a whole record of h->size bytes (as returned by
  * ring__next). They return 0 and fill *out, or -EBADMSG when a length field,
  * string or the record size is inconsistent, or -EINVAL when h is not of the
@@ -144,6 +160,9 @@ int perf_record__parse_lost(const struct sample_layout *l, const struct perf_eve
 		       struct perf_record_lost *out);
 int perf_record__parse_throttle(const struct sample_layout *l, const struct perf_event_header *h,
 			   struct perf_record_throttle *out);
+/* -ENOENT without sample_id_all or without TID and TIME in it. */
+int perf_record__parse_switch(const struct sample_layout *l, const struct perf_event_header *h,
+			      struct perf_record_switch *out);
 /* The sample_id trailer of a non-sample record. -ENOENT without
  * sample_id_all, -EBADMSG when the record is shorter than the trailer. */
 int perf_record__parse_sample_id(const struct sample_layout *l, const struct perf_event_header *h,

@@ -14,6 +14,7 @@
 
 #include "collector/batch.h"
 #include "collector/binary.h"
+#include "collector/offcpu.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
 #include "collector/ptree.h"
@@ -119,6 +120,17 @@ static uint32_t thread_key(struct sampler *s, struct process *p, int tid)
 	return id;
 }
 
+/* A sample not aggregated, counted in the window: a CPU sample as one of
+ * the profile's dropped samples; an off-cpu stack, whose profile counts
+ * nanoseconds, in the off-cpu counters. */
+static void drop_sample(struct sampler *s)
+{
+	if (s->offcpu)
+		s->stats.off_cpu_dropped++;
+	else
+		profile__drop(s->profile, 1);
+}
+
 static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 {
 	struct agent_stats *st = &s->stats;
@@ -131,9 +143,12 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	int have_user;
 
 	if (perf_record__parse_sample(&s->layout, h, &smp) < 0) {
-		profile__drop(s->profile, 1);
+		drop_sample(s);
 		return;
 	}
+	/* off-cpu: a dying thread's last switch-out is no wait */
+	if (s->offcpu && (smp.pid == DEAD_TASK_ID || smp.tid == DEAD_TASK_ID))
+		return;
 	/* another process's, on a CPU the trees share: outside the recording,
 	 * like a sample after its end, and never read from /proc */
 	if (s->tree && !ptree__member(s->tree, (int)smp.pid, smp.time)) {
@@ -144,12 +159,12 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	 * "where the CPU goes"; it is counted, not aggregated */
 	if (smp.pid == 0) {
 		st->idle++;
-		profile__drop(s->profile, 1);
+		drop_sample(s);
 		return;
 	}
 	p = proctable__get(s->procs, (int)smp.pid);
 	if (!p) {
-		profile__drop(s->profile, 1);
+		drop_sample(s);
 		return;
 	}
 	memset(&cc, 0, sizeof(cc));
@@ -203,13 +218,18 @@ add:
 	key.comm = process__comm(p);
 	key.pid = s->opts.per_pid ? (int32_t)process__pid(p) : -1;
 	key.thread = s->opts.group_by_thread ? thread_key(s, p, (int)smp.tid) : 0;
-	profile__add(s->profile, &key, s->stack, n, 1);
+	if (s->offcpu)
+		/* the switch-out's stack: its wait's time is known at the
+		 * thread's switch-in */
+		(void)offcpu__stack(s->offcpu, (int)smp.tid, smp.time, smp.period, &key, s->stack, n);
+	else
+		profile__add(s->profile, &key, s->stack, n, 1);
 }
 
 /* Whether a side-band record of process pid (at the time of the record in
  * hand) is the recording's: with trees, only their processes' are, and the
  * process table never learns of the others. */
-static int wanted(const struct sampler *s, uint32_t pid)
+int sampler__wanted(const struct sampler *s, uint32_t pid)
 {
 	return !s->tree || ptree__member(s->tree, (int)pid, s->batch.recs[s->batch_pos].time);
 }
@@ -231,13 +251,18 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 	case PERF_RECORD_SAMPLE:
 		handle_sample(s, h);
 		break;
+	case RECORD_TYPE_SWITCH:
+	case RECORD_TYPE_SWITCH_CPU_WIDE:
+		if (s->offcpu)
+			sampler_offcpu__switch(s, h);
+		break;
 	case PERF_RECORD_MMAP:
 	case RECORD_TYPE_MMAP2: {
 		struct perf_record_mmap m;
 		uint64_t dev = 0, ino = 0;
 		int exec;
 
-		if (perf_record__parse_mmap(&s->layout, h, &m) < 0 || !wanted(s, m.pid))
+		if (perf_record__parse_mmap(&s->layout, h, &m) < 0 || !sampler__wanted(s, m.pid))
 			break;
 		if (m.has_inode) {
 			dev = (uint64_t)makedev(m.maj, m.min);
@@ -252,7 +277,7 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 
 		/* Before comm_exec (3.16) misc bit 13 of a COMM means nothing, and
 		 * exec must be inferred: the process table guesses (-1). */
-		if (perf_record__parse_comm(&s->layout, h, &c) == 0 && wanted(s, c.pid))
+		if (perf_record__parse_comm(&s->layout, h, &c) == 0 && sampler__wanted(s, c.pid))
 			proctable__comm(s->procs, (int)c.pid, (int)c.tid, c.comm,
 					s->features.comm_exec.ok ? c.exec : -1);
 		break;
@@ -266,8 +291,10 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 		if (t.is_exit) {
 			uint64_t time = t.time ? t.time : s->last_time;
 
-			if (!wanted(s, t.pid))
+			if (!sampler__wanted(s, t.pid))
 				break;
+			if (s->offcpu)
+				offcpu__exit(s->offcpu, (int)t.tid, time);
 			proctable__exit(s->procs, (int)t.pid, (int)t.tid, time);
 			if (s->tree)
 				tree_exit(s, &t, time);
@@ -325,7 +352,7 @@ static int past_deadline(struct sampler *s, uint64_t sample_time)
 		return 1;
 	if (!s->late)
 		return 0;
-	profile__drop(s->profile, 1);
+	drop_sample(s);
 	return 1;
 }
 
@@ -425,7 +452,7 @@ static void process_available(struct sampler *s)
 			}
 			if (batch__push(&s->batch, t, h) < 0) {
 				if (h->type == PERF_RECORD_SAMPLE)
-					profile__drop(s->profile, 1);
+					drop_sample(s);
 				continue;
 			}
 		}
@@ -463,6 +490,8 @@ static void process_available(struct sampler *s)
 		if (st->deep_reads != deep_reads && now + RUNTIMES_EAGER_HOLD_NS > s->eager_until)
 			s->eager_until = now + RUNTIMES_EAGER_HOLD_NS;
 		pace_wakeups(s, now);
+		if (s->offcpu)
+			sampler_offcpu__adapt(s, now);
 		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
 			s->last_trim_ns = now;
 			/* what the freed binaries held (symbol tables, DWARF) goes back
@@ -570,6 +599,8 @@ void sampler__finish_window(struct sampler *s)
 	struct symbolizer_stats sst;
 	struct loadbudget_stats dst;
 
+	if (s->offcpu)
+		sampler_offcpu__finish_window(s);
 	settle_jit_names(s);
 	st->processes = proctable__count(s->procs);
 	st->binaries = binaries__count(s->bins);
@@ -684,7 +715,16 @@ size_t sampler__names_bytes(const struct sampler *s)
 
 int sampler__set_frequency(struct sampler *s, unsigned hz)
 {
-	int rc = perf_events__set_frequency(s->events, hz);
+	int rc;
+
+	/* off-cpu: the stacks a second the periods keep to */
+	if (s->offcpu) {
+		if (hz == 0)
+			return -EINVAL;
+		s->opts.freq_hz = hz;
+		return 0;
+	}
+	rc = perf_events__set_frequency(s->events, hz);
 
 	if (s->eager_events) {
 		int rc2 = perf_events__set_frequency(s->eager_events, hz);

@@ -16,6 +16,7 @@
 
 #include "collector/batch.h"
 #include "collector/binary.h"
+#include "collector/offcpu.h"
 #include "collector/perf_events.h"
 #include "collector/proctable.h"
 #include "collector/ptree.h"
@@ -38,7 +39,7 @@
 #include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
 
-static void set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what)
+void sampler__set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what)
 {
 	e->err = err;
 	e->cpu = cpu;
@@ -66,7 +67,7 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 		if (j < s->nrings) {
 			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring__fd(s->rings[j])) < 0) {
 				rc = -errno;
-				set_error(e, rc, cpu, perf_events__pid(s->events, i),
+				sampler__set_error(e, rc, cpu, perf_events__pid(s->events, i),
 					  "redirecting a perf event into its CPU's ring");
 				return rc;
 			}
@@ -74,7 +75,7 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 		}
 		rc = ring__new(fd, pages, &s->rings[s->nrings]);
 		if (rc < 0) {
-			set_error(e, rc, cpu, -1, "mapping the perf ring buffer");
+			sampler__set_error(e, rc, cpu, -1, "mapping the perf ring buffer");
 			return rc;
 		}
 		/* remember which event owns the ring until pfds are filled in */
@@ -136,18 +137,25 @@ static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *
 	perf_features__probe(&s->features);
 	if (!s->features.open.ok) {
 		rc = -(s->features.open.err ? s->features.open.err : EACCES);
-		set_error(e, rc, -1, -1, "perf_event_open");
+		sampler__set_error(e, rc, -1, -1, "perf_event_open");
 		return rc;
 	}
 	perf_sampling_opts__init(&po);
-	po.event = o->event && strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES : PERF_EVENT_CPU_CLOCK;
+	po.event = !o->event ? PERF_EVENT_CPU_CLOCK :
+		   strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES :
+		   strcmp(o->event, "off-cpu") == 0 ? PERF_EVENT_OFF_CPU : PERF_EVENT_CPU_CLOCK;
+	if (po.event == PERF_EVENT_OFF_CPU && !s->features.context_switch.ok) {
+		rc = -(s->features.context_switch.err ? s->features.context_switch.err : ENOTSUP);
+		sampler__set_error(e, rc, -1, -1, "off-cpu needs PERF_RECORD_SWITCH (Linux 4.3)");
+		return rc;
+	}
 	if (o->freq_hz)
 		po.freq_hz = o->freq_hz;
 	if (o->stack_size)
 		po.stack_size = o->stack_size;
 	rc = perf_events__resolve_mode(&s->features, &po, &mode, with_kernel);
 	if (rc < 0) {
-		set_error(e, rc, -1, -1, "choosing the sampling mode");
+		sampler__set_error(e, rc, -1, -1, "choosing the sampling mode");
 		return rc;
 	}
 	po.mode = mode;
@@ -158,12 +166,12 @@ static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *
 	*pages = perf_events__ring_pages(&s->features, &po);
 	rc = perf_events__build_attr(&s->features, &po, *pages, attr);
 	if (rc < 0) {
-		set_error(e, rc, -1, -1, "building the perf event attributes");
+		sampler__set_error(e, rc, -1, -1, "building the perf event attributes");
 		return rc;
 	}
 	rc = perf_record__layout_from_attr(&s->layout, attr);
 	if (rc < 0)
-		set_error(e, rc, -1, -1, "decoding the sample layout");
+		sampler__set_error(e, rc, -1, -1, "decoding the sample layout");
 	return rc;
 }
 
@@ -195,7 +203,7 @@ static int open_tree_events(struct sampler *s, const struct perf_event_attr *att
 		return 1;
 	}
 	if (rc < 0) {
-		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
+		sampler__set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
 		return rc;
 	}
 	s->tree = ptree__new();
@@ -203,7 +211,7 @@ static int open_tree_events(struct sampler *s, const struct perf_event_attr *att
 		if (ptree__add(s->tree, o->pids[i]) < 0)
 			break;
 	if (!s->tree || i < o->npids) {
-		set_error(e, -ENOMEM, -1, -1, "allocating the process trees");
+		sampler__set_error(e, -ENOMEM, -1, -1, "allocating the process trees");
 		return -ENOMEM;
 	}
 	return 0;
@@ -239,18 +247,20 @@ static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t p
 		if (rc == 1) {
 			rc = threads__list(o->pids, o->npids, &s->tids, &ntids);
 			if (rc < 0) {
-				set_error(e, rc, -1, -1, "listing threads");
+				sampler__set_error(e, rc, -1, -1, "listing threads");
 				return rc;
 			}
 			rc = perf_events__open(&s->features, attr, s->tids, ntids, &s->events, &oe);
 		}
 	}
 	if (rc < 0) {
-		set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
+		sampler__set_error(e, rc, oe.cpu, oe.pid, oe.call ? oe.call : "perf_event_open");
 		return rc;
 	}
 	rc = map_rings(s, pages, e);
-	if (rc == 0)
+	/* off-cpu: a thread waiting does not change its stack, so a reader
+	 * reads it as well a poll interval later; no twin set */
+	if (rc == 0 && !s->offcpu)
 		open_eager(s, attr);
 	s->batch_owned = take_batch_policy();
 	return rc;
@@ -302,23 +312,27 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	size_t pages = 0, i;
 	int with_kernel = 0, rc;
 
-	set_error(e, 0, -1, -1, "");
+	sampler__set_error(e, 0, -1, -1, "");
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		set_error(e, -ENOMEM, -1, -1, "allocating the sampler");
+		sampler__set_error(e, -ENOMEM, -1, -1, "allocating the sampler");
 		return -ENOMEM;
 	}
 	s->opts = *o;
 	if (!s->opts.max_frames)
 		s->opts.max_frames = DEFAULT_MAX_FRAMES;
 	rc = choose_attr(s, &attr, &pages, &with_kernel, e);
+	if (rc == 0 && attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES && attr.type == PERF_TYPE_SOFTWARE)
+		rc = sampler_offcpu__new(s, e);
 	if (rc == 0)
 		rc = open_events(s, &attr, pages, e);
+	if (rc == 0 && s->offcpu)
+		rc = sampler_offcpu__count_cpus(s, e);
 	if (rc < 0)
 		goto out_delete;
 	rc = make_model(s, with_kernel);
 	if (rc < 0) {
-		set_error(e, rc, -1, -1, "allocating the sampler");
+		sampler__set_error(e, rc, -1, -1, "allocating the sampler");
 		goto out_delete;
 	}
 	/* System-wide, a process is read from /proc when it first shows up (a
@@ -355,6 +369,9 @@ void sampler__delete(struct sampler *s)
 	free(s->ring_cpu);
 	perf_events__delete(s->eager_events);
 	perf_events__delete(s->events);
+	offcpu__delete(s->offcpu);
+	free(s->cpu_switches);
+	free(s->cpu_period);
 	profile__delete(s->profile);
 	proctable__delete(s->procs); /* tells the symbolizer and readers what goes */
 	runtimes__delete(s->runtimes);

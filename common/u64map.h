@@ -25,8 +25,11 @@ void u64map__clear(struct u64map *m);
 size_t u64map__bytes(const struct u64map *m);
 
 /* Iteration: start with *pos = 0; returns false at the end. Do not insert
- * while iterating (deleting the current key, and u64map__put of a key that
- * is present, which only overwrites its value, are allowed). */
+ * while iterating (u64map__put of a key that is present, which only
+ * overwrites its value, is allowed). Deleting the current key is allowed
+ * when the loop then steps back one position (*pos - 1): the deletion may
+ * shift a later entry into the freed slot, which would be skipped. An
+ * entry shifted from the table's start may be visited twice. */
 bool u64map__next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *val);
 
 #endif

@@ -168,6 +168,31 @@ void units__format_duration(uint64_t ns, char *buf, size_t size)
 	snprintf(buf, size, "%" PRIu64 "ns", ns);
 }
 
+void units__format_elapsed(uint64_t ns, char *buf, size_t size)
+{
+	static const struct {
+		const char *suffix;
+		double per;
+	} shown[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 } };
+	size_t i;
+
+	for (i = 0; i < NUNITS(shown); i++) {
+		double v = (double)ns / shown[i].per;
+
+		if (v < 1)
+			continue;
+		/* 999.5 rounds to "1000": the unit above says it better */
+		if (i > 0 && v >= 999.5) {
+			snprintf(buf, size, "%.2f%s", v / 1000, shown[i - 1].suffix);
+			return;
+		}
+		snprintf(buf, size, v >= 999.5 ? "%.0f%s" : v >= 99.95 ? "%.0f%s" : v >= 9.995 ? "%.1f%s" : "%.2f%s",
+			 v, shown[i].suffix);
+		return;
+	}
+	snprintf(buf, size, "%" PRIu64 "ns", ns);
+}
+
 /* --- times ---------------------------------------------------------------- */
 
 /* Reads exactly n digits. */

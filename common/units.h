@@ -28,6 +28,10 @@ int units__parse_time(const char *s, uint64_t now_ns, uint64_t *ns);
 /* A duration the way an operator would write it: the largest unit that
  * represents it exactly ("90s", "2h", "1500ms", "0"). */
 void units__format_duration(uint64_t ns, char *buf, size_t size);
+/* A measured time as a reader takes it in: three significant digits in
+ * the unit that suits it ("6.39s", "349ms", "12.0us", "850ns"; from 1000 s
+ * on, whole seconds). Off-CPU profiles print their values so. */
+void units__format_elapsed(uint64_t ns, char *buf, size_t size);
 /* RFC 3339 UTC with second precision ("2026-11-22T10:00:00Z"); buf should
  * hold at least 32 bytes. */
 void units__format_time(uint64_t ns, char *buf, size_t size);

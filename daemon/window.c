@@ -43,7 +43,7 @@ static void describe(struct window *w, struct profile *prof, uint64_t end_ns, co
 	m->kernel = uts->release;
 	m->arch = uts->machine;
 	m->event_name = c->event;
-	m->event_unit = "samples";
+	m->event_unit = profile_meta__unit_of(c->event);
 	m->frequency_hz = hz;
 	m->nlabels = c->nlabels;
 	m->label_names = lnames;

@@ -37,6 +37,8 @@ struct dump_merge {
 	size_t ngl;
 	int have_gl;
 	int by_thread;
+	const char *unit; /* of the dumps merged (borrowed from the meta's
+	                     table of units); NULL before the first */
 };
 
 static int distinct_init(struct distinct *d)
@@ -441,6 +443,17 @@ int dump_merge__add(struct dump_merge *m, const struct dump *d)
 
 	if (!overlaps(&m->f, d))
 		return 0;
+	if (m->f.event && strcmp(d->event_name, m->f.event) != 0) {
+		m->info.dumps_other_event++;
+		return 0;
+	}
+	/* counts of one unit only: samples and nanoseconds do not add up */
+	if (!m->unit)
+		m->unit = profile_meta__unit_of(d->event_name);
+	else if (strcmp(m->unit, profile_meta__unit_of(d->event_name)) != 0)
+		return -EDOM;
+	if (strcmp(m->unit, "samples") != 0)
+		period = 0; /* the frequency of an off-cpu dump is no sampling rate */
 	m->info.dumps_in_range++;
 	for (i = 0; i < d->nprofiles; i++) {
 		const struct dump_profile *p = &d->profiles[i];
@@ -509,7 +522,7 @@ const struct profile *dump_merge__profile(struct dump_merge *m)
 	meta->kernel = distinct_str(&m->kernels);
 	meta->arch = distinct_str(&m->arches);
 	meta->event_name = distinct_str(&m->events);
-	meta->event_unit = "samples";
+	meta->event_unit = m->unit ? m->unit : "samples";
 	if (m->info.min_hz == m->info.max_hz || !m->info.cpu_ns)
 		meta->frequency_hz = m->info.max_hz;
 	else

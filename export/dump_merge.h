@@ -31,6 +31,8 @@ struct dump_merge_filter {
 	const struct dump_merge_label *labels;
 	size_t nlabels;
 	int64_t pid;                /* -1: any */
+	const char *event;          /* only the dumps of this event
+	                               (event.name); NULL: any */
 };
 
 /* Distinct sampling rates kept in dump_merge_info. */
@@ -39,6 +41,7 @@ struct dump_merge_filter {
 /* Counters for messages ("N dumps read, none overlaps ...") and titles. */
 struct dump_merge_info {
 	size_t dumps;               /* dumps added */
+	size_t dumps_other_event;   /* ... left out: of another event */
 	uint64_t read_start_ns, read_end_ns; /* span of all added dumps' windows */
 	size_t dumps_in_range;      /* ... whose window overlaps the range */
 	size_t dumps_used;          /* ... of which at least one profile was kept */
@@ -80,9 +83,11 @@ void dump_merge__delete(struct dump_merge *m);
 /* Adds the kept profiles of d. Each stack string is split on ';' into
  * frames interned in names (the empty string is a stack without frames);
  * the group key comes from the profile's labels. d may be deleted
- * afterwards: nothing of it is kept. Returns 0, -ENOMEM, or -ENOSPC (more
- * distinct stacks or frames than a profile holds); on error the merge is
- * unusable. */
+ * afterwards: nothing of it is kept. Returns 0, -ENOMEM, -ENOSPC (more
+ * distinct stacks or frames than a profile holds), or -EDOM when d's
+ * values are in another unit than those merged so far (an off-cpu dump's
+ * nanoseconds and a CPU dump's samples: the caller picks one event); on
+ * error the merge is unusable. */
 int dump_merge__add(struct dump_merge *m, const struct dump *d);
 
 /* Checks the label conditions against every label name seen in the dumps

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "common/hash.h"
 #include "common/strtab.h"
 #include "common/u64map.h"
+#include "common/units.h"
 #include "export/collapsed.h"
 #include "export/flamegraph.h"
 #include "export/flamegraph_viewer.h"
@@ -443,6 +445,28 @@ static void fmt_time(char *buf, size_t len, uint64_t ns, enum tfmt f)
 		buf[0] = '\0';
 }
 
+/* Whether p's values are times (off-cpu's nanoseconds), not samples. */
+static bool in_time(const struct profile *p)
+{
+	const char *u = profile__meta_const(p)->event_unit;
+
+	return u && strcmp(u, "nanoseconds") == 0;
+}
+
+/* "1,234 samples", or a time ("6.39s") for off-cpu. */
+static void put_amount(FILE *out, uint64_t v, bool time)
+{
+	char n[32];
+
+	if (time) {
+		units__format_elapsed(v, n, sizeof(n));
+		fputs(n, out);
+		return;
+	}
+	svg_text__count(n, sizeof(n), v);
+	fprintf(out, "%s sample%s", n, v == 1 ? "" : "s");
+}
+
 static void put_default_title(FILE *out, const struct profile *p, const struct flamegraph_opts *o)
 {
 	const struct profile_meta *m = profile__meta_const(p);
@@ -470,17 +494,23 @@ static void put_default_subtitle(FILE *out, const struct profile *p,
 				 const struct flamegraph_opts *o, uint64_t total)
 {
 	const struct profile_meta *m = profile__meta_const(p);
-	char n[32];
+	bool time = in_time(p);
 
-	svg_text__count(n, sizeof(n), total);
-	fprintf(out, "%s sample%s", n, total == 1 ? "" : "s");
+	put_amount(out, total, time);
+	if (time)
+		fputs(" off the CPU", out);
 	if (o->base) {
-		svg_text__count(n, sizeof(n), profile__total(o->base));
+		char n[32];
+
+		if (time)
+			units__format_elapsed(profile__total(o->base), n, sizeof(n));
+		else
+			svg_text__count(n, sizeof(n), profile__total(o->base));
 		fprintf(out, " vs %s in the base", n);
 	} else if (m->event_name && *m->event_name) {
 		fputs(" (", out);
 		svg_text__put_all(out, m->event_name);
-		if (m->frequency_hz)
+		if (m->frequency_hz && !time)
 			fprintf(out, ", %u Hz", m->frequency_hz);
 		fputs(")", out);
 	}
@@ -499,6 +529,7 @@ struct draw {
 	const struct fg *f;
 	const struct flamegraph_opts *o;
 	uint64_t total, base_total, thr;
+	bool time; /* values are off-cpu nanoseconds */
 	uint32_t maxdepth;
 	double span, diff_scale;
 };
@@ -529,15 +560,19 @@ static void put_frame(FILE *out, const struct draw *d, const struct node *nd)
 	fprintf(out, "<g class=\"f\" data-n=\"%llu\" data-s=\"%llu\"><title>",
 		(unsigned long long)nd->n, (unsigned long long)nd->start);
 	svg_text__put_all(out, name);
-	svg_text__count(num, sizeof(num), nd->n);
 	svg_text__pct(share, sizeof(share), nd->n, d->total);
-	fprintf(out, " (%s sample%s, %s%%", num, nd->n == 1 ? "" : "s", share);
+	fputs(" (", out);
+	put_amount(out, nd->n, d->time);
+	fprintf(out, ", %s%%", share);
 	if (d->o->base) {
 		double s1 = d->total ? (double)nd->n / (double)d->total : 0;
 		double s0 = d->base_total ? (double)nd->base / (double)d->base_total : 0;
 		char delta[32];
 
-		svg_text__count(num, sizeof(num), nd->base);
+		if (d->time)
+			units__format_elapsed(nd->base, num, sizeof(num));
+		else
+			svg_text__count(num, sizeof(num), nd->base);
 		svg_text__pct(share, sizeof(share), nd->base, d->base_total);
 		svg_text__fixed(delta, sizeof(delta), (s1 - s0) * 100, 1);
 		fprintf(out, "; base %s, %s%%; change %s pts", num, share, delta);
@@ -572,6 +607,7 @@ static int write_svg(FILE *out, const struct profile *p, const struct fg *f,
 	d.f = f;
 	d.o = o;
 	d.total = f->nodes[0].n;
+	d.time = in_time(p);
 	d.base_total = o->base ? profile__total(o->base) : 0;
 	d.thr = thr;
 	d.span = (double)o->width - 2 * XPAD;

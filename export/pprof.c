@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "profile/frame_name.h"
@@ -74,6 +75,7 @@ struct enc {
 	struct protobuf labels;     /* the group's encoded Label fields */
 
 	uint64_t period;
+	bool off_cpu;  /* values are off-cpu nanoseconds: one value a sample */
 	struct protobuf out, msg, sub;
 	int err;
 };
@@ -337,7 +339,7 @@ static int add_sample(void *ctx, const uint32_t *frames, size_t n, uint64_t coun
 									: (int64_t)(count * e->period);
 	protobuf__reset(&e->msg);
 	protobuf__packed_uint64(&e->msg, SAMPLE_LOCATION_ID, e->loc_ids, nloc);
-	protobuf__packed_int64(&e->msg, SAMPLE_VALUE, values, 2);
+	protobuf__packed_int64(&e->msg, SAMPLE_VALUE, values, e->off_cpu ? 1 : 2);
 	protobuf__raw(&e->msg, e->labels.buf, e->labels.len);
 	if (e->labels.err)
 		return e->labels.err;
@@ -440,7 +442,9 @@ int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **bu
 	memset(&e, 0, sizeof(e));
 	e.p = p;
 	e.names = profile__names(p);
-	e.period = o->period_ns;
+	e.off_cpu = profile__meta_const(p)->event_unit &&
+		    strcmp(profile__meta_const(p)->event_unit, "nanoseconds") == 0;
+	e.period = e.off_cpu ? 0 : o->period_ns;
 	e.strs = strtab__new();
 	e.frame_info = u64map__new(1024);
 	e.mapping_ids = u64map__new(64);
@@ -448,8 +452,12 @@ int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **bu
 	rc = -ENOMEM;
 	if (!e.strs || !e.frame_info || !e.mapping_ids || !e.functions)
 		goto out;
-	if ((rc = value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count")) < 0 ||
-	    (rc = value_type(&e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds")) < 0)
+	/* off-cpu: the time threads waited, as Go's own tools name it */
+	if (e.off_cpu)
+		rc = value_type(&e, PROFILE_SAMPLE_TYPE, "off_cpu", "nanoseconds");
+	else if ((rc = value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count")) >= 0)
+		rc = value_type(&e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	if (rc < 0)
 		goto out;
 	for (g = 0; g < profile__ngroups(p); g++) {
 		if ((rc = begin_group(&e, g)) < 0 ||
@@ -470,7 +478,8 @@ int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **bu
 		protobuf__int64(&e.out, PROFILE_DURATION_NANOS, clamp64(o->duration_ns));
 	/* The strings of period_type already are in the table (sample types):
 	 * the table is complete before this, as it must be. */
-	if (sid(&e, "cpu", &cpu) < 0 || sid(&e, "nanoseconds", &ns) < 0 || strtab__count(e.strs) != nstr) {
+	if (sid(&e, e.off_cpu ? "off_cpu" : "cpu", &cpu) < 0 || sid(&e, "nanoseconds", &ns) < 0 ||
+	    strtab__count(e.strs) != nstr) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -478,8 +487,8 @@ int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **bu
 	protobuf__int64(&e.msg, VALUE_TYPE_TYPE, cpu);
 	protobuf__int64(&e.msg, VALUE_TYPE_UNIT, ns);
 	protobuf__message(&e.out, PROFILE_PERIOD_TYPE, &e.msg);
-	if (o->period_ns)
-		protobuf__int64(&e.out, PROFILE_PERIOD, clamp64(o->period_ns));
+	if (e.period)
+		protobuf__int64(&e.out, PROFILE_PERIOD, clamp64(e.period));
 	if ((rc = e.out.err) < 0)
 		goto out;
 	*buf = e.out.buf;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,23 @@ static void pct(char *buf, size_t sz, uint64_t v, uint64_t total)
 	snprintf(buf, sz, "%.2f%%", total ? 100.0 * (double)v / (double)total : 0.0);
 }
 
+/* Whether p's values are times (off-cpu's nanoseconds), not counts. */
+static bool in_time(const struct profile *p)
+{
+	const char *u = profile__meta_const(p)->event_unit;
+
+	return u && strcmp(u, "nanoseconds") == 0;
+}
+
+/* A value as the tables show it: a count, or a time. */
+static void value(char *buf, size_t sz, uint64_t v, bool time)
+{
+	if (time)
+		units__format_elapsed(v, buf, sz);
+	else
+		snprintf(buf, sz, "%llu", (unsigned long long)v);
+}
+
 /* Rows whose shortened name another row with a different name also
  * shows: those print their whole name, wrapped. */
 struct shown {
@@ -228,13 +246,13 @@ static void print_wrapped(FILE *out, const char *name, size_t indent, size_t wid
 }
 
 static int print_table(FILE *out, const char *title, const struct fn *fns, size_t nrows,
-		       uint64_t total)
+		       uint64_t total, bool time)
 {
 	/* NAME_WIDTH code points of up to 4 bytes each. */
 	enum { NAME_BYTES = NAME_WIDTH * 4 + 1 };
 	char **text = calloc(nrows ? nrows : 1, sizeof(*text));
 	unsigned char *wrap = calloc(nrows ? nrows : 1, 1);
-	char sp[16], tp[16];
+	char sp[16], tp[16], sv[32], tv[32];
 	size_t i;
 	int err = -ENOMEM;
 
@@ -253,8 +271,9 @@ static int print_table(FILE *out, const char *title, const struct fn *fns, size_
 	for (i = 0; i < nrows; i++) {
 		pct(sp, sizeof(sp), fns[i].self, total);
 		pct(tp, sizeof(tp), fns[i].total, total);
-		fprintf(out, "%7s %10llu %7s %10llu  ", sp, (unsigned long long)fns[i].self, tp,
-			(unsigned long long)fns[i].total);
+		value(sv, sizeof(sv), fns[i].self, time);
+		value(tv, sizeof(tv), fns[i].total, time);
+		fprintf(out, "%7s %10s %7s %10s  ", sp, sv, tp, tv);
 		if (wrap[i])
 			print_wrapped(out, fns[i].name, PREFIX_WIDTH, NAME_WIDTH);
 		else
@@ -358,7 +377,7 @@ static long count_pids(const struct profile *p)
 }
 
 /* The two tables of a, at most n rows each, percentages of total. */
-static int print_tables(FILE *out, struct acc *a, size_t n, uint64_t total)
+static int print_tables(FILE *out, struct acc *a, size_t n, uint64_t total, bool time)
 {
 	size_t nrows = n && n < a->nfns ? n : a->nfns;
 	char title[64];
@@ -368,10 +387,10 @@ static int print_tables(FILE *out, struct acc *a, size_t n, uint64_t total)
 		return 0;
 	qsort(a->fns, a->nfns, sizeof(*a->fns), cmp_self);
 	snprintf(title, sizeof(title), "top %zu by self", nrows);
-	err = print_table(out, title, a->fns, nrows, total);
+	err = print_table(out, title, a->fns, nrows, total, time);
 	qsort(a->fns, a->nfns, sizeof(*a->fns), cmp_total);
 	snprintf(title, sizeof(title), "top %zu by total", nrows);
-	return err ? err : print_table(out, title, a->fns, nrows, total);
+	return err ? err : print_table(out, title, a->fns, nrows, total, time);
 }
 
 /* --- one section per thread ---------------------------------------------- */
@@ -456,12 +475,20 @@ static int write_section(const struct profile *p, const struct section *s, const
 	else
 		snprintf(who, sizeof(who), "%s", s->comm);
 	fit_name_width(who, comm, sizeof(comm), NAME_WIDTH / 2);
-	fprintf(out, "\n%s / %s: %llu sample%s (%.2f%%)\n", comm, thread,
-		(unsigned long long)s->samples, s->samples == 1 ? "" : "s",
-		total ? 100.0 * (double)s->samples / (double)total : 0.0);
+	if (in_time(p)) {
+		char t[32];
+
+		units__format_elapsed(s->samples, t, sizeof(t));
+		fprintf(out, "\n%s / %s: %s (%.2f%%)\n", comm, thread, t,
+			total ? 100.0 * (double)s->samples / (double)total : 0.0);
+	} else {
+		fprintf(out, "\n%s / %s: %llu sample%s (%.2f%%)\n", comm, thread,
+			(unsigned long long)s->samples, s->samples == 1 ? "" : "s",
+			total ? 100.0 * (double)s->samples / (double)total : 0.0);
+	}
 	err = accumulate_groups(p, gs + s->first, s->n, &a);
 	if (!err)
-		err = print_tables(out, &a, n, s->samples);
+		err = print_tables(out, &a, n, s->samples, in_time(p));
 	acc_free(&a);
 	return err;
 }
@@ -523,14 +550,23 @@ int top__write(const struct profile *p, const struct agent_stats *agent, FILE *o
 		err = (int)pids;
 	if (err)
 		goto out_free;
-	fprintf(out, "samples: %llu  profiles: %zu  ", (unsigned long long)total, profile__ngroups(p));
+	if (in_time(p)) {
+		char t[32];
+
+		units__format_elapsed(total, t, sizeof(t));
+		fprintf(out, "%s: %s  profiles: %zu  ", profile__meta_const(p)->event_name, t,
+			profile__ngroups(p));
+	} else {
+		fprintf(out, "samples: %llu  profiles: %zu  ", (unsigned long long)total,
+			profile__ngroups(p));
+	}
 	if (agent)
 		fprintf(out, "processes: %llu  ", (unsigned long long)agent->processes);
 	else if (pids > 0)
 		fprintf(out, "processes: %ld  ", pids);
 	fprintf(out, "functions: %zu\n", a.nfns);
 	write_accounting(p, agent, &a, out);
-	err = has_threads(p) ? write_threads(p, out, n) : print_tables(out, &a, n, total);
+	err = has_threads(p) ? write_threads(p, out, n) : print_tables(out, &a, n, total, in_time(p));
 	if (!err && (fflush(out) != 0 || ferror(out)))
 		err = -EIO;
 out_free:

@@ -59,6 +59,14 @@ const struct agent_stat_field agent_stats__fields[] = {
 	MAX("names_bytes", names_bytes),
 	MAX("names_compactions", names_compactions),
 	SUM("names_cut", names_cut),
+	SUM("off_cpu_switches", off_cpu_switches),
+	SUM("off_cpu_preempted", off_cpu_preempted),
+	SUM("off_cpu_sampled", off_cpu_sampled),
+	SUM("off_cpu_ns", off_cpu_ns),
+	SUM("off_cpu_weighted_ns", off_cpu_weighted_ns),
+	SUM("off_cpu_unmatched", off_cpu_unmatched),
+	SUM("off_cpu_dropped", off_cpu_dropped),
+	MAX("off_cpu_threads", off_cpu_threads),
 	{ NULL, 0, AGENT_STAT_SUM },
 };
 

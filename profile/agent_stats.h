@@ -109,6 +109,13 @@ struct agent_stats {
 	uint64_t names_compactions;  /* since start (sampler__compact_names) */
 	uint64_t names_cut;        /* frame names longer than FRAME_NAME_MAX,
 	                            * cut in the middle with a marker (window) */
+	/* --event off-cpu (collector/offcpu.h's struct offcpu_stats); 0 with
+	 * the CPU events */
+	uint64_t off_cpu_switches, off_cpu_preempted, off_cpu_sampled;
+	uint64_t off_cpu_ns;          /* every voluntary wait, exactly */
+	uint64_t off_cpu_weighted_ns; /* what the stacks were given */
+	uint64_t off_cpu_unmatched, off_cpu_dropped;
+	uint64_t off_cpu_threads;     /* followed at the window's end */
 	/* one block per runtime reader, in the registry's order; unused
 	 * blocks have an empty name */
 	struct agent_runtime_stats runtimes[AGENT_RUNTIMES_MAX];

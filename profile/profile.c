@@ -56,6 +56,11 @@ struct profile {
 	size_t max_stacks, max_frames;
 };
 
+const char *profile_meta__unit_of(const char *event_name)
+{
+	return event_name && strcmp(event_name, "off-cpu") == 0 ? "nanoseconds" : "samples";
+}
+
 struct profile *profile__new(struct strtab *names)
 {
 	struct profile *p = calloc(1, sizeof(*p));

@@ -44,6 +44,10 @@ struct profile_group {
 	size_t nstacks;
 };
 
+/* The unit of an event's values: "nanoseconds" for off-cpu (the time
+ * threads waited), "samples" for the others (cpu-clock, cycles). */
+const char *profile_meta__unit_of(const char *event_name);
+
 /* names is borrowed and must outlive the profile. NULL on ENOMEM. */
 struct profile *profile__new(struct strtab *names);
 void profile__delete(struct profile *p);

@@ -33,6 +33,7 @@ check_PROGRAMS += \
 	tests/workloads/recurse \
 	tests/workloads/deep_base \
 	tests/workloads/big_frame \
+	tests/workloads/waits \
 	tests/workloads/forkexec \
 	tests/workloads/child_spin \
 	tests/workloads/syscalls \
@@ -84,6 +85,10 @@ tests_workloads_recurse_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_deep_base_SOURCES = tests/workloads/deep_base.c tests/workloads/wl_time.h
 tests_workloads_deep_base_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_deep_base_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
+
+tests_workloads_waits_SOURCES = tests/workloads/waits.c tests/workloads/wl_time.h
+tests_workloads_waits_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
+tests_workloads_waits_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread
 
 # frame pointers, as HotSpot keeps them: the kernel's walk is the witness
 tests_workloads_big_frame_SOURCES = tests/workloads/big_frame.c tests/workloads/wl_time.h
@@ -189,6 +194,7 @@ INTEGRATION_TESTS = \
 	tests/integration/recursion.sh \
 	tests/integration/deep_stack.sh \
 	tests/integration/deep_seam.sh \
+	tests/integration/offcpu.sh \
 	tests/integration/signal.sh \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \

@@ -49,6 +49,7 @@ UNIT_TESTS = \
 	tests/unit/test_inlineindex \
 	tests/unit/test_perf_record \
 	tests/unit/test_ring \
+	tests/unit/test_offcpu \
 	tests/unit/test_cpus \
 	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
@@ -316,6 +317,13 @@ tests_unit_test_ring_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_ring_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_ring_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_ring_LINK = $(CXXLINK)
+
+tests_unit_test_offcpu_SOURCES = tests/unit/test_offcpu.c
+tests_unit_test_offcpu_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_offcpu_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_offcpu_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_offcpu_LINK = $(CXXLINK)
+
 tests_unit_test_cpus_SOURCES = tests/unit/test_cpus.c
 tests_unit_test_cpus_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_cpus_CFLAGS = $(TEST_CFLAGS)

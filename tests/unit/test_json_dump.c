@@ -92,6 +92,9 @@ Test(json, document_fields)
 						 "ksym_lookups", "ksym_hits", "ksym_evictions",
 						 "debug_bytes", "debug_refused",
 						 "names", "names_bytes", "names_compactions", "names_cut",
+						 "off_cpu_switches", "off_cpu_preempted", "off_cpu_sampled",
+						 "off_cpu_ns", "off_cpu_weighted_ns", "off_cpu_unmatched",
+						 "off_cpu_dropped", "off_cpu_threads",
 						 "runtimes"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth"};

@@ -191,6 +191,25 @@ Test(times, format)
 	cr_assert_str_eq(buf, "2025-11-21T16:00:00Z");
 }
 
+Test(units, format_elapsed_keeps_three_digits)
+{
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} cases[] = {
+		{ 0, "0ns" }, { 850, "850ns" }, { 999, "999ns" }, { 1000, "1.00us" },
+		{ 12049, "12.0us" }, { 349400000, "349ms" }, { 999600000, "1.00s" },
+		{ 6391419314ull, "6.39s" }, { 99960000000ull, "100s" }, { 3600000000000ull, "3600s" },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		units__format_elapsed(cases[i].ns, buf, sizeof(buf));
+		cr_assert_str_eq(buf, cases[i].text, "%llu ns", (unsigned long long)cases[i].ns);
+	}
+}
+
 Test(units, format_duration_round_trips)
 {
 	static const char *const shown[] = { "0", "500ms", "90s", "5m", "2h", "3d", "1w", "1500ms" };

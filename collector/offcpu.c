@@ -1,0 +1,401 @@
+/* Off-CPU intervals per thread, paired with their sampled stacks. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/offcpu.h"
+#include "common/u64map.h"
+#include "profile/profile.h"
+
+/* The kernel's period for a switch sample is a small count of switches;
+ * past a million a CPU would give less than a stack a second even at a
+ * million switches a second, so a larger one is a corrupt record. Capping
+ * it keeps a window's sums of ns x period far from wrapping. */
+#define MAX_PERIOD 1000000ull
+
+/* The table of threads starts small: most hosts follow a few hundred. */
+#define INITIAL_THREADS 64u
+
+struct pending {
+	struct profile_key key;
+	uint32_t *frames; /* NULL when n == 0 */
+	size_t n;
+	uint64_t t;
+	uint64_t period;
+};
+
+struct thread {
+	int tid;
+	bool armed;         /* armed_stack waits for its switch-out */
+	bool open;          /* off the CPU since a voluntary switch-out */
+	bool sampled;       /* the open interval has a stack */
+	bool exited;        /* since exit_t, until a switch-in after it */
+	bool dead_out_seen; /* the exited thread's last switch-out came */
+	uint64_t start;     /* the open interval began here */
+	uint64_t from;      /* and is counted up to here (start or a cut) */
+	uint64_t exit_t;
+	struct pending armed_stack;
+	struct pending stack;
+};
+
+struct offcpu {
+	/* Threads by value, packed: cut walks the array, the map only finds
+	 * them (tid -> index). Walking the map while deleting from it could
+	 * skip entries its backward shift moves. */
+	struct thread *th;
+	size_t n, cap;
+	struct u64map *by_tid;
+	size_t nframes; /* frame ids held by every pending stack */
+	uint64_t prev_cut;
+	struct offcpu_stats stats;
+};
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	if (a && b > UINT64_MAX / a)
+		return UINT64_MAX;
+	return a * b;
+}
+
+static uint64_t tid_key(int tid)
+{
+	return (uint64_t)(uint32_t)tid;
+}
+
+struct offcpu *offcpu__new(void)
+{
+	struct offcpu *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->by_tid = u64map__new(INITIAL_THREADS);
+	if (!o->by_tid) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+static void pending_free(struct offcpu *o, struct pending *s)
+{
+	free(s->frames);
+	o->nframes -= s->n <= o->nframes ? s->n : o->nframes;
+	memset(s, 0, sizeof(*s));
+}
+
+static void disarm(struct offcpu *o, struct thread *th)
+{
+	if (th->armed)
+		pending_free(o, &th->armed_stack);
+	th->armed = false;
+}
+
+/* Ends the interval without counting it. */
+static void close_interval(struct offcpu *o, struct thread *th)
+{
+	if (th->sampled)
+		pending_free(o, &th->stack);
+	th->sampled = false;
+	th->open = false;
+}
+
+void offcpu__delete(struct offcpu *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; i < o->n; i++) {
+		free(o->th[i].armed_stack.frames);
+		free(o->th[i].stack.frames);
+	}
+	free(o->th);
+	u64map__delete(o->by_tid);
+	free(o);
+}
+
+static struct thread *find(struct offcpu *o, int tid)
+{
+	uint64_t i;
+
+	if (!u64map__get(o->by_tid, tid_key(tid), &i) || i >= o->n)
+		return NULL;
+	return &o->th[i];
+}
+
+/* The thread's state, made when new. NULL past the bound or without
+ * memory, with *err set; the caller counts it. */
+static struct thread *get(struct offcpu *o, int tid, int *err)
+{
+	struct thread *th = find(o, tid);
+
+	if (th)
+		return th;
+	if (o->n >= OFFCPU_MAX_THREADS) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : INITIAL_THREADS;
+		struct thread *a;
+
+		if (cap > OFFCPU_MAX_THREADS)
+			cap = OFFCPU_MAX_THREADS;
+		a = realloc(o->th, cap * sizeof(*a));
+		if (!a) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		o->th = a;
+		o->cap = cap;
+	}
+	if (u64map__put(o->by_tid, tid_key(tid), o->n) < 0) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	th = &o->th[o->n++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	return th;
+}
+
+static void forget(struct offcpu *o, size_t i)
+{
+	struct thread *th = &o->th[i];
+
+	disarm(o, th);
+	close_interval(o, th);
+	u64map__del(o->by_tid, tid_key(th->tid));
+	if (i != o->n - 1) {
+		*th = o->th[o->n - 1];
+		/* the key is present: this only overwrites, it cannot fail */
+		u64map__put(o->by_tid, tid_key(th->tid), i);
+	}
+	o->n--;
+}
+
+int offcpu__stack(struct offcpu *o, int tid, uint64_t t, uint64_t period,
+		  const struct profile_key *key, const uint32_t *frames, size_t n)
+{
+	struct thread *th;
+	uint32_t *copy = NULL;
+	int err = 0;
+
+	if (!key || (n && !frames)) {
+		o->stats.dropped++;
+		return -EINVAL;
+	}
+	th = get(o, tid, &err);
+	if (!th) {
+		o->stats.dropped++;
+		return err;
+	}
+	if (th->exited) {
+		/* At or after the exit it is the dead thread's last switch,
+		 * whose switch-out is ignored; before it, its switch-out went
+		 * by already (the exit ended what it opened). */
+		if (t < th->exit_t)
+			o->stats.unmatched++;
+		return 0;
+	}
+	if (th->armed) {
+		/* its switch-out never came */
+		o->stats.unmatched++;
+		disarm(o, th);
+	}
+	if (n > OFFCPU_MAX_FRAME_IDS - o->nframes) {
+		o->stats.dropped++;
+		return -ENOSPC;
+	}
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy) {
+			o->stats.dropped++;
+			return -ENOMEM;
+		}
+		memcpy(copy, frames, n * sizeof(*copy));
+	}
+	th->armed_stack.key = *key;
+	th->armed_stack.frames = copy;
+	th->armed_stack.n = n;
+	th->armed_stack.t = t;
+	th->armed_stack.period = period ? (period < MAX_PERIOD ? period : MAX_PERIOD) : 1;
+	th->armed = true;
+	o->nframes += n;
+	return 0;
+}
+
+int offcpu__switch_out(struct offcpu *o, int tid, uint64_t t, bool preempted)
+{
+	struct thread *th = find(o, tid);
+	int err = 0;
+
+	if (th && th->exited) {
+		if (t >= th->exit_t) {
+			/* the dead thread's last schedule: no one waits */
+			th->dead_out_seen = true;
+			return 0;
+		}
+		/* A late record from before the exit: its interval would
+		 * have no end that we could still pair with it. */
+		o->stats.switches++;
+		if (preempted)
+			o->stats.preempted++;
+		return 0;
+	}
+	if (!th && preempted) {
+		/* nothing to keep for a thread we hold nothing of */
+		o->stats.switches++;
+		o->stats.preempted++;
+		return 0;
+	}
+	if (!th) {
+		th = get(o, tid, &err);
+		if (!th) {
+			o->stats.dropped++;
+			return err;
+		}
+	}
+	o->stats.switches++;
+	if (preempted)
+		o->stats.preempted++;
+	/* Two switch-outs in a row: the switch-in between them was lost, so
+	 * when the first wait ended is unknown. */
+	close_interval(o, th);
+	if (th->armed && th->armed_stack.t <= t) {
+		if (t - th->armed_stack.t <= OFFCPU_STACK_MATCH_NS) {
+			if (!preempted) {
+				th->stack = th->armed_stack;
+				memset(&th->armed_stack, 0, sizeof(th->armed_stack));
+				th->armed = false;
+				th->sampled = true;
+				o->stats.sampled++;
+			}
+			/* a preemption's stack is its own, and no wait */
+		} else {
+			o->stats.unmatched++;
+		}
+		disarm(o, th);
+	}
+	/* an armed stack later than t waits for a later switch-out */
+	if (!preempted) {
+		th->open = true;
+		th->start = t;
+		th->from = t;
+	}
+	return 0;
+}
+
+/* Counts the open interval's time from its last count up to t. */
+static int count_until(struct offcpu *o, struct profile *p, struct thread *th, uint64_t t)
+{
+	uint64_t dur, value;
+
+	if (t <= th->from)
+		return 0;
+	dur = t - th->from;
+	th->from = t;
+	o->stats.off_ns = add_sat(o->stats.off_ns, dur);
+	if (!th->sampled)
+		return 0;
+	value = mul_sat(dur, th->stack.period);
+	/* what profile__add fails to keep it counts as dropped samples: it
+	 * was still given to the window */
+	o->stats.weighted_ns = add_sat(o->stats.weighted_ns, value);
+	if (!value)
+		return 0;
+	return profile__add(p, &th->stack.key, th->stack.frames, th->stack.n, value);
+}
+
+int offcpu__switch_in(struct offcpu *o, struct profile *p, int tid, uint64_t t)
+{
+	struct thread *th = find(o, tid);
+	int err;
+
+	if (!th)
+		return 0;
+	if (th->exited) {
+		if (t > th->exit_t) {
+			/* a new thread with the dead one's tid */
+			th->exited = false;
+			th->dead_out_seen = false;
+		}
+		return 0;
+	}
+	/* A switch-in older than the switch-out came late from another
+	 * CPU; the one that ends this interval is still to come. */
+	if (!th->open || t < th->start)
+		return 0;
+	err = count_until(o, p, th, t);
+	close_interval(o, th);
+	return err;
+}
+
+void offcpu__exit(struct offcpu *o, int tid, uint64_t t)
+{
+	int err = 0;
+	struct thread *th = get(o, tid, &err);
+
+	if (!th) {
+		o->stats.dropped++;
+		return;
+	}
+	disarm(o, th);
+	close_interval(o, th);
+	th->exited = true;
+	th->dead_out_seen = false;
+	th->exit_t = t;
+}
+
+/* An exited thread's marker has done its work once its last switch-out
+ * came; without it, it is kept one more window, since that record may
+ * reach us after a cut that falls between the exit and the switch. Were
+ * it forgotten, the switch-out would open an interval no switch-in ever
+ * closes. */
+static bool done(const struct offcpu *o, const struct thread *th, uint64_t t)
+{
+	if (th->exited)
+		return th->exit_t < t && (th->dead_out_seen || th->exit_t < o->prev_cut);
+	return !th->open && !th->armed;
+}
+
+int offcpu__cut(struct offcpu *o, struct profile *p, uint64_t t)
+{
+	size_t i = 0;
+	int first = 0;
+
+	while (i < o->n) {
+		struct thread *th = &o->th[i];
+
+		if (th->open) {
+			int err = count_until(o, p, th, t);
+
+			if (err && !first)
+				first = err;
+		}
+		if (done(o, th, t))
+			forget(o, i); /* the last one moved to i: look at it next */
+		else
+			i++;
+	}
+	if (t > o->prev_cut)
+		o->prev_cut = t;
+	o->stats.threads = o->n;
+	return first;
+}
+
+void offcpu__take_stats(struct offcpu *o, struct offcpu_stats *out)
+{
+	uint64_t threads = o->stats.threads;
+
+	*out = o->stats;
+	memset(&o->stats, 0, sizeof(o->stats));
+	o->stats.threads = threads;
+}
