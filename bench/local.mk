@@ -35,9 +35,14 @@ BENCH_WORKLOADS = \
 	bench/workloads/cpp_inline \
 	bench/workloads/many \
 	bench/workloads/churn \
-	bench/workloads/churn_child
+	bench/workloads/churn_child \
+	bench/workloads/pingpong
 EXTRA_PROGRAMS = $(BENCH_WORKLOADS)
 CLEANFILES += $(BENCH_WORKLOADS)
+
+bench_workloads_pingpong_SOURCES = bench/workloads/pingpong.c bench/workloads/bench_wl.h
+bench_workloads_pingpong_CFLAGS = $(BENCH_WL_CFLAGS)
+bench_workloads_pingpong_LDFLAGS = -pthread
 
 bench_workloads_cpu_c_SOURCES = bench/workloads/cpu_c.c bench/workloads/bench_wl.h
 bench_workloads_cpu_c_CFLAGS = $(BENCH_WL_CFLAGS)

@@ -819,6 +819,41 @@ class Bench:
                                      for k, v in res.items()))
         return res
 
+    def offcpu(self):
+        """The off-cpu event's cost on a host that switches about 10^5
+        times a second (bench/workloads/pingpong.c): `record -a --event
+        off-cpu -F 99` for BENCH_SECONDS, 3 times; the agent's whole-run
+        CPU as a share of one CPU, the switches a second its dumps counted,
+        records lost, and the ping-pong's rate against its rate alone
+        (medians)."""
+        wd = os.path.abspath(self.args.workloads)
+        wl = Workload("pingpong", [wd + "/pingpong"], {"pingpong"})
+        wl.start(self.warmup)
+        rows = []
+        try:
+            for i in range(3):
+                base = self.baseline(wl)["rate"]
+                a = wl.progress()
+                dump = os.path.join(self.out, "offcpu-%d.json" % i)
+                m = run_measured([self.smolder, "record", "-a", "--event", "off-cpu", "-F", "99",
+                                  "-d", self._secs(self.seconds), "-q", "--cache-dir", self.cache,
+                                  "-o", dump], timeout=self.seconds + 120)
+                b = wl.progress()
+                with open(dump) as f:
+                    st = json.load(f)["stats"]
+                rows.append({"agent_pct": m.cpu / m.wall * 100 if m.wall else None,
+                             "switches_per_s": st.get("off_cpu_switches", 0) / self.seconds,
+                             "lost": st.get("lost", 0), "exact_ns": st.get("off_cpu_ns", 0),
+                             "given_ns": st.get("off_cpu_weighted_ns", 0),
+                             "rate_loss_pct": (1 - rate(a, b) / base) * 100 if base else None})
+        finally:
+            wl.stop()
+        res = {k: med([r[k] for r in rows if r[k] is not None]) for k in rows[0]}
+        res["lost"] = max(r["lost"] for r in rows)
+        log("off-cpu: %.0f switches/s, agent %.2f %% of a CPU, lost %d" % (
+            res["switches_per_s"], res["agent_pct"], res["lost"]))
+        return res
+
     def preflight(self):
         if not (os.access(self.perf, os.X_OK) or shutil.which(self.perf)):
             raise RuntimeError("perf not found at %s (Debian: apt-get install linux-perf; "
@@ -833,7 +868,11 @@ class Bench:
         results = {s[0]: [] for s in specs}
         t0 = time.time()
         info = machine(self.perf, self.smolder)
-        info["startup"] = self.startup(specs)
+        if specs:
+            info["startup"] = self.startup(specs)
+        only = [w for w in (os.environ.get("BENCH_ONLY") or "").split(",") if w]
+        if not only or "offcpu" in only:
+            info["offcpu"] = self.offcpu()
         for run in range(self.runs):
             for spec in specs:
                 results[spec[0]].append(self.one(spec, run))
@@ -1162,6 +1201,19 @@ class Report:
                          su["cold"]["workload"], su["cold"]["cpu_ms"], su["cold"]["rss_mb"],
                          su["warm"]["cpu_ms"], su["warm"]["rss_mb"],
                          su["none"]["cpu_ms"], su["none"]["rss_mb"]))
+            L.append("")
+        oc = info.get("offcpu")
+        if oc:
+            L.append("Off-CPU (`record -a --event off-cpu -F 99` for the run's seconds over a "
+                     "ping-pong pair of threads, bench/workloads/pingpong.c; medians of 3): "
+                     "%.0f context switches a second; the agent %.2f %% of one CPU (whole run, "
+                     "start-up included; %.2f %% per 100,000 switches a second); %d records lost; "
+                     "the ping-pong %s %% slower than alone; the profiles were given %.1f %% of "
+                     "the waits' exact time." % (
+                         oc["switches_per_s"], oc["agent_pct"],
+                         oc["agent_pct"] * 1e5 / oc["switches_per_s"] if oc["switches_per_s"] else 0,
+                         oc["lost"], fmt(oc.get("rate_loss_pct")),
+                         100.0 * oc["given_ns"] / oc["exact_ns"] if oc.get("exact_ns") else 0))
             L.append("")
         return L
 

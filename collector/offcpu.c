@@ -1,4 +1,5 @@
-/* Off-CPU intervals per thread, paired with their sampled stacks. */
+/* Off-CPU intervals per thread, their exact time shared out over the
+ * stacks of the sampled ones at each window's end. */
 #include "config.h"
 
 #include <errno.h>
@@ -6,14 +7,9 @@
 #include <string.h>
 
 #include "collector/offcpu.h"
+#include "common/strtab_remap.h"
 #include "common/u64map.h"
 #include "profile/profile.h"
-
-/* The kernel's period for a switch sample is a small count of switches;
- * past a million a CPU would give less than a stack a second even at a
- * million switches a second, so a larger one is a corrupt record. Capping
- * it keeps a window's sums of ns x period far from wrapping. */
-#define MAX_PERIOD 1000000ull
 
 /* The table of threads starts small: most hosts follow a few hundred. */
 #define INITIAL_THREADS 64u
@@ -23,11 +19,19 @@ struct pending {
 	uint32_t *frames; /* NULL when n == 0 */
 	size_t n;
 	uint64_t t;
-	uint64_t period;
+};
+
+/* A sampled wait's part of the window: its stack and its own time. An
+ * open wait's part at a cut borrows the wait's stack (it is given out
+ * before the wait can change). */
+struct contrib {
+	struct pending stack;
+	uint64_t raw;
+	bool borrowed;
 };
 
 struct thread {
-	int tid;
+	int tid, pid;
 	bool armed;         /* armed_stack waits for its switch-out */
 	bool open;          /* off the CPU since a voluntary switch-out */
 	bool sampled;       /* the open interval has a stack */
@@ -38,9 +42,15 @@ struct thread {
 	uint64_t exit_t;
 	struct pending armed_stack;
 	struct pending stack;
+	/* the window's: every wait's time, the sampled waits' own, and
+	 * those waits (nc of them) */
+	uint64_t win_ns, win_sampled;
+	struct contrib *c;
+	size_t nc, capc;
 };
 
 struct offcpu {
+	uint32_t unsampled_frame;
 	/* Threads by value, packed: cut walks the array, the map only finds
 	 * them (tid -> index). Walking the map while deleting from it could
 	 * skip entries its backward shift moves. */
@@ -57,24 +67,18 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static uint64_t mul_sat(uint64_t a, uint64_t b)
-{
-	if (a && b > UINT64_MAX / a)
-		return UINT64_MAX;
-	return a * b;
-}
-
 static uint64_t tid_key(int tid)
 {
 	return (uint64_t)(uint32_t)tid;
 }
 
-struct offcpu *offcpu__new(void)
+struct offcpu *offcpu__new(uint32_t unsampled_frame)
 {
 	struct offcpu *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return NULL;
+	o->unsampled_frame = unsampled_frame;
 	o->by_tid = u64map__new(INITIAL_THREADS);
 	if (!o->by_tid) {
 		free(o);
@@ -106,15 +110,29 @@ static void close_interval(struct offcpu *o, struct thread *th)
 	th->open = false;
 }
 
+/* Forgets the window's sampled waits of th. */
+static void drop_contribs(struct offcpu *o, struct thread *th)
+{
+	size_t k;
+
+	for (k = 0; k < th->nc; k++)
+		if (!th->c[k].borrowed)
+			pending_free(o, &th->c[k].stack);
+	th->nc = 0;
+}
+
 void offcpu__delete(struct offcpu *o)
 {
-	size_t i;
+	size_t i, k;
 
 	if (!o)
 		return;
 	for (i = 0; i < o->n; i++) {
 		free(o->th[i].armed_stack.frames);
 		free(o->th[i].stack.frames);
+		for (k = 0; k < o->th[i].nc; k++)
+			free(o->th[i].c[k].stack.frames);
+		free(o->th[i].c);
 	}
 	free(o->th);
 	u64map__delete(o->by_tid);
@@ -172,6 +190,8 @@ static void forget(struct offcpu *o, size_t i)
 
 	disarm(o, th);
 	close_interval(o, th);
+	drop_contribs(o, th);
+	free(th->c);
 	u64map__del(o->by_tid, tid_key(th->tid));
 	if (i != o->n - 1) {
 		*th = o->th[o->n - 1];
@@ -181,8 +201,8 @@ static void forget(struct offcpu *o, size_t i)
 	o->n--;
 }
 
-int offcpu__stack(struct offcpu *o, int tid, uint64_t t, uint64_t period,
-		  const struct profile_key *key, const uint32_t *frames, size_t n)
+int offcpu__stack(struct offcpu *o, int tid, uint64_t t, const struct profile_key *key,
+		  const uint32_t *frames, size_t n)
 {
 	struct thread *th;
 	uint32_t *copy = NULL;
@@ -226,13 +246,12 @@ int offcpu__stack(struct offcpu *o, int tid, uint64_t t, uint64_t period,
 	th->armed_stack.frames = copy;
 	th->armed_stack.n = n;
 	th->armed_stack.t = t;
-	th->armed_stack.period = period ? (period < MAX_PERIOD ? period : MAX_PERIOD) : 1;
 	th->armed = true;
 	o->nframes += n;
 	return 0;
 }
 
-int offcpu__switch_out(struct offcpu *o, int tid, uint64_t t, bool preempted)
+int offcpu__switch_out(struct offcpu *o, int pid, int tid, uint64_t t, bool preempted)
 {
 	struct thread *th = find(o, tid);
 	int err = 0;
@@ -263,6 +282,7 @@ int offcpu__switch_out(struct offcpu *o, int tid, uint64_t t, bool preempted)
 			return err;
 		}
 	}
+	th->pid = pid;
 	o->stats.switches++;
 	if (preempted)
 		o->stats.preempted++;
@@ -293,28 +313,55 @@ int offcpu__switch_out(struct offcpu *o, int tid, uint64_t t, bool preempted)
 	return 0;
 }
 
-/* Counts the open interval's time from its last count up to t. */
-static int count_until(struct offcpu *o, struct profile *p, struct thread *th, uint64_t t)
+/* Room for one more sampled wait of th. */
+static int grow_contribs(struct thread *th)
 {
-	uint64_t dur, value;
+	struct contrib *c;
+	size_t cap;
+
+	if (th->nc < th->capc)
+		return 0;
+	cap = th->capc ? th->capc * 2 : 4;
+	c = realloc(th->c, cap * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	th->c = c;
+	th->capc = cap;
+	return 0;
+}
+
+/* Counts the open interval's time from its last count up to t for the
+ * window, a sampled one with its stack: moved to the window's waits when
+ * the interval ends (last), else lent to them for the cut (it goes on in
+ * the next window). -ENOMEM: the time is counted, the stack not kept for
+ * the window. */
+static int count_until(struct offcpu *o, struct thread *th, uint64_t t, bool last)
+{
+	struct pending *to;
+	uint64_t dur;
 
 	if (t <= th->from)
 		return 0;
 	dur = t - th->from;
 	th->from = t;
-	o->stats.off_ns = add_sat(o->stats.off_ns, dur);
+	th->win_ns = add_sat(th->win_ns, dur);
 	if (!th->sampled)
 		return 0;
-	value = mul_sat(dur, th->stack.period);
-	/* what profile__add fails to keep it counts as dropped samples: it
-	 * was still given to the window */
-	o->stats.weighted_ns = add_sat(o->stats.weighted_ns, value);
-	if (!value)
-		return 0;
-	return profile__add(p, &th->stack.key, th->stack.frames, th->stack.n, value);
+	if (grow_contribs(th) < 0)
+		return -ENOMEM;
+	to = &th->c[th->nc].stack;
+	*to = th->stack;
+	th->c[th->nc].borrowed = !last;
+	if (last) {
+		memset(&th->stack, 0, sizeof(th->stack));
+		th->sampled = false;
+	}
+	th->c[th->nc++].raw = dur;
+	th->win_sampled = add_sat(th->win_sampled, dur);
+	return 0;
 }
 
-int offcpu__switch_in(struct offcpu *o, struct profile *p, int tid, uint64_t t)
+int offcpu__switch_in(struct offcpu *o, int tid, uint64_t t)
 {
 	struct thread *th = find(o, tid);
 	int err;
@@ -333,7 +380,7 @@ int offcpu__switch_in(struct offcpu *o, struct profile *p, int tid, uint64_t t)
 	 * CPU; the one that ends this interval is still to come. */
 	if (!th->open || t < th->start)
 		return 0;
-	err = count_until(o, p, th, t);
+	err = count_until(o, th, t, true);
 	close_interval(o, th);
 	return err;
 }
@@ -366,20 +413,66 @@ static bool done(const struct offcpu *o, const struct thread *th, uint64_t t)
 	return !th->open && !th->armed;
 }
 
-int offcpu__cut(struct offcpu *o, struct profile *p, uint64_t t)
+/* v * num / den without overflow (den > 0, num <= den). */
+static uint64_t share(uint64_t v, uint64_t num, uint64_t den)
+{
+	return (uint64_t)((unsigned __int128)v * num / den);
+}
+
+/* Gives p th's time in the window: over its sampled waits' stacks in
+ * proportion to their times, each share cut from the running total so
+ * that the shares add up to the time exactly; else all of it under the
+ * unsampled frame, with the key its process has. */
+static int give(struct offcpu *o, struct profile *p, struct thread *th, offcpu_key_fn key_of, void *ctx)
+{
+	uint64_t total = th->win_ns, given = 0, cum = 0;
+	struct profile_key key;
+	size_t k;
+	int first = 0, err;
+
+	if (!total)
+		return 0;
+	o->stats.off_ns = add_sat(o->stats.off_ns, total);
+	if (th->nc && th->win_sampled) {
+		for (k = 0; k < th->nc; k++) {
+			const struct pending *s = &th->c[k].stack;
+			uint64_t upto, value;
+
+			cum = add_sat(cum, th->c[k].raw);
+			upto = k + 1 == th->nc ? total : share(total, cum, th->win_sampled);
+			value = upto - given;
+			given = upto;
+			if (!value)
+				continue;
+			o->stats.weighted_ns = add_sat(o->stats.weighted_ns, value);
+			err = profile__add(p, &s->key, s->frames, s->n, value);
+			if (err && !first)
+				first = err;
+		}
+		return first;
+	}
+	if (!key_of || key_of(ctx, th->pid, th->tid, &key) < 0)
+		return 0;
+	o->stats.weighted_ns = add_sat(o->stats.weighted_ns, total);
+	o->stats.unsampled_ns = add_sat(o->stats.unsampled_ns, total);
+	return profile__add(p, &key, &o->unsampled_frame, 1, total);
+}
+
+int offcpu__cut(struct offcpu *o, struct profile *p, uint64_t t, offcpu_key_fn key_of, void *ctx)
 {
 	size_t i = 0;
-	int first = 0;
+	int first = 0, err;
 
 	while (i < o->n) {
 		struct thread *th = &o->th[i];
 
-		if (th->open) {
-			int err = count_until(o, p, th, t);
-
-			if (err && !first)
-				first = err;
-		}
+		if (th->open && (err = count_until(o, th, t, false)) < 0)
+			o->stats.dropped++;
+		err = give(o, p, th, key_of, ctx);
+		if (err && !first)
+			first = err;
+		drop_contribs(o, th);
+		th->win_ns = th->win_sampled = 0;
 		if (done(o, th, t))
 			forget(o, i); /* the last one moved to i: look at it next */
 		else
@@ -398,4 +491,38 @@ void offcpu__take_stats(struct offcpu *o, struct offcpu_stats *out)
 	*out = o->stats;
 	memset(&o->stats, 0, sizeof(o->stats));
 	o->stats.threads = threads;
+}
+
+/* The ids of a kept stack: its key's strings and its frames. */
+static int remap_pending(struct strtab_remap *r, struct pending *s)
+{
+	size_t k;
+
+	if (strtab_remap__id(r, &s->key.service_name) || strtab_remap__id(r, &s->key.exe) ||
+	    strtab_remap__id(r, &s->key.comm) || strtab_remap__id(r, &s->key.thread) ||
+	    strtab_remap__id(r, &s->key.user))
+		return -ENOMEM;
+	for (k = 0; k < s->n; k++)
+		if (strtab_remap__id(r, &s->frames[k]))
+			return -ENOMEM;
+	return 0;
+}
+
+int offcpu__remap_names(struct offcpu *o, struct strtab_remap *r)
+{
+	size_t i, k;
+
+	if (strtab_remap__id(r, &o->unsampled_frame))
+		return -ENOMEM;
+	for (i = 0; i < o->n; i++) {
+		struct thread *th = &o->th[i];
+
+		if ((th->armed && remap_pending(r, &th->armed_stack)) ||
+		    (th->sampled && remap_pending(r, &th->stack)))
+			return -ENOMEM;
+		for (k = 0; k < th->nc; k++)
+			if (remap_pending(r, &th->c[k].stack))
+				return -ENOMEM;
+	}
+	return 0;
 }

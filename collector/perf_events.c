@@ -77,6 +77,23 @@ static uint64_t sample_bytes(const struct perf_sampling_opts *o, enum perf_unwin
 	return m == PERF_MODE_DWARF ? (uint64_t)o->stack_size + 1600 : 1600;
 }
 
+/* off-cpu: a switch record (CPU-wide, with its sample_id trailer), and the
+ * switches a second a ring is sized for beside its samples: a busy host's
+ * CPU. A ring of 2 MiB, sized for samples alone, overflowed in the
+ * agent's first half second on a host switching 200,000 times a second. */
+#define SWITCH_RECORD_BYTES 64u
+#define OFFCPU_RING_SWITCHES 100000u
+
+/* Bytes a second the events write into a ring. */
+static uint64_t ring_rate(const struct perf_sampling_opts *o, enum perf_unwind_mode m)
+{
+	uint64_t r = sample_bytes(o, m) * o->freq_hz;
+
+	if (o->event == PERF_EVENT_OFF_CPU)
+		r += (uint64_t)SWITCH_RECORD_BYTES * OFFCPU_RING_SWITCHES;
+	return r;
+}
+
 static size_t floor_pow2(size_t v)
 {
 	size_t p = 1;
@@ -106,7 +123,7 @@ size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_
 	 * the ring, so the reader is woken with at least a third of a second
 	 * of room left. Every factor is bounded (stack <= 65528 + 600,
 	 * freq <= 1e5): the product fits in 64 bits. */
-	bytes = sample_bytes(o, m) * (uint64_t)o->freq_hz * PERF_RING_SECONDS;
+	bytes = ring_rate(o, m) * PERF_RING_SECONDS;
 	want = (bytes + page - 1) / page;
 	while (pages < want && pages < PERF_MAX_RING_PAGES)
 		pages *= 2;
@@ -160,8 +177,12 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 		/* sampled in the context of the thread going off the CPU:
 		 * its user registers and stack are those of its system call;
 		 * every switch, sampled or not, gives a switch record, which
-		 * times the thread's wait (the sampler then raises the period
-		 * to keep to freq_hz stacks a second) */
+		 * times the thread's wait. In frequency mode the kernel sets
+		 * the period at every tick to keep to freq_hz stacks a second,
+		 * and each sample says the period it stands for. (A fixed
+		 * period would not do: with PERIOD in the sample type a
+		 * software event of fixed period makes every event a sample,
+		 * perf_swevent_event.) */
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 		perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
@@ -169,12 +190,8 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_CPU_CLOCK;
 	}
-	if (o->event == PERF_EVENT_OFF_CPU) {
-		a.sample_period = 1;
-	} else {
-		a.freq = 1;
-		a.sample_freq = o->freq_hz;
-	}
+	a.freq = 1;
+	a.sample_freq = o->freq_hz;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	if (m == PERF_MODE_DWARF) {
@@ -206,7 +223,7 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 	}
 	/* Wake the reader about once per poll interval instead of per sample;
 	 * the reader's own timeout covers rings that fill slower. */
-	wm = sample_bytes(o, m) * o->freq_hz * o->poll_interval_ms / 1000;
+	wm = ring_rate(o, m) * o->poll_interval_ms / 1000;
 	half = (uint64_t)data_pages * page / 2;
 	if (wm > half)
 		wm = half;
@@ -459,18 +476,11 @@ int perf_events__set_frequency(struct perf_events *ev, unsigned hz)
 	int first = 0;
 	size_t i;
 
-	if (hz == 0 || (ev->type == PERF_TYPE_SOFTWARE && ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES))
+	if (hz == 0)
 		return -EINVAL;
 	v = hrtimer ? 1000000000ull / hz : hz;
 	for (i = 0; i < ev->n; i++)
 		if (ioctl(ev->ev[i].fd, PERF_EVENT_IOC_PERIOD, &v) < 0 && !first)
 			first = -errno;
 	return first;
-}
-
-int perf_events__set_period(struct perf_events *ev, size_t i, uint64_t period)
-{
-	if (i >= ev->n || period == 0)
-		return -EINVAL;
-	return ioctl(ev->ev[i].fd, PERF_EVENT_IOC_PERIOD, &period) < 0 ? -errno : 0;
 }

@@ -12,8 +12,8 @@
 enum perf_event_kind {
 	PERF_EVENT_CPU_CLOCK = 0,  /* PERF_COUNT_SW_CPU_CLOCK: works without a PMU */
 	PERF_EVENT_CYCLES,         /* PERF_COUNT_HW_CPU_CYCLES */
-	PERF_EVENT_OFF_CPU,        /* PERF_COUNT_SW_CONTEXT_SWITCHES, every
-	                              period-th switch-out sampled, and a
+	PERF_EVENT_OFF_CPU,        /* PERF_COUNT_SW_CONTEXT_SWITCHES: switch-outs
+	                              sampled at freq_hz, and a
 	                              PERF_RECORD_SWITCH for every switch
 	                              (collector/offcpu.h); needs 4.3 */
 };
@@ -36,9 +36,8 @@ enum perf_event_kind {
 
 struct perf_sampling_opts {
 	enum perf_event_kind event;
-	unsigned freq_hz;            /* 1..100000; off-cpu: the most switch-outs
-	                                sampled a second per CPU, which sizes
-	                                the rings as a frequency would */
+	unsigned freq_hz;            /* 1..100000; off-cpu: switch-outs sampled
+	                                a second per CPU (at most) */
 	unsigned stack_size;         /* multiple of 8, 8..PERF_MAX_STACK */
 	unsigned poll_interval_ms;   /* how often the consumer drains the rings */
 	enum perf_unwind_mode mode;  /* AUTO: dwarf when the features allow */
@@ -122,11 +121,8 @@ int perf_events__pid(const struct perf_events *ev, size_t i);
 int perf_events__enable(struct perf_events *ev);
 int perf_events__disable(struct perf_events *ev);
 /* Changes the sampling frequency of every event (frequency mode), e.g. to
- * keep the agent within its CPU budget. Returns 0 or the first -errno;
- * -EINVAL for off-cpu events, which have periods (below). */
+ * keep the agent within its CPU budget (off-cpu: stacks a second). Returns
+ * 0 or the first -errno. */
 int perf_events__set_frequency(struct perf_events *ev, unsigned hz);
-/* Sets event i's period (events counted per sample; off-cpu: switches).
- * Returns 0 or -errno. */
-int perf_events__set_period(struct perf_events *ev, size_t i, uint64_t period);
 
 #endif

@@ -260,7 +260,7 @@ static int open_events(struct sampler *s, struct perf_event_attr *attr, size_t p
 	rc = map_rings(s, pages, e);
 	/* off-cpu: a thread waiting does not change its stack, so a reader
 	 * reads it as well a poll interval later; no twin set */
-	if (rc == 0 && !s->offcpu)
+	if (rc == 0 && !(attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_CONTEXT_SWITCHES))
 		open_eager(s, attr);
 	s->batch_owned = take_batch_policy();
 	return rc;
@@ -322,12 +322,8 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	if (!s->opts.max_frames)
 		s->opts.max_frames = DEFAULT_MAX_FRAMES;
 	rc = choose_attr(s, &attr, &pages, &with_kernel, e);
-	if (rc == 0 && attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES && attr.type == PERF_TYPE_SOFTWARE)
-		rc = sampler_offcpu__new(s, e);
 	if (rc == 0)
 		rc = open_events(s, &attr, pages, e);
-	if (rc == 0 && s->offcpu)
-		rc = sampler_offcpu__count_cpus(s, e);
 	if (rc < 0)
 		goto out_delete;
 	rc = make_model(s, with_kernel);
@@ -335,6 +331,9 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 		sampler__set_error(e, rc, -1, -1, "allocating the sampler");
 		goto out_delete;
 	}
+	if (attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+	    (rc = sampler_offcpu__new(s, e)) < 0)
+		goto out_delete;
 	/* System-wide, a process is read from /proc when it first shows up (a
 	 * sample, a mapping, a fork), not all of them at start: that was a
 	 * third of the start-up (5 reads of /proc per process), for processes
@@ -370,8 +369,6 @@ void sampler__delete(struct sampler *s)
 	perf_events__delete(s->eager_events);
 	perf_events__delete(s->events);
 	offcpu__delete(s->offcpu);
-	free(s->cpu_switches);
-	free(s->cpu_period);
 	profile__delete(s->profile);
 	proctable__delete(s->procs); /* tells the symbolizer and readers what goes */
 	runtimes__delete(s->runtimes);

@@ -18,6 +18,7 @@
 struct offcpu;
 struct ptree;
 
+
 /* Frames a stack keeps: deep programs (JVMs, compilers, interpreters) run
  * hundreds deep; what a frame costs is allocated once (user_stack, the
  * sampler's stack of ids), not per sample. */
@@ -78,15 +79,8 @@ struct sampler {
 	struct profile *profile;
 	struct agent_stats stats; /* the window's, beside the profile */
 
-	/* --event off-cpu (collector/offcpu.h); NULL with the CPU events.
-	 * Per CPU (indexed by CPU number, ncpu_slots of them): switch-outs
-	 * since offcpu_adapt_ns and the period the CPU's events sample them
-	 * at, raised or lowered to keep to opts.freq_hz stacks a second. */
+	/* --event off-cpu (collector/offcpu.h); NULL with the CPU events */
 	struct offcpu *offcpu;
-	uint64_t *cpu_switches;
-	uint64_t *cpu_period;
-	size_t ncpu_slots;
-	uint64_t offcpu_adapt_ns;
 
 	struct batch batch;
 	size_t batch_pos; /* the record being handled */
@@ -112,6 +106,10 @@ uint64_t sampler__load_cpu_ns(const struct sampler *s);
 /* Whether a side-band record of process pid (at the time of the record
  * being handled) is the recording's (sampler.c). */
 int sampler__wanted(const struct sampler *s, uint32_t pid);
+/* The group a sample of thread tid of p goes to (sampler.c). */
+struct process;
+struct profile_key;
+void sampler__group_key(struct sampler *s, struct process *p, int tid, struct profile_key *key);
 /* Fills e (sampler_open.c). */
 void sampler__set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what);
 
@@ -120,13 +118,10 @@ void sampler__set_error(struct sampler_error *e, int err, int cpu, int pid, cons
  * share that id). */
 #define DEAD_TASK_ID UINT32_MAX
 
-/* --event off-cpu (sampler_offcpu.c): its accounting, made before the
- * events are opened; the per-CPU counters, once they are; a switch
- * record; the periods, now and then; the window's end. */
+/* --event off-cpu (sampler_offcpu.c): its accounting, made with the
+ * names table; a switch record; the window's end. */
 int sampler_offcpu__new(struct sampler *s, struct sampler_error *e);
-int sampler_offcpu__count_cpus(struct sampler *s, struct sampler_error *e);
 void sampler_offcpu__switch(struct sampler *s, const struct perf_event_header *h);
-void sampler_offcpu__adapt(struct sampler *s, uint64_t now);
 void sampler_offcpu__finish_window(struct sampler *s);
 
 #endif

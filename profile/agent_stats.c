@@ -64,6 +64,7 @@ const struct agent_stat_field agent_stats__fields[] = {
 	SUM("off_cpu_sampled", off_cpu_sampled),
 	SUM("off_cpu_ns", off_cpu_ns),
 	SUM("off_cpu_weighted_ns", off_cpu_weighted_ns),
+	SUM("off_cpu_unsampled_ns", off_cpu_unsampled_ns),
 	SUM("off_cpu_unmatched", off_cpu_unmatched),
 	SUM("off_cpu_dropped", off_cpu_dropped),
 	MAX("off_cpu_threads", off_cpu_threads),

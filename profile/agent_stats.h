@@ -113,7 +113,9 @@ struct agent_stats {
 	 * the CPU events */
 	uint64_t off_cpu_switches, off_cpu_preempted, off_cpu_sampled;
 	uint64_t off_cpu_ns;          /* every voluntary wait, exactly */
-	uint64_t off_cpu_weighted_ns; /* what the stacks were given */
+	uint64_t off_cpu_weighted_ns; /* what the profile was given */
+	uint64_t off_cpu_unsampled_ns; /* ... of it, under the frame of waits
+	                               * with no stack sampled */
 	uint64_t off_cpu_unmatched, off_cpu_dropped;
 	uint64_t off_cpu_threads;     /* followed at the window's end */
 	/* one block per runtime reader, in the registry's order; unused

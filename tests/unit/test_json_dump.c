@@ -93,7 +93,7 @@ Test(json, document_fields)
 						 "debug_bytes", "debug_refused",
 						 "names", "names_bytes", "names_compactions", "names_cut",
 						 "off_cpu_switches", "off_cpu_preempted", "off_cpu_sampled",
-						 "off_cpu_ns", "off_cpu_weighted_ns", "off_cpu_unmatched",
+						 "off_cpu_ns", "off_cpu_weighted_ns", "off_cpu_unsampled_ns", "off_cpu_unmatched",
 						 "off_cpu_dropped", "off_cpu_threads",
 						 "runtimes"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
