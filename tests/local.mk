@@ -281,6 +281,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/rhino_work.js \
 	tests/workloads/py_work.py \
 	tests/workloads/py_service.py \
+	tests/workloads/py_waits.py \
 	tests/workloads/rb_work.rb \
 	tests/workloads/php_work.php \
 	tests/workloads/perl_work.pl \

@@ -83,4 +83,27 @@ run_smolder 30 report "$TMP/out.json" "$TMP/cpu.json"
 run_smolder 30 report --event off-cpu -f collapsed "$TMP/out.json" "$TMP/cpu.json"
 expect_ok
 grep -q '^waits;.*f_read' "$TMP/smolder.out" || fail "--event off-cpu lost the off-cpu dump"
+
+# A Python program's waits carry its Python frames: the main thread's in
+# nap() under waiter(), the reader thread's in recv_loop()
+[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed"
+run_smolder 60 record --event off-cpu -o "$TMP/py.json" -- /usr/bin/python3 "$TESTS_SRCDIR/workloads/py_waits.py" 3
+expect_ok
+keep_artifact "$TMP/py.json" offcpu_python.out.json
+"$PYTHON3" - "$TMP/py.json" <<'PY' || fail "a Python program's waits do not carry its Python frames"
+import json, sys
+d = json.load(open(sys.argv[1]))
+total = nap = recv = 0
+for p in d["profiles"]:
+    for s in p["stacks"]:
+        names = [f.split(" (")[0] for f in s["stack"].split(";") if f.endswith("_[py]")]
+        total += s["count"]
+        if names[-2:] == ["waiter", "nap"]:
+            nap += s["count"]
+        elif names and names[-1] == "recv_loop":
+            recv += s["count"]
+print("python off-cpu: %.2f s; %.1f%% in waiter;nap, %.1f%% in recv_loop; %s"
+      % (total / 1e9, 100.0 * nap / total, 100.0 * recv / total, d["stats"]["runtimes"].get("cpython")))
+assert 30 <= 100.0 * nap / total <= 60 and 30 <= 100.0 * recv / total <= 60
+PY
 exit 0
