@@ -131,7 +131,8 @@ void offcpu__delete(struct offcpu *o)
 		free(o->th[i].armed_stack.frames);
 		free(o->th[i].stack.frames);
 		for (k = 0; k < o->th[i].nc; k++)
-			free(o->th[i].c[k].stack.frames);
+			if (!o->th[i].c[k].borrowed)
+				free(o->th[i].c[k].stack.frames);
 		free(o->th[i].c);
 	}
 	free(o->th);
@@ -335,7 +336,7 @@ static int grow_contribs(struct thread *th)
  * the interval ends (last), else lent to them for the cut (it goes on in
  * the next window). -ENOMEM: the time is counted, the stack not kept for
  * the window. */
-static int count_until(struct offcpu *o, struct thread *th, uint64_t t, bool last)
+static int count_until(struct thread *th, uint64_t t, bool last)
 {
 	struct pending *to;
 	uint64_t dur;
@@ -380,7 +381,7 @@ int offcpu__switch_in(struct offcpu *o, int tid, uint64_t t)
 	 * CPU; the one that ends this interval is still to come. */
 	if (!th->open || t < th->start)
 		return 0;
-	err = count_until(o, th, t, true);
+	err = count_until(th, t, true);
 	close_interval(o, th);
 	return err;
 }
@@ -466,7 +467,7 @@ int offcpu__cut(struct offcpu *o, struct profile *p, uint64_t t, offcpu_key_fn k
 	while (i < o->n) {
 		struct thread *th = &o->th[i];
 
-		if (th->open && (err = count_until(o, th, t, false)) < 0)
+		if (th->open && (err = count_until(th, t, false)) < 0)
 			o->stats.dropped++;
 		err = give(o, p, th, key_of, ctx);
 		if (err && !first)
