@@ -177,10 +177,12 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 		return;
 	}
 	/* pid 0 is the idle task: time the CPU had nothing to run is not
-	 * "where the CPU goes"; it is counted, not aggregated */
+	 * "where the CPU goes"; it is counted, not aggregated. Its switch-outs
+	 * (off-cpu) are no thread's wait: counted as idle only */
 	if (smp.pid == 0) {
 		st->idle++;
-		drop_sample(s);
+		if (!s->offcpu)
+			drop_sample(s);
 		return;
 	}
 	p = proctable__get(s->procs, (int)smp.pid);
