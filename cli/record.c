@@ -47,6 +47,10 @@ struct record_args {
 	char **cmd; /* after "--" */
 };
 
+/* Switch-outs sampled a second per CPU by default for --event off-cpu of
+ * some processes (-p, a command); -a takes the CPU default. */
+#define OFFCPU_DEFAULT_HZ 999
+
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop(int sig) { stop_requested = sig; }
@@ -68,7 +72,8 @@ static void usage(FILE *f)
 		"                          processes it starts, until it exits\n"
 		"\n"
 		"Options:\n"
-		"  -F, --freq HZ           samples per second per CPU (default 99)\n"
+		"  -F, --freq HZ           samples per second per CPU (default 99; off-cpu of\n"
+		"                          -p or a command 999)\n"
 		"  -d, --duration DURATION stop after DURATION: seconds, or 500ms, 5m, 1h30m\n"
 		"                          (default: until Ctrl-C, or until the command\n"
 		"                          exits, or every process of the -p trees)\n"
@@ -88,7 +93,7 @@ static void usage(FILE *f)
 		"      --event EVENT       cpu-clock (default, works without a PMU), cycles,\n"
 		"                          or off-cpu: where threads wait (sleep, I/O, locks),\n"
 		"                          weighted by the nanoseconds until they run again;\n"
-		"                          -F is then the most waits sampled a second per CPU\n"
+		"                          -F is then the waits sampled a second per CPU\n"
 		"                          (Linux 4.3+)\n"
 		"      --per-pid           one profile per process id instead of per executable\n"
 		"      --group-by thread   one profile per thread name as well (a thread label;\n"
@@ -277,7 +282,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	};
 	int c, all = 0;
 
-	a->so.freq_hz = 99;
+	a->so.freq_hz = 0; /* the event's default, below */
 	a->so.stack_size = 16384;
 	a->so.event = "cpu-clock";
 	a->so.max_frames = 512;
@@ -323,7 +328,15 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		}
 	}
-	return check_target(argc, argv, all, a);
+	if (check_target(argc, argv, all, a))
+		return 2;
+	/* off-cpu: a switch-out is sampled by count of every switch of its
+	 * CPU, other processes' included, so where the recording is of some
+	 * processes their waits have a share of the budget only: 99 a second
+	 * left a program's three threads 2 stacks in 3 s on a busy host */
+	if (!a->so.freq_hz)
+		a->so.freq_hz = strcmp(a->so.event, "off-cpu") == 0 && !a->so.system_wide ? OFFCPU_DEFAULT_HZ : 99;
+	return 0;
 }
 
 /* Forks the command stopped before exec: it waits on go[0] so the events
