@@ -3,7 +3,7 @@
 bin_PROGRAMS += smolder
 smolder_SOURCES = \
 	cli/main.c cli/cli.h \
-	cli/record.c \
+	cli/record.c cli/record_output.c cli/record_output.h \
 	cli/run.c \
 	cli/report.c \
 	cli/upload.c \

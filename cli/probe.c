@@ -200,8 +200,20 @@ static void print_features(const struct perf_features *f)
 		     "kernel < 4.1; perf clock timestamps");
 	feature_line("context_switch (SWITCH)", &f->context_switch,
 		     "`--event off-cpu` times threads' waits by switch records",
-		     "kernel < 4.3: `--event off-cpu` is not available (the sched_switch "
-		     "tracepoint path is not built yet)");
+		     "kernel < 4.3: `--event off-cpu` times waits by the sched_switch tracepoint "
+		     "where it can (next line)");
+	snprintf(note, sizeof(note), "id %llu in %s%s", (unsigned long long)f->sched_switch.id,
+		 f->sched_switch.dir,
+		 f->context_switch.ok ? " (not needed: switch records are used)"
+				      : ": `--event off-cpu` times waits by it (events on every CPU)");
+	feature_line("sched_switch tracepoint", &f->sched_switch_tp, note,
+		     f->sched_switch_tp.err == ENOENT
+			     ? "no tracefs or debugfs mounted (/sys/kernel/tracing, "
+			       "/sys/kernel/debug/tracing), or no such tracepoint"
+		     : f->sched_switch_tp.err == EACCES || f->sched_switch_tp.err == EPERM
+			     ? "not permitted (tracing directories are root's; raw tracepoint "
+			       "records need perf_event_paranoid -1 or CAP_PERFMON/CAP_SYS_ADMIN)"
+			     : NULL);
 	if (f->kernel.probed && !f->kernel.ok && (f->kernel.err == EACCES || f->kernel.err == EPERM))
 		snprintf(note, sizeof(note),
 			 "not permitted (perf_event_paranoid %d without CAP_PERFMON/CAP_SYS_ADMIN)",

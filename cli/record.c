@@ -16,18 +16,19 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/record_output.h"
 #include "daemon/startup.h"
 #include "daemon/conf.h"
 #include "collector/perf_events.h"
 #include "daemon/privileges.h"
 #include "profile/agent_stats.h"
+#include "profile/event_list.h"
 #include "profile/profile.h"
 #include "collector/sampler.h"
 #include "common/cachedir.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/clock.h"
-#include "common/fileio.h"
 #include "common/units.h"
 #include "export/encode.h"
 #include "export/out_path.h"
@@ -40,6 +41,8 @@ struct record_args {
 	uint64_t duration_ns; /* 0 = until stopped */
 	const char *output;   /* NULL: standard output */
 	int output_given;     /* -o, - and /dev/stdout included */
+	struct event_list events; /* --event, one window and dump document each */
+	char events_spec[64];     /* ... as the sampler takes it */
 	enum encode_format format;
 	int format_given;     /* else json with -o, top without */
 	int quiet;
@@ -90,11 +93,12 @@ static void usage(FILE *f)
 		"      --stack-size BYTES  user stack bytes copied per sample, a multiple of 8\n"
 		"                          up to 65528 (default 16384)\n"
 		"      --max-frames N      user frames kept per stack (default 512)\n"
-		"      --event EVENT       cpu-clock (default, works without a PMU), cycles,\n"
+		"      --event EVENTS      cpu-clock (default, works without a PMU), cycles,\n"
 		"                          or off-cpu: where threads wait (sleep, I/O, locks),\n"
 		"                          weighted by the nanoseconds until they run again;\n"
 		"                          -F is then the waits sampled a second per CPU\n"
-		"                          (Linux 4.3+)\n"
+		"                          (Linux 4.3+). Both: cpu-clock,off-cpu, a JSON\n"
+		"                          document (or a top table) each, -F each one's rate\n"
 		"      --per-pid           one profile per process id instead of per executable\n"
 		"      --group-by thread   one profile per thread name as well (a thread label;\n"
 		"                          a top table per thread, a thread frame under each\n"
@@ -199,13 +203,17 @@ static int parse_option(int c, const char *arg, struct record_args *a)
 		}
 		a->so.max_frames = (size_t)v;
 		return 0;
-	case OPT_EVENT:
-		if (strcmp(arg, "cpu-clock") && strcmp(arg, "cycles") && strcmp(arg, "off-cpu")) {
-			log__error("--event: unknown event '%s' (cpu-clock, cycles or off-cpu)", arg);
+	case OPT_EVENT: {
+		char err[160];
+
+		if (event_list__parse(arg, &a->events, err, sizeof(err)) < 0) {
+			log__error("--event: %s", err);
 			return 2;
 		}
-		a->so.event = arg;
+		event_list__format(&a->events, a->events_spec, sizeof(a->events_spec));
+		a->so.event = a->events_spec;
 		return 0;
+	}
 	case OPT_GROUP_BY:
 		if (strcmp(arg, "thread") != 0 && strcmp(arg, "process") != 0) {
 			log__error("--group-by: '%s' is not thread or process", arg);
@@ -246,6 +254,15 @@ static int check_target(int argc, char **argv, int all, struct record_args *a)
 	}
 	if (!a->format_given)
 		a->format = a->output_given ? ENCODE_JSON : ENCODE_TOP;
+	/* Two events are two documents: json holds them one after the
+	 * other and top prints a table each; the other formats hold one
+	 * profile, which `smolder report --event` makes from the dump. */
+	if (a->events.n > 1 && a->format != ENCODE_JSON && a->format != ENCODE_TOP) {
+		log__error("--format %s holds one event, --event %s gives two: record json (-o FILE) "
+			   "and make each with smolder report --event NAME", encode__format_name(a->format),
+			   a->events_spec);
+		return 2;
+	}
 	if (encode__is_binary(a->format) && !a->output && isatty(STDOUT_FILENO)) {
 		log__error("--format pprof is binary: give -o FILE or redirect standard output");
 		return 2;
@@ -253,6 +270,36 @@ static int check_target(int argc, char **argv, int all, struct record_args *a)
 	a->so.pids = a->pids;
 	a->so.system_wide = !a->so.npids && !a->cmd;
 	return 0;
+}
+
+static void set_defaults(struct record_args *a)
+{
+	a->so.freq_hz = 0; /* the events' defaults, set_rates */
+	a->events.n = 1;
+	a->events.name[0] = "cpu-clock";
+	a->so.stack_size = 16384;
+	a->so.event = "cpu-clock";
+	a->so.max_frames = 512;
+	a->cache_dir = CACHEDIR_DEFAULT_PATH;
+}
+
+/* -F is each event's rate; else each has its own default. off-cpu: a
+ * switch-out is sampled by count of every switch of its CPU, other
+ * processes' included, so where the recording is of some processes their
+ * waits have a share of the budget only: 99 a second left a program's
+ * three threads 2 stacks in 3 s on a busy host. */
+static void set_rates(struct record_args *a)
+{
+	unsigned off_hz = a->so.system_wide ? 99 : OFFCPU_DEFAULT_HZ;
+
+	if (!event_list__cpu(&a->events)) {
+		if (!a->so.freq_hz)
+			a->so.freq_hz = off_hz;
+	} else if (event_list__has(&a->events, "off-cpu")) {
+		a->so.off_cpu_freq_hz = a->so.freq_hz ? a->so.freq_hz : off_hz;
+	}
+	if (!a->so.freq_hz)
+		a->so.freq_hz = 99;
 }
 
 /* Returns 0 to go on, 1 when --help was shown, 2 on a usage error. */
@@ -282,11 +329,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	};
 	int c, all = 0;
 
-	a->so.freq_hz = 0; /* the event's default, below */
-	a->so.stack_size = 16384;
-	a->so.event = "cpu-clock";
-	a->so.max_frames = 512;
-	a->cache_dir = CACHEDIR_DEFAULT_PATH;
+	set_defaults(a);
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, so the command's own flags stay its own */
@@ -330,12 +373,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	}
 	if (check_target(argc, argv, all, a))
 		return 2;
-	/* off-cpu: a switch-out is sampled by count of every switch of its
-	 * CPU, other processes' included, so where the recording is of some
-	 * processes their waits have a share of the budget only: 99 a second
-	 * left a program's three threads 2 stacks in 3 s on a busy host */
-	if (!a->so.freq_hz)
-		a->so.freq_hz = strcmp(a->so.event, "off-cpu") == 0 && !a->so.system_wide ? OFFCPU_DEFAULT_HZ : 99;
+	set_rates(a);
 	return 0;
 }
 
@@ -386,66 +424,6 @@ static pid_t spawn_stopped(char **cmd, int *go_fd, int *err_fd)
 	*go_fd = go[1];
 	*err_fd = ep[0];
 	return pid;
-}
-
-static void fill_meta(struct profile *prof, const struct record_args *a, uint64_t start_ns,
-		      uint64_t end_ns, struct utsname *u)
-{
-	struct profile_meta *m = profile__meta(prof);
-
-	m->start_ns = start_ns;
-	m->end_ns = end_ns;
-	m->hostname = u->nodename;
-	m->kernel = u->release;
-	m->arch = u->machine;
-	m->event_name = a->so.event;
-	m->event_unit = profile_meta__unit_of(a->so.event);
-	m->frequency_hz = a->so.freq_hz;
-}
-
-static int encode(const struct profile *prof, const struct agent_stats *st,
-		  const struct record_args *a, char **buf, size_t *len)
-{
-	FILE *f = open_memstream(buf, len);
-	struct encode_opts o;
-	int rc;
-
-	if (!f)
-		return -errno;
-	encode__opts_init(&o, a->format);
-	o.agent = st;
-	rc = encode__write(prof, &o, f);
-	if (fclose(f) != 0 && rc == 0)
-		rc = -EIO;
-	return rc;
-}
-
-/* To -o or standard output, by deadline_ns when a reader could hold it
- * back (0: no bound). */
-static int write_output(const struct profile *prof, const struct agent_stats *st,
-			const struct record_args *a, uint64_t deadline_ns)
-{
-	enum out_path_refusal why = OUT_PATH_OK;
-	char *buf = NULL;
-	size_t len = 0;
-	int rc;
-
-	rc = encode(prof, st, a, &buf, &len);
-	if (rc < 0) {
-		log__error("encoding the profile: %s", strerror(-rc));
-		goto out;
-	}
-	if (a->output)
-		rc = out_path__write(a->output, buf, len, 0600, deadline_ns, &why);
-	else
-		rc = fileio__write_until(STDOUT_FILENO, buf, len, deadline_ns);
-	if (rc < 0)
-		log__error("%s%s: %s%s", a->output ? "-o " : "writing to ",
-			   a->output ? a->output : "standard output", out_path__strerror(rc, why),
-			   deadline_ns && (rc == -ETIMEDOUT || rc == -ENXIO) ? " (-d bounds the write too)" : "");
-out:
-	free(buf);
-	return rc;
 }
 
 static void progress(int on, double elapsed, const struct profile *prof,
@@ -687,23 +665,23 @@ static int sample(struct recording *r)
 /* Writes the result. Returns 0 or 1 after logging. */
 static int finish(struct recording *r)
 {
-	struct profile *prof = sampler__profile(r->s);
-	uint64_t deadline = 0;
+	struct record_output o = {
+		.format = r->a.format,
+		.output = r->a.output,
+		.freq_hz = r->a.so.freq_hz,
+		.start_ns = r->start_real,
+		.end_ns = clock__real_ns(),
+		.uts = &r->u,
+	};
 
 	sampler__finish_window(r->s);
-	fill_meta(prof, &r->a, r->start_real, clock__real_ns(), &r->u);
 	if (r->a.duration_ns)
-		deadline = clock__mono_ns() + write_grace_ns(r->a.duration_ns);
+		o.deadline_ns = clock__mono_ns() + write_grace_ns(r->a.duration_ns);
 	/* A reader that goes away is an error to report, not a death that
 	 * would leave the command of -- CMD running (it has exec'd by now: its
 	 * own SIGPIPE stays as it was). */
 	signal(SIGPIPE, SIG_IGN);
-	if (write_output(prof, sampler__stats(r->s), &r->a, deadline) < 0)
-		return 1;
-	if (r->a.output)
-		log__info("wrote %s: %llu samples", r->a.output,
-			  (unsigned long long)profile__samples(prof));
-	return 0;
+	return record_output__write(r->s, &o) < 0 ? 1 : 0;
 }
 
 static void cleanup(struct recording *r)

@@ -73,7 +73,9 @@ static void usage(FILE *f)
 		"                        one label\n"
 		"  -p, --pid PID         only the profiles of PID (dumps grouped per pid)\n"
 		"      --event NAME      only the dumps of that event (cpu-clock, cycles,\n"
-		"                        off-cpu): the dumps merged must be of one unit\n"
+		"                        off-cpu): the dumps merged must be of one unit;\n"
+		"                        wall: cpu-clock samples (times their period) and\n"
+		"                        off-cpu waits as one time, where threads' time went\n"
 		"      --group-by thread one profile per thread name (dumps recorded with\n"
 		"                        --group-by thread): a top table per thread, a thread\n"
 		"                        frame under each process in svg and collapsed, the\n"
@@ -100,6 +102,42 @@ static int add_input(struct dump_paths *out, const char *arg)
 	return 0;
 }
 
+/* The events a report can pick, by their canonical names (the dump's own
+ * string goes with the dump). */
+static const char *known_event(const char *name)
+{
+	static const char *const known[] = { "cpu-clock", "cycles", "off-cpu" };
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(name, known[i]) == 0)
+			return known[i];
+	return NULL;
+}
+
+/* Without --event, a first input holding events of several units (a
+ * `record --event cpu-clock,off-cpu`) is reported by its first event,
+ * saying so: samples and nanoseconds do not add up. */
+static void default_event(struct report *r)
+{
+	struct dump *d = NULL, *doc;
+	char err[256];
+
+	if (r->filter.event || !r->inputs.n ||
+	    dump__read_file(r->inputs.v[0], &d, NULL, NULL, err, sizeof(err)) < 0)
+		return; /* a bad file is reported by the merge */
+	for (doc = d->next; doc; doc = doc->next)
+		if (strcmp(profile_meta__unit_of(doc->event_name), profile_meta__unit_of(d->event_name)))
+			break;
+	if (doc && known_event(d->event_name)) {
+		r->filter.event = known_event(d->event_name);
+		log__notice("%s holds %s and %s: reporting %s (--event NAME picks one, --event wall "
+			    "both as time)", r->inputs.v[0], d->event_name, doc->event_name,
+			    r->filter.event);
+	}
+	dump__delete(d);
+}
+
 /* Reads every file into m. Any bad dump is an error: a report silently
  * missing a window would be wrong without anyone knowing. */
 static int merge_files(struct dump_merge *m, const struct dump_paths *files)
@@ -108,7 +146,7 @@ static int merge_files(struct dump_merge *m, const struct dump_paths *files)
 	size_t i;
 
 	for (i = 0; i < files->n; i++) {
-		struct dump *d = NULL;
+		struct dump *d = NULL, *doc;
 		int rc = dump__read_file(files->v[i], &d, NULL, NULL, err, sizeof(err));
 
 		if (rc == -EINVAL || rc == -EFBIG) {
@@ -119,7 +157,9 @@ static int merge_files(struct dump_merge *m, const struct dump_paths *files)
 			log__error("%s: %s", files->v[i], strerror(-rc));
 			return -1;
 		}
-		rc = dump_merge__add(m, d);
+		/* a recording of several events: a document each */
+		for (doc = d; doc && rc >= 0; doc = doc->next)
+			rc = dump_merge__add(m, doc);
 		dump__delete(d);
 		if (rc == -ENOSPC) {
 			log__error("%s: too many distinct stacks to merge", files->v[i]);
@@ -476,6 +516,8 @@ static int merge_all(struct report *r, struct strtab *names, struct dump_merge *
 
 	/* The base is chosen by its files: the label and pid filters apply,
 	 * the time range does not (the base is usually another period). */
+	default_event(r);
+	base_filter = r->filter;
 	base_filter.from_ns = 0;
 	base_filter.until_ns = UINT64_MAX;
 	*now = dump_merge__new(names, &r->filter);

@@ -131,14 +131,25 @@ static enum sink_result send_one(struct sink *sink, const struct item *it, char 
 	uint64_t wait_ms;
 	int attempt;
 
-	for (attempt = 1; attempt <= UPLOAD_ATTEMPTS && !interrupted; attempt++) {
-		res = sink__send(sink, it->dump, it->gz, it->gzlen, msg, msglen);
-		if (res != SINK_RETRY || attempt == UPLOAD_ATTEMPTS)
+	const struct dump *doc;
+
+	/* a file of several documents (a recording of two events) is sent a
+	 * document at a time, each in its own gzip form */
+	for (doc = it->dump; doc; doc = doc->next) {
+		const void *body = doc->doc_gz ? doc->doc_gz : it->gz;
+		size_t blen = doc->doc_gz ? doc->doc_gzlen : it->gzlen;
+
+		for (attempt = 1; attempt <= UPLOAD_ATTEMPTS && !interrupted; attempt++) {
+			res = sink__send(sink, doc, body, blen, msg, msglen);
+			if (res != SINK_RETRY || attempt == UPLOAD_ATTEMPTS)
+				break;
+			wait_ms = (uint64_t)UPLOAD_PAUSE_MS * (uint64_t)attempt;
+			if (sink__retry_after_s(sink) * 1000u > wait_ms)
+				wait_ms = sink__retry_after_s(sink) * 1000u;
+			pause_ms(wait_ms < UPLOAD_RETRY_AFTER_MAX_MS ? wait_ms : UPLOAD_RETRY_AFTER_MAX_MS);
+		}
+		if (res != SINK_DELIVERED)
 			break;
-		wait_ms = (uint64_t)UPLOAD_PAUSE_MS * (uint64_t)attempt;
-		if (sink__retry_after_s(sink) * 1000u > wait_ms)
-			wait_ms = sink__retry_after_s(sink) * 1000u;
-		pause_ms(wait_ms < UPLOAD_RETRY_AFTER_MAX_MS ? wait_ms : UPLOAD_RETRY_AFTER_MAX_MS);
 	}
 	return res;
 }

@@ -202,6 +202,17 @@ static void forget(struct offcpu *o, size_t i)
 	o->n--;
 }
 
+/* p takes the stack (frames: malloc'd, given). */
+static void hold(struct offcpu *o, struct pending *p, const struct profile_key *key, uint32_t *frames,
+		 size_t n, uint64_t t)
+{
+	p->key = *key;
+	p->frames = frames;
+	p->n = n;
+	p->t = t;
+	o->nframes += n;
+}
+
 int offcpu__stack(struct offcpu *o, int tid, uint64_t t, const struct profile_key *key,
 		  const uint32_t *frames, size_t n)
 {
@@ -243,12 +254,17 @@ int offcpu__stack(struct offcpu *o, int tid, uint64_t t, const struct profile_ke
 		}
 		memcpy(copy, frames, n * sizeof(*copy));
 	}
-	th->armed_stack.key = *key;
-	th->armed_stack.frames = copy;
-	th->armed_stack.n = n;
-	th->armed_stack.t = t;
+	/* Just after the switch-out that opened the thread's wait: the
+	 * sched_switch tracepoint (before 4.3) fires before the sampled event
+	 * of the same switch, where switch records come after it. */
+	if (th->open && !th->sampled && t >= th->start && t - th->start <= OFFCPU_STACK_MATCH_NS) {
+		hold(o, &th->stack, key, copy, n, t);
+		th->sampled = true;
+		o->stats.sampled++;
+		return 0;
+	}
+	hold(o, &th->armed_stack, key, copy, n, t);
 	th->armed = true;
-	o->nframes += n;
 	return 0;
 }
 
@@ -384,6 +400,20 @@ int offcpu__switch_in(struct offcpu *o, int tid, uint64_t t)
 	err = count_until(th, t, true);
 	close_interval(o, th);
 	return err;
+}
+
+int offcpu__late_switch_in(struct offcpu *o, int tid, uint64_t t)
+{
+	struct thread *th = find(o, tid);
+	int err;
+
+	if (!th || th->exited || !th->open || t < th->start)
+		return 0;
+	err = offcpu__switch_in(o, tid, t);
+	if (err < 0)
+		return err;
+	o->stats.late_ins++;
+	return 1;
 }
 
 void offcpu__exit(struct offcpu *o, int tid, uint64_t t)

@@ -59,6 +59,7 @@ struct offcpu_stats {
 	uint64_t dropped;     /* stacks or threads not kept: the bounds above,
 	                         or memory */
 	uint64_t threads;     /* threads followed at the window's end */
+	uint64_t late_ins;    /* waits ended by offcpu__late_switch_in */
 };
 
 /* unsampled_frame: the frame (a strtab id of the caller's) under which a
@@ -88,6 +89,14 @@ int offcpu__switch_out(struct offcpu *o, int pid, int tid, uint64_t t, bool pree
  * nothing. Returns 0, or -ENOMEM (the interval's time is counted, its
  * stack not kept for the window: it counts as unsampled). */
 int offcpu__switch_in(struct offcpu *o, int tid, uint64_t t);
+
+/* tid is going off the CPU at t, though the switch-in that ended its
+ * wait was not reported (the sched_switch tracepoint of the idle task,
+ * which some kernels do not deliver): an open wait is counted up to t,
+ * with the thread's run time since its unreported switch-in. Returns 1
+ * when a wait was open, 0 when none was (the switch-in came), or -ENOMEM
+ * as offcpu__switch_in. */
+int offcpu__late_switch_in(struct offcpu *o, int tid, uint64_t t);
 
 /* tid exited at t: its interval, if open, ends uncounted (the thread's
  * last switch-out follows its exit: that wait is no one's), and a later

@@ -11,18 +11,34 @@
 
 #include "collector/perf_attr.h"
 
-void perf_attr__set_bit(struct perf_event_attr *a, unsigned bit)
+/* The mask of flag bit `bit` in the flag word. */
+static uint64_t flag_mask(unsigned bit)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return 1ull << (63 - bit); /* GCC allocates bit-fields from the MSB there */
+#else
+	return 1ull << bit;
+#endif
+}
+
+static void change_bit(struct perf_event_attr *a, unsigned bit, bool on)
 {
 	unsigned char *p = (unsigned char *)a + offsetof(struct perf_event_attr, read_format) + 8;
 	uint64_t w;
 
 	memcpy(&w, p, sizeof(w));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w |= 1ull << (63 - bit); /* GCC allocates bit-fields from the MSB there */
-#else
-	w |= 1ull << bit;
-#endif
+	w = on ? w | flag_mask(bit) : w & ~flag_mask(bit);
 	memcpy(p, &w, sizeof(w));
+}
+
+void perf_attr__set_bit(struct perf_event_attr *a, unsigned bit)
+{
+	change_bit(a, bit, true);
+}
+
+void perf_attr__clear_bit(struct perf_event_attr *a, unsigned bit)
+{
+	change_bit(a, bit, false);
 }
 
 /* attr.clockid (4.1) sits where older headers have __reserved_2. */

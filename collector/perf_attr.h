@@ -20,6 +20,7 @@
 /* Bits of the attr flag word that the kernel 3.10 headers do not name; set
  * through the word so this file builds against them (values from the ABI). */
 #define ATTR_BIT_SAMPLE_ID_ALL 18
+#define ATTR_BIT_EXCLUDE_CALLCHAIN_KERNEL 21
 #define ATTR_BIT_EXCLUDE_CALLCHAIN_USER 22
 #define ATTR_BIT_MMAP2 23
 #define ATTR_BIT_COMM_EXEC 24
@@ -28,6 +29,7 @@
 
 /* Sets flag bit `bit` (ATTR_BIT_*) of a's flag word. */
 void perf_attr__set_bit(struct perf_event_attr *a, unsigned bit);
+void perf_attr__clear_bit(struct perf_event_attr *a, unsigned bit);
 /* attr.clockid (4.1), where older headers have __reserved_2. */
 void perf_attr__set_clockid(struct perf_event_attr *a, int32_t clk);
 /* Raw perf_event_open(2), flags as the syscall's. Returns the fd or -errno. */

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -16,10 +17,15 @@
 #include "collector/cpus.h"
 #include "collector/perf_attr.h"
 #include "collector/perf_events.h"
+#include "collector/perf_record.h"
 #include "common/fileio.h"
 #include "common/parse.h"
 #include "unwind/regs.h"
 
+/* 3.12; the 3.10 headers do not name it */
+#ifndef PERF_EVENT_IOC_ID
+#define PERF_EVENT_IOC_ID _IOR('$', 7, uint64_t *)
+#endif
 
 void perf_sampling_opts__init(struct perf_sampling_opts *o)
 {
@@ -66,6 +72,8 @@ static int valid_opts(const struct perf_sampling_opts *o)
 		return 0;
 	if (o->poll_interval_ms < 1 || o->poll_interval_ms > 60000)
 		return 0;
+	if (o->off_cpu_freq_hz > 100000 || (o->off_cpu_freq_hz && o->event == PERF_EVENT_OFF_CPU))
+		return 0;
 	return o->event == PERF_EVENT_CPU_CLOCK || o->event == PERF_EVENT_CYCLES ||
 	       o->event == PERF_EVENT_OFF_CPU;
 }
@@ -83,14 +91,33 @@ static uint64_t sample_bytes(const struct perf_sampling_opts *o, enum perf_unwin
  * agent's first half second on a host switching 200,000 times a second. */
 #define SWITCH_RECORD_BYTES 64u
 #define OFFCPU_RING_SWITCHES 100000u
+/* ...or, without switch records, a sched_switch tracepoint sample at
+ * every switch: the sample's fixed fields, registers, the raw record */
+#define SWITCH_SAMPLE_BYTES 352u
+
+/* Whether off-cpu times waits by the sched_switch tracepoint (no switch
+ * records on this kernel). */
+static bool by_tracepoint(const struct perf_features *f)
+{
+	return !f->context_switch.ok && f->sched_switch_tp.ok;
+}
+
+static bool off_cpu_possible(const struct perf_features *f)
+{
+	return f->context_switch.ok || f->sched_switch_tp.ok;
+}
 
 /* Bytes a second the events write into a ring. */
-static uint64_t ring_rate(const struct perf_sampling_opts *o, enum perf_unwind_mode m)
+static uint64_t ring_rate(const struct perf_features *f, const struct perf_sampling_opts *o,
+			  enum perf_unwind_mode m)
 {
 	uint64_t r = sample_bytes(o, m) * o->freq_hz;
 
-	if (o->event == PERF_EVENT_OFF_CPU)
-		r += (uint64_t)SWITCH_RECORD_BYTES * OFFCPU_RING_SWITCHES;
+	if (o->event == PERF_EVENT_OFF_CPU || o->off_cpu_freq_hz)
+		r += (uint64_t)(by_tracepoint(f) ? SWITCH_SAMPLE_BYTES : SWITCH_RECORD_BYTES) *
+		     OFFCPU_RING_SWITCHES;
+	if (o->event != PERF_EVENT_OFF_CPU)
+		r += sample_bytes(o, m) * o->off_cpu_freq_hz;
 	return r;
 }
 
@@ -123,7 +150,7 @@ size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_
 	 * the ring, so the reader is woken with at least a third of a second
 	 * of room left. Every factor is bounded (stack <= 65528 + 600,
 	 * freq <= 1e5): the product fits in 64 bits. */
-	bytes = ring_rate(o, m) * PERF_RING_SECONDS;
+	bytes = ring_rate(f, o, m) * PERF_RING_SECONDS;
 	want = (bytes + page - 1) / page;
 	while (pages < want && pages < PERF_MAX_RING_PAGES)
 		pages *= 2;
@@ -168,7 +195,7 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 
 	memset(&a, 0, sizeof(a));
 	a.size = f->attr_size_used ? f->attr_size_used : (uint32_t)sizeof(a);
-	if (o->event == PERF_EVENT_OFF_CPU && !f->context_switch.ok)
+	if ((o->event == PERF_EVENT_OFF_CPU || o->off_cpu_freq_hz) && !off_cpu_possible(f))
 		return -ENOTSUP;
 	if (o->event == PERF_EVENT_CYCLES) {
 		a.type = PERF_TYPE_HARDWARE;
@@ -185,7 +212,8 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 		 * perf_swevent_event.) */
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-		perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
+		if (!by_tracepoint(f))
+			perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
 	} else {
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_CPU_CLOCK;
@@ -194,6 +222,15 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 	a.sample_freq = o->freq_hz;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	/* beside off-cpu, whose twin writes into the same rings: each sample
+	 * says whose it is (PERF_SAMPLE_ID: every kernel has it) */
+	if (o->off_cpu_freq_hz)
+		a.sample_type |= PERF_SAMPLE_ID;
+	/* off-cpu by the tracepoint, whose samples write into the same rings:
+	 * every event's samples carry a raw record (4 zero bytes but the
+	 * tracepoint's) */
+	if ((o->event == PERF_EVENT_OFF_CPU || o->off_cpu_freq_hz) && by_tracepoint(f))
+		a.sample_type |= PERF_SAMPLE_RAW;
 	if (m == PERF_MODE_DWARF) {
 		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a.sample_regs_user = unwind__perf_regs_mask();
@@ -223,7 +260,7 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 	}
 	/* Wake the reader about once per poll interval instead of per sample;
 	 * the reader's own timeout covers rings that fill slower. */
-	wm = ring_rate(o, m) * o->poll_interval_ms / 1000;
+	wm = ring_rate(f, o, m) * o->poll_interval_ms / 1000;
 	half = (uint64_t)data_pages * page / 2;
 	if (wm > half)
 		wm = half;
@@ -235,6 +272,69 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 	a.wakeup_watermark = (uint32_t)wm;
 	*out = a;
 	return 0;
+}
+
+int perf_events__off_cpu_attr(const struct perf_features *f, const struct perf_event_attr *attr,
+			      unsigned hz, struct perf_event_attr *out)
+{
+	struct perf_event_attr a = *attr;
+
+	if (!off_cpu_possible(f))
+		return -ENOTSUP;
+	if (!(a.sample_type & PERF_SAMPLE_ID) || hz < 1 || hz > 100000)
+		return -EINVAL;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.sample_freq = hz;
+	/* its id read back where PERF_EVENT_IOC_ID (3.12) is missing */
+	a.read_format = PERF_FORMAT_ID;
+	a.mmap = 0;
+	a.comm = 0;
+	a.task = 0;
+	perf_attr__clear_bit(&a, ATTR_BIT_MMAP2);
+	perf_attr__clear_bit(&a, ATTR_BIT_COMM_EXEC);
+	if (!by_tracepoint(f))
+		perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
+	*out = a;
+	return 0;
+}
+
+int perf_events__sched_switch_attr(const struct perf_features *f, const struct perf_event_attr *attr,
+				   struct perf_event_attr *out)
+{
+	struct perf_event_attr a = *attr;
+
+	if (!by_tracepoint(f))
+		return -ENOTSUP;
+	if (!(a.sample_type & PERF_SAMPLE_RAW))
+		return -EINVAL;
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = f->sched_switch.id;
+	/* every switch: its time is the wait's bound */
+	a.freq = 0;
+	a.sample_period = 1;
+	/* no stack and no callchain: what is read at each of 10^5 switches a
+	 * second is the raw record; the stacks are the sampled event's */
+	a.sample_stack_user = 0;
+	if (f->exclude_callchain_user.ok) {
+		perf_attr__set_bit(&a, ATTR_BIT_EXCLUDE_CALLCHAIN_USER);
+		perf_attr__set_bit(&a, ATTR_BIT_EXCLUDE_CALLCHAIN_KERNEL);
+	}
+	/* a tracepoint fires in the kernel: excluding it would exclude all */
+	a.exclude_kernel = 0;
+	a.mmap = 0;
+	a.comm = 0;
+	a.task = 0;
+	perf_attr__clear_bit(&a, ATTR_BIT_MMAP2);
+	perf_attr__clear_bit(&a, ATTR_BIT_COMM_EXEC);
+	perf_attr__clear_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
+	*out = a;
+	return 0;
+}
+
+bool perf_events__off_cpu_by_tracepoint(const struct perf_features *f)
+{
+	return by_tracepoint(f);
 }
 
 void perf_events__probe_attr(struct perf_features *f)
@@ -441,6 +541,23 @@ int perf_events__cpu(const struct perf_events *ev, size_t i)
 int perf_events__pid(const struct perf_events *ev, size_t i)
 {
 	return i < ev->n ? ev->ev[i].pid : -1;
+}
+
+int perf_events__id(const struct perf_events *ev, size_t i, uint64_t *id)
+{
+	uint64_t v[2];
+	ssize_t n;
+
+	if (i >= ev->n)
+		return -EINVAL;
+	if (ioctl(ev->ev[i].fd, PERF_EVENT_IOC_ID, id) == 0)
+		return 0;
+	/* before 3.12: the count and the id, read_format being PERF_FORMAT_ID */
+	n = read(ev->ev[i].fd, v, sizeof(v));
+	if (n != (ssize_t)sizeof(v))
+		return n < 0 ? -errno : -EINVAL;
+	*id = v[1];
+	return 0;
 }
 
 static int ioctl_all(struct perf_events *ev, unsigned long req)

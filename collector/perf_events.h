@@ -2,6 +2,7 @@
  * attr from that, sizing rings, and opening one event per CPU (and pid). */
 #ifndef SMOLDER_COLLECTOR_PERF_EVENTS_H
 #define SMOLDER_COLLECTOR_PERF_EVENTS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,10 @@ struct perf_sampling_opts {
 	enum perf_event_kind event;
 	unsigned freq_hz;            /* 1..100000; off-cpu: switch-outs sampled
 	                                a second per CPU (at most) */
+	/* beside a CPU event: off-cpu's rate (a twin set of events,
+	 * perf_events__off_cpu_attr, writing into the same rings, its samples
+	 * told apart by their id); 0: no off-cpu beside it */
+	unsigned off_cpu_freq_hz;
 	unsigned stack_size;         /* multiple of 8, 8..PERF_MAX_STACK */
 	unsigned poll_interval_ms;   /* how often the consumer drains the rings */
 	enum perf_unwind_mode mode;  /* AUTO: dwarf when the features allow */
@@ -68,6 +73,26 @@ size_t perf_events__ring_pages(const struct perf_features *f, const struct perf_
  * untouched on failure. */
 int perf_events__build_attr(const struct perf_features *f, const struct perf_sampling_opts *o,
 			    size_t data_pages, struct perf_event_attr *out);
+
+/* The off-cpu twin of a CPU event's attr (built with off_cpu_freq_hz):
+ * context-switch samples at hz with a switch record for every switch,
+ * and no side-band of its own (the CPU event's MMAP, COMM and FORK are
+ * enough once); the same sample layout, so that the twin can write into
+ * the CPU event's rings. Returns 0, or -ENOTSUP when this kernel has no
+ * switch records, -EINVAL when attr carries no sample id. */
+int perf_events__off_cpu_attr(const struct perf_features *f, const struct perf_event_attr *attr,
+			      unsigned hz, struct perf_event_attr *out);
+
+/* Where the kernel writes no switch records (before 4.3), off-cpu times
+ * waits by the sched_switch tracepoint: the events then carry RAW. */
+bool perf_events__off_cpu_by_tracepoint(const struct perf_features *f);
+/* The tracepoint twin of an off-cpu attr on such a kernel: a sample at
+ * every switch with its raw record (which task went out, whether it was
+ * runnable, which came in), no stack or callchain, no side-band, the same
+ * sample layout so that it writes into the same rings. Returns 0,
+ * -ENOTSUP (switch records exist, or no tracepoint), -EINVAL. */
+int perf_events__sched_switch_attr(const struct perf_features *f, const struct perf_event_attr *attr,
+				   struct perf_event_attr *out);
 
 /* Opens and closes the attr the sampler would build with default options
  * on the calling thread, recording in f->sampling_attr whether this host
@@ -114,6 +139,11 @@ size_t perf_events__count(const struct perf_events *ev);
 int perf_events__fd(const struct perf_events *ev, size_t i);
 int perf_events__cpu(const struct perf_events *ev, size_t i);
 int perf_events__pid(const struct perf_events *ev, size_t i);
+/* The kernel's id of event i, which its samples carry (PERF_SAMPLE_ID or
+ * IDENTIFIER; the events it is inherited by carry their parent's), by
+ * PERF_EVENT_IOC_ID (3.12) or, before, by reading an event opened with
+ * read_format PERF_FORMAT_ID: 0, or -errno. */
+int perf_events__id(const struct perf_events *ev, size_t i, uint64_t *id);
 
 /* ioctl ENABLE/DISABLE on every fd; enable after all rings are mapped so no
  * early records are lost. Returns 0 or the first negative errno (the other

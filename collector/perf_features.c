@@ -92,6 +92,27 @@ static int read_cap_eff(uint64_t *out)
 	return parse__u64n(p, (size_t)(e - p), 16, out);
 }
 
+/* The tracepoint off-cpu times waits by where the kernel writes no switch
+ * records: found in tracefs or debugfs, and opened on this thread with its
+ * raw record (a tracepoint fires in the kernel: exclude_kernel would never
+ * let it). */
+static void probe_sched_switch(struct perf_features *f)
+{
+	struct perf_event_attr a;
+	int rc = sched_switch__find("", &f->sched_switch);
+
+	if (rc == 0) {
+		base_attr(&a, f->attr_size_used);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = f->sched_switch.id;
+		a.sample_period = 1;
+		a.sample_type |= PERF_SAMPLE_RAW;
+		a.exclude_kernel = 0;
+		rc = try_open(f, &a, 0, -1);
+	}
+	set_feature(&f->sched_switch_tp, rc);
+}
+
 int perf_features__paranoid(int *level)
 {
 	long v;
@@ -240,6 +261,8 @@ void perf_features__probe(struct perf_features *out)
 	base_attr(&a, f.attr_size_used);
 	perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
 	set_feature(&f.context_switch, try_open(&f, &a, 0, -1));
+
+	probe_sched_switch(&f);
 
 	/* Kernel samples and kernel callchains are what paranoid >= 2 forbids. */
 	base_attr(&a, f.attr_size_used);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/sched_switch.h"
+
 /* Capability numbers (linux/capability.h; CAP_PERFMON is 5.8+). */
 #define PERF_CAP_DAC_READ_SEARCH 2
 #define PERF_CAP_IPC_LOCK 14
@@ -56,6 +58,11 @@ struct perf_features {
 	struct perf_feature comm_exec;      /* 3.16 */
 	struct perf_feature clockid;        /* use_clockid + CLOCK_MONOTONIC, 4.1 */
 	struct perf_feature context_switch; /* PERF_RECORD_SWITCH records, 4.3 */
+	/* The sched:sched_switch tracepoint with its raw record (2.6.31+, a
+	 * tracefs or debugfs to find it in): off-cpu's timing without switch
+	 * records. err ENOENT: no tracing directory or no such tracepoint. */
+	struct perf_feature sched_switch_tp;
+	struct sched_switch_format sched_switch;
 	struct perf_feature kernel;         /* exclude_kernel = 0 with kernel callchain */
 	struct perf_feature system_wide;    /* pid = -1 on one CPU */
 	/* The final sampling attr (default options) opened on this thread:

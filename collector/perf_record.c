@@ -231,6 +231,8 @@ int perf_record__parse_sample(const struct sample_layout *l, const struct perf_e
 			return -EBADMSG;
 		memcpy(&raw_size, c.base + c.off, 4);
 		c.off += 4;
+		s.raw = c.base + c.off;
+		s.raw_size = raw_size;
 		/* The kernel pads RAW so the next field is u64-aligned again. */
 		if (skip(&c, raw_size) || (c.off & 7))
 			return -EBADMSG;

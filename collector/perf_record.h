@@ -73,6 +73,10 @@ struct perf_sample {
 	 * of the layout's regs_user_mask, in increasing bit order. */
 	uint64_t regs_abi;
 	uint32_t regs_nr;
+	/* RAW: a tracepoint's record (raw_size bytes, the kernel's padding
+	 * included); an event with no raw data has 4 zero bytes (raw_size 4) */
+	uint32_t raw_size;
+	const uint8_t *raw;
 	const uint64_t *regs;
 	/* STACK_USER: stack[0..stack_size) copied from the user sp upwards; only
 	 * stack[0..stack_dyn_size) is valid (dyn_size <= size is checked). */

@@ -740,6 +740,11 @@ void runtimes__start_window(struct runtimes *rs, struct agent_stats *st)
 		accountant__new_window(rs->acct);
 }
 
+void runtimes__count_into(struct runtimes *rs, struct agent_stats *st)
+{
+	rs->st = st;
+}
+
 void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st)
 {
 	size_t r, pos;

@@ -126,6 +126,10 @@ int runtimes__remap_names(struct runtimes *rs, struct strtab_remap *r);
 /* A new window whose stats are st (zeroed): every reader's block named,
  * in the table's order; the names budgets of users start over. */
 void runtimes__start_window(struct runtimes *rs, struct agent_stats *st);
+/* Where the samples handled from now on count what their runtime frames
+ * were (stacks named, lag, proof): a recording of two events keeps each
+ * event's apart. */
+void runtimes__count_into(struct runtimes *rs, struct agent_stats *st);
 /* At a window's end: every reader's block in st (named, its levels and
  * totals filled; the per-sample counts are already there). */
 void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st);

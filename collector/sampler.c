@@ -26,14 +26,9 @@
 #include "collector/threads.h"
 #include "collector/user_stack.h"
 #include "common/clock.h"
-#include "common/selfusage.h"
 #include "common/strtab.h"
-#include "common/strtab_remap.h"
 #include "profile/agent_stats.h"
-#include "profile/frame_name.h"
 #include "profile/profile.h"
-#include "runtimes/accountant.h"
-#include "symbolize/loadbudget.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwind.h"
 
@@ -144,17 +139,42 @@ void sampler__group_key(struct sampler *s, struct process *p, int tid, struct pr
 /* A sample not aggregated, counted in the window: a CPU sample as one of
  * the profile's dropped samples; an off-cpu stack, whose profile counts
  * nanoseconds, in the off-cpu counters. */
-static void drop_sample(struct sampler *s)
+static void drop_sample(struct sampler_window *w, bool off)
 {
-	if (s->offcpu)
-		s->stats.off_cpu_dropped++;
+	if (off)
+		w->stats.off_cpu_dropped++;
 	else
-		profile__drop(s->profile, 1);
+		profile__drop(w->profile, 1);
+}
+
+/* The window a sample goes to: beside a CPU event, off-cpu's samples are
+ * told by their id. */
+static struct sampler_window *window_of(struct sampler *s, const struct perf_sample *smp)
+{
+	if (!s->off)
+		return &s->win[0];
+	if (!s->off_events || sampler_offcpu__owns(s, smp->id))
+		return s->off;
+	/* the CPU event's: the other one */
+	return s->off == &s->win[0] ? &s->win[1] : &s->win[0];
+}
+
+/* A sample that will not be handled (no room in the batch, past the
+ * deadline), counted in its event's window. */
+static void drop_unhandled(struct sampler *s, const struct perf_event_header *h)
+{
+	struct perf_sample smp;
+	struct sampler_window *w = &s->win[0];
+
+	if (s->off_events && perf_record__parse_sample(&s->layout, h, &smp) == 0)
+		w = window_of(s, &smp);
+	drop_sample(w, w == s->off);
 }
 
 static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 {
-	struct agent_stats *st = &s->stats;
+	struct sampler_window *w;
+	struct agent_stats *st;
 	struct perf_sample smp;
 	struct callchain_parts cc;
 	struct profile_key key;
@@ -162,13 +182,24 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	enum unwind_stop why = UNWIND_COMPLETE;
 	size_t nuf = 0, n = 0, i;
 	int have_user;
+	bool off;
 
 	if (perf_record__parse_sample(&s->layout, h, &smp) < 0) {
-		drop_sample(s);
+		drop_sample(&s->win[0], s->off == &s->win[0]);
 		return;
 	}
+	/* before 4.3, the tracepoint's: a switch, no stack */
+	if (sampler_offcpu__is_tracepoint(s, &smp)) {
+		sampler_offcpu__tracepoint(s, &smp);
+		return;
+	}
+	w = window_of(s, &smp);
+	st = &w->stats;
+	off = w == s->off;
+	if (s->nwin > 1)
+		runtimes__count_into(s->runtimes, st);
 	/* off-cpu: a dying thread's last switch-out is no wait */
-	if (s->offcpu && (smp.pid == DEAD_TASK_ID || smp.tid == DEAD_TASK_ID))
+	if (off && (smp.pid == DEAD_TASK_ID || smp.tid == DEAD_TASK_ID))
 		return;
 	/* another process's, on a CPU the trees share: outside the recording,
 	 * like a sample after its end, and never read from /proc */
@@ -181,13 +212,13 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	 * (off-cpu) are no thread's wait: counted as idle only */
 	if (smp.pid == 0) {
 		st->idle++;
-		if (!s->offcpu)
-			drop_sample(s);
+		if (!off)
+			drop_sample(w, off);
 		return;
 	}
 	p = proctable__get(s->procs, (int)smp.pid);
 	if (!p) {
-		drop_sample(s);
+		drop_sample(w, off);
 		return;
 	}
 	memset(&cc, 0, sizeof(cc));
@@ -225,12 +256,12 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 			break;
 add:
 	sampler__group_key(s, p, (int)smp.tid, &key);
-	if (s->offcpu)
+	if (off)
 		/* the switch-out's stack: its wait's time is known at the
 		 * thread's switch-in */
 		(void)offcpu__stack(s->offcpu, (int)smp.tid, smp.time, &key, s->stack, n);
 	else
-		profile__add(s->profile, &key, s->stack, n, 1);
+		profile__add(w->profile, &key, s->stack, n, 1);
 }
 
 /* Whether a side-band record of process pid (at the time of the record in
@@ -252,7 +283,7 @@ static void tree_exit(struct sampler *s, const struct perf_record_task *t, uint6
 
 static void handle_record(struct sampler *s, const struct perf_event_header *h)
 {
-	struct agent_stats *st = &s->stats;
+	struct agent_stats *st = &s->win[0].stats;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -346,7 +377,8 @@ static void handle_record(struct sampler *s, const struct perf_event_header *h)
 
 /* Whether a sample comes too late for a bounded recording, now_ns being
  * the clock read just before it (process_available). */
-static int past_deadline(struct sampler *s, uint64_t now_ns, uint64_t sample_time)
+static int past_deadline(struct sampler *s, const struct perf_event_header *h, uint64_t now_ns,
+			 uint64_t sample_time)
 {
 	if (!s->end_ns)
 		return 0;
@@ -358,7 +390,7 @@ static int past_deadline(struct sampler *s, uint64_t now_ns, uint64_t sample_tim
 		return 1;
 	if (!s->late)
 		return 0;
-	drop_sample(s);
+	drop_unhandled(s, h);
 	return 1;
 }
 
@@ -423,13 +455,24 @@ static void pace_wakeups(struct sampler *s, uint64_t now_ns)
 /* Records other than samples handled between two readings of the clock. */
 #define CHEAP_RECORDS 64u
 
+/* Reads of live stacks beyond the copy, in every window so far. */
+static uint64_t deep_reads_of(const struct sampler *s)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < s->nwin; i++)
+		n += s->win[i].stats.deep_reads;
+	return n;
+}
+
 /* Reads every ring, orders the records by time, processes them, then gives
  * the ring space back. Records without a time keep the time of the record
  * before them in the same ring, which keeps each ring's own order. */
 static void process_available(struct sampler *s)
 {
-	struct agent_stats *st = &s->stats;
-	uint64_t cutoff = UINT64_MAX, deep_reads = st->deep_reads, now = 0;
+	struct agent_stats *st = &s->win[0].stats;
+	uint64_t cutoff = UINT64_MAX, deep_reads = deep_reads_of(s), now = 0;
 	unsigned cheap = CHEAP_RECORDS;
 	size_t i;
 
@@ -462,7 +505,7 @@ static void process_available(struct sampler *s)
 			}
 			if (batch__push(&s->batch, t, h) < 0) {
 				if (h->type == PERF_RECORD_SAMPLE)
-					drop_sample(s);
+					drop_unhandled(s, h);
 				continue;
 			}
 		}
@@ -485,7 +528,7 @@ static void process_available(struct sampler *s)
 			now = clock__mono_ns();
 			cheap = 0;
 		}
-		if (sample ? past_deadline(s, now, s->batch.recs[i].time) : past_processing(s, now))
+		if (sample ? past_deadline(s, h, now, s->batch.recs[i].time) : past_processing(s, now))
 			continue;
 		handle_record(s, h);
 		/* measured apart from the checks above, so that a check lost
@@ -508,7 +551,7 @@ static void process_available(struct sampler *s)
 		 * in a third of its reads. Reading them, the sampler handles
 		 * each sample as it comes, as it does for runtime readers. */
 		now = clock__mono_ns();
-		if (st->deep_reads != deep_reads && now + RUNTIMES_EAGER_HOLD_NS > s->eager_until)
+		if (deep_reads_of(s) != deep_reads && now + RUNTIMES_EAGER_HOLD_NS > s->eager_until)
 			s->eager_until = now + RUNTIMES_EAGER_HOLD_NS;
 		pace_wakeups(s, now);
 		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
@@ -584,160 +627,36 @@ void sampler__drain(struct sampler *s)
 		process_available(s);
 }
 
-struct profile *sampler__profile(struct sampler *s) { return s->profile; }
-struct agent_stats *sampler__stats(struct sampler *s) { return &s->stats; }
 const struct perf_features *sampler__features(const struct sampler *s) { return &s->features; }
 const char *sampler__mode(const struct sampler *s) { return s->mode; }
 
-/* CPU spent on one-off work since start (see agent_stats.agent_load_cpu_ns). */
-uint64_t sampler__load_cpu_ns(const struct sampler *s)
+/* Off-cpu's rate beside a CPU event running at hz: lowered with it. */
+static unsigned off_hz_at(const struct sampler *s, unsigned hz)
 {
-	struct binaries_stats bst;
-	struct symbolizer_stats sst;
+	uint64_t off;
 
-	binaries__stats(s->bins, &bst);
-	symbolizer__stats(s->sym, &sst);
-	return bst.load_cpu_ns + sst.load_cpu_ns + proctable__load_cpu_ns(s->procs) +
-	       runtimes__cpu_ns(s->runtimes);
+	if (!s->opts.freq_hz)
+		return s->off_freq_hz;
+	off = (uint64_t)s->off_freq_hz * hz / s->opts.freq_hz;
+	return off ? (unsigned)(off < 100000 ? off : 100000) : 1u;
 }
 
-/* JIT code named only after it was sampled gets its name in the window. */
-static void settle_jit_names(struct sampler *s)
+unsigned sampler__window_hz(const struct sampler *s, size_t i, unsigned hz)
 {
-	if (symbolizer__settle(s->sym) == 0)
-		return;
-	/* on failure the pending frames stay as they are: "[jit PID 0xPC]" */
-	(void)profile__rename_frames(s->profile, symbolizer__renamed, s->sym);
-	symbolizer__clear_renames(s->sym);
-}
-
-void sampler__finish_window(struct sampler *s)
-{
-	struct agent_stats *st = &s->stats;
-	struct binaries_stats bst;
-	struct symbolizer_stats sst;
-	struct loadbudget_stats dst;
-
-	if (s->offcpu)
-		sampler_offcpu__finish_window(s);
-	settle_jit_names(s);
-	st->processes = proctable__count(s->procs);
-	st->binaries = binaries__count(s->bins);
-	binaries__stats(s->bins, &bst);
-	st->cfi_lookups = bst.cfi_lookups;
-	st->cfi_hits = bst.cfi_hits;
-	st->cfi_evictions = bst.cfi_evictions;
-	st->sym_lookups = bst.sym_lookups;
-	st->sym_hits = bst.sym_hits;
-	st->sym_evictions = bst.sym_evictions;
-	st->inline_lookups = bst.inline_lookups;
-	st->inline_hits = bst.inline_hits;
-	st->inline_evictions = bst.inline_evictions;
-	st->inline_builds = bst.inline_builds;
-	st->inline_loads = bst.inline_loads;
-	st->inline_index_bytes = bst.inline_index_bytes;
-	st->inline_rejected = bst.inline_rejected;
-	symbolizer__stats(s->sym, &sst);
-	st->ksym_lookups = sst.ksym_lookups;
-	st->ksym_hits = sst.ksym_hits;
-	st->ksym_evictions = sst.ksym_evictions;
-	runtimes__finish_window(s->runtimes, st);
-	loadbudget__stats(s->budget, &dst);
-	st->debug_bytes = dst.bytes;
-	st->debug_refused = dst.refused_bytes + dst.refused_time;
-	st->names = strtab__count(s->names);
-	st->names_bytes = strtab__bytes(s->names);
-	st->names_compactions = s->names_compactions;
-	st->names_cut = frame_name__cuts() - s->window_cuts_start;
-	st->frequency_configured_hz = s->opts.freq_hz;
-	st->agent_cpu_ns = selfusage__cpu_ns() - s->window_cpu_start;
-	st->agent_load_cpu_ns = sampler__load_cpu_ns(s) - s->window_load_start;
-	if (st->agent_load_cpu_ns > st->agent_cpu_ns)
-		st->agent_load_cpu_ns = st->agent_cpu_ns; /* clocks of different grain */
-	st->agent_rss_bytes = selfusage__rss_bytes();
-	st->agent_peak_rss_bytes = selfusage__peak_rss_bytes();
-}
-
-void sampler__reset_window(struct sampler *s)
-{
-	profile__reset(s->profile);
-	memset(&s->stats, 0, sizeof(s->stats));
-	runtimes__start_window(s->runtimes, &s->stats);
-	s->window_cpu_start = selfusage__cpu_ns();
-	s->window_load_start = sampler__load_cpu_ns(s);
-	s->window_cuts_start = frame_name__cuts();
-}
-
-/* One pass over every holder of name ids. */
-static int remap_pass(struct sampler *s, struct strtab_remap *r)
-{
-	int err;
-
-	err = profile__remap_names(s->profile, r);
-	if (!err)
-		err = proctable__remap_names(s->procs, r);
-	if (!err)
-		err = binaries__remap_names(s->bins, r);
-	if (!err)
-		err = symbolizer__remap_names(s->sym, r);
-	if (!err)
-		err = runtimes__remap_names(s->runtimes, r);
-	if (!err)
-		err = accountant__remap_names(s->accountant, r);
-	if (!err && s->offcpu)
-		err = offcpu__remap_names(s->offcpu, r);
-	return err;
-}
-
-int sampler__compact_names(struct sampler *s, size_t min_bytes)
-{
-	struct strtab_remap r;
-	struct strtab *to;
-	size_t bytes = strtab__bytes(s->names), limit;
-	int err;
-
-	limit = s->names_live_bytes > SIZE_MAX / 2 ? SIZE_MAX : 2 * s->names_live_bytes;
-	if (limit < min_bytes)
-		limit = min_bytes;
-	if (bytes <= limit)
-		return 0;
-	to = strtab__new();
-	if (!to)
-		return -ENOMEM;
-	err = strtab_remap__init(&r, s->names, to);
-	if (err < 0)
-		goto out_delete;
-	err = remap_pass(s, &r);
-	if (err == -EBUSY) {
-		err = 0; /* samples in the window: next time */
-		goto out_fini;
-	}
-	if (err < 0)
-		goto out_fini;
-	strtab_remap__commit(&r);
-	(void)remap_pass(s, &r); /* lookups only: cannot fail */
-	strtab__delete(s->names);
-	s->names = to;
-	to = NULL;
-	s->names_live_bytes = strtab__bytes(s->names);
-	s->names_compactions++;
-	err = 1;
-out_fini:
-	strtab_remap__fini(&r);
-out_delete:
-	strtab__delete(to);
-	return err;
-}
-
-size_t sampler__names_bytes(const struct sampler *s)
-{
-	return strtab__bytes(s->names);
+	return i < s->nwin && &s->win[i] == s->off && s->off_events ? off_hz_at(s, hz) : hz;
 }
 
 int sampler__set_frequency(struct sampler *s, unsigned hz)
 {
 	int rc = perf_events__set_frequency(s->events, hz);
 
+	/* off-cpu beside a CPU event: lowered in the same proportion */
+	if (s->off_events) {
+		int rc2 = perf_events__set_frequency(s->off_events, off_hz_at(s, hz));
+
+		if (!rc)
+			rc = rc2;
+	}
 
 	if (s->eager_events) {
 		int rc2 = perf_events__set_frequency(s->eager_events, hz);
@@ -771,6 +690,18 @@ int sampler__enable(struct sampler *s)
 		s->eager_until = clock__mono_ns() + EAGER_START_NS;
 	}
 	rc = perf_events__enable(s->eager ? s->eager_events : s->events);
+	if (s->off_events) {
+		int rc2 = perf_events__enable(s->off_events);
+
+		if (!rc)
+			rc = rc2;
+	}
+	if (s->tp_events) {
+		int rc2 = perf_events__enable(s->tp_events);
+
+		if (!rc)
+			rc = rc2;
+	}
 	/* What the targets started before, read once the events run: a process
 	 * forked from then on comes with its FORK record, one forked earlier
 	 * is in /proc by now, and is read now like the targets (a short-lived
@@ -793,5 +724,9 @@ int sampler__disable(struct sampler *s)
 	s->enabled = false;
 	if (s->eager_events)
 		(void)perf_events__disable(s->eager_events);
+	if (s->off_events)
+		(void)perf_events__disable(s->off_events);
+	if (s->tp_events)
+		(void)perf_events__disable(s->tp_events);
 	return perf_events__disable(s->events);
 }

@@ -21,7 +21,12 @@ struct cachedir;
 struct sampler_opts {
 	unsigned freq_hz;        /* sampling frequency per CPU */
 	uint32_t stack_size;     /* bytes of user stack copied per sample */
-	const char *event;       /* "cpu-clock" (default) or "cycles" */
+	/* "cpu-clock" (default), "cycles", "off-cpu", or a CPU event and
+	 * off-cpu ("cpu-clock,off-cpu"): profile/event_list.h. Each event
+	 * has a window of its own (sampler__window_profile). */
+	const char *event;
+	/* off-cpu's rate beside a CPU event (0: freq_hz) */
+	unsigned off_cpu_freq_hz;
 	int per_pid;             /* group per pid, not only per service + exe */
 	int group_by_thread;     /* group per thread name too (a "thread" label) */
 	size_t max_frames;       /* user frames per stack (default 512) */
@@ -100,9 +105,22 @@ void sampler__set_deadline(struct sampler *s, uint64_t end_ns, uint64_t process_
 void sampler__drain(struct sampler *s);
 
 /* The window being filled, and what the agent observed about itself
- * during it. Both owned by the sampler. */
+ * during it. Both owned by the sampler. With two events, the first
+ * event's (sampler__window_profile gives each). */
 struct profile *sampler__profile(struct sampler *s);
 struct agent_stats *sampler__stats(struct sampler *s);
+/* The events recorded, one window each, in the order asked: their
+ * count, and window i's event name, profile and counters (NULL past the
+ * end). The first window's counters are also the recording's (records
+ * lost, the agent's cost); the others copy those at sampler__finish_window
+ * and keep their own samples' counters. */
+size_t sampler__nwindows(const struct sampler *s);
+const char *sampler__window_event(const struct sampler *s, size_t i);
+struct profile *sampler__window_profile(struct sampler *s, size_t i);
+struct agent_stats *sampler__window_stats(struct sampler *s, size_t i);
+/* Window i's rate in effect while the first event runs at hz (off-cpu
+ * beside a CPU event is lowered with it, sampler__set_frequency). */
+unsigned sampler__window_hz(const struct sampler *s, size_t i, unsigned hz);
 const struct perf_features *sampler__features(const struct sampler *s);
 /* Fills the window's agent stats that are read at its end (processes,
  * binaries, caches, names, agent CPU and RSS). */

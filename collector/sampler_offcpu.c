@@ -1,4 +1,5 @@
-/* The off-cpu event's part of the sampler (--event off-cpu): its switch
+/* The off-cpu event's part of the sampler (--event off-cpu, alone or
+ * beside a CPU event): its events beside a CPU event's, its switch
  * records and its windows' counters. The waits themselves are
  * collector/offcpu.c's bookkeeping; the kernel keeps the stacks to
  * freq_hz a second (frequency mode), each sample saying its period. */
@@ -8,17 +9,20 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "collector/offcpu.h"
 #include "collector/perf_events.h"
 #include "collector/perf_record.h"
 #include "collector/proctable.h"
+#include "collector/ring.h"
+#include "collector/sched_switch.h"
 #include "collector/sampler_state.h"
 #include "common/strtab.h"
 #include "profile/profile.h"
 
-/* --event off-cpu: what times the threads' waits. */
-int sampler_offcpu__new(struct sampler *s, struct sampler_error *e)
+/* --event off-cpu: what times the threads' waits, filling window w. */
+int sampler_offcpu__new(struct sampler *s, struct sampler_window *w, struct sampler_error *e)
 {
 	uint32_t unsampled;
 
@@ -30,7 +34,148 @@ int sampler_offcpu__new(struct sampler *s, struct sampler_error *e)
 		sampler__set_error(e, -ENOMEM, -1, -1, "allocating the off-cpu accounting");
 		return -ENOMEM;
 	}
+	s->off = w;
 	return 0;
+}
+
+static bool followed(const struct sampler *s, uint32_t pid, uint32_t tid);
+
+/* Each event's fds into the ring of its CPU. */
+static int redirect(struct sampler *s, struct perf_events *ev, struct sampler_error *e,
+		    const char *what)
+{
+	size_t i, j;
+
+	for (i = 0; i < perf_events__count(ev); i++) {
+		int fd = perf_events__fd(ev, i), cpu = perf_events__cpu(ev, i), rc;
+
+		for (j = 0; j < s->nrings && s->ring_cpu[j] != cpu; j++)
+			;
+		rc = j == s->nrings ? -ENODEV :
+		     ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring__fd(s->rings[j])) < 0 ? -errno : 0;
+		if (rc < 0) {
+			sampler__set_error(e, rc, cpu, perf_events__pid(ev, i), what);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int sampler_offcpu__open_tracepoint(struct sampler *s, const struct perf_event_attr *attr,
+				    struct sampler_error *e)
+{
+	struct perf_event_attr a;
+	struct perf_open_error oe;
+	int rc;
+
+	/* Per-thread events see a thread go out, never come back in: the
+	 * tracepoint fires in the context of the task going out, and the one
+	 * coming in is only named in it. */
+	if (!s->opts.system_wide && !s->tree) {
+		sampler__set_error(e, -s->trees_err ? -s->trees_err : -EPERM, -1, -1,
+				   "off-cpu on a kernel without switch records (before 4.3) needs "
+				   "events on every CPU");
+		return e->err;
+	}
+	rc = perf_events__sched_switch_attr(&s->features, attr, &a);
+	if (rc < 0) {
+		sampler__set_error(e, rc, -1, -1, "building the sched_switch tracepoint's attributes");
+		return rc;
+	}
+	rc = perf_events__open_like(&s->features, s->events, &a, &s->tp_events, &oe);
+	if (rc < 0) {
+		sampler__set_error(e, rc, oe.cpu, oe.pid, "opening the sched_switch tracepoint");
+		return rc;
+	}
+	return redirect(s, s->tp_events, e, "redirecting a tracepoint event into its CPU's ring");
+}
+
+bool sampler_offcpu__is_tracepoint(const struct sampler *s, const struct perf_sample *smp)
+{
+	return s->tp_events && smp->raw_size > 4;
+}
+
+/* A switch the tracepoint told, at the sample's time: the task going out
+ * is the sample's own (a dying thread's pid is -1), the one coming in is
+ * named by its tid and closes its wait if it has one open. */
+void sampler_offcpu__tracepoint(struct sampler *s, const struct perf_sample *smp)
+{
+	struct sched_switch_event ev;
+
+	if (sched_switch__decode(&s->features.sched_switch, smp->raw, smp->raw_size, &ev) < 0) {
+		s->off->stats.off_cpu_dropped++;
+		return;
+	}
+	if (followed(s, smp->pid, smp->tid)) {
+		/* a switch-in the kernel did not report (the tracepoint in
+		 * the idle task's context is not delivered on every kernel):
+		 * the thread ran, its wait ends here at the latest */
+		(void)offcpu__late_switch_in(s->offcpu, (int)smp->tid, smp->time);
+		(void)offcpu__switch_out(s->offcpu, (int)smp->pid, (int)smp->tid, smp->time,
+					 ev.preempted);
+	}
+	if (ev.next_tid != 0)
+		(void)offcpu__switch_in(s->offcpu, (int)ev.next_tid, smp->time);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int sampler_offcpu__open_twin(struct sampler *s, const struct perf_event_attr *attr,
+			      struct sampler_error *e)
+{
+	struct perf_event_attr a;
+	struct perf_open_error oe;
+	size_t n, i;
+	int rc;
+
+	rc = perf_events__off_cpu_attr(&s->features, attr, s->off_freq_hz, &a);
+	if (rc < 0) {
+		sampler__set_error(e, rc, -1, -1, "off-cpu needs PERF_RECORD_SWITCH (Linux 4.3)");
+		return rc;
+	}
+	rc = perf_events__open_like(&s->features, s->events, &a, &s->off_events, &oe);
+	if (rc < 0) {
+		sampler__set_error(e, rc, oe.cpu, oe.pid, "opening the off-cpu events");
+		return rc;
+	}
+	n = perf_events__count(s->off_events);
+	s->off_ids = calloc(n ? n : 1, sizeof(*s->off_ids));
+	if (!s->off_ids) {
+		sampler__set_error(e, -ENOMEM, -1, -1, "allocating the off-cpu events");
+		return -ENOMEM;
+	}
+	rc = redirect(s, s->off_events, e, "redirecting an off-cpu event into its CPU's ring");
+	for (i = 0; rc == 0 && i < n; i++)
+		if ((rc = perf_events__id(s->off_events, i, &s->off_ids[i])) < 0)
+			sampler__set_error(e, rc, perf_events__cpu(s->off_events, i),
+					   perf_events__pid(s->off_events, i), "reading an off-cpu event's id");
+	if (rc < 0)
+		return rc;
+	s->noff_ids = n;
+	qsort(s->off_ids, n, sizeof(*s->off_ids), cmp_u64);
+	return 0;
+}
+
+bool sampler_offcpu__owns(const struct sampler *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->noff_ids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->off_ids[mid] == id)
+			return true;
+		if (s->off_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
 }
 
 /* Whether thread tid of process pid is the recording's: another
@@ -76,10 +221,10 @@ static int key_of(void *ctx, int pid, int tid, struct profile_key *out)
  * window, and go on in the next. */
 void sampler_offcpu__finish_window(struct sampler *s)
 {
-	struct agent_stats *st = &s->stats;
+	struct agent_stats *st = &s->off->stats;
 	struct offcpu_stats o;
 
-	(void)offcpu__cut(s->offcpu, s->profile, s->last_time, key_of, s);
+	(void)offcpu__cut(s->offcpu, s->off->profile, s->last_time, key_of, s);
 	offcpu__take_stats(s->offcpu, &o);
 	st->off_cpu_switches = o.switches;
 	st->off_cpu_preempted = o.preempted;
@@ -90,4 +235,5 @@ void sampler_offcpu__finish_window(struct sampler *s)
 	st->off_cpu_unmatched = o.unmatched;
 	st->off_cpu_dropped += o.dropped;
 	st->off_cpu_threads = o.threads;
+	st->off_cpu_late_ins = o.late_ins;
 }

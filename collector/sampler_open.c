@@ -132,6 +132,7 @@ static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *
 	const struct sampler_opts *o = &s->opts;
 	struct perf_sampling_opts po;
 	enum perf_unwind_mode mode;
+	const char *cpu_event;
 	int rc;
 
 	perf_features__probe(&s->features);
@@ -141,16 +142,24 @@ static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *
 		return rc;
 	}
 	perf_sampling_opts__init(&po);
-	po.event = !o->event ? PERF_EVENT_CPU_CLOCK :
-		   strcmp(o->event, "cycles") == 0 ? PERF_EVENT_CYCLES :
-		   strcmp(o->event, "off-cpu") == 0 ? PERF_EVENT_OFF_CPU : PERF_EVENT_CPU_CLOCK;
-	if (po.event == PERF_EVENT_OFF_CPU && !s->features.context_switch.ok) {
-		rc = -(s->features.context_switch.err ? s->features.context_switch.err : ENOTSUP);
-		sampler__set_error(e, rc, -1, -1, "off-cpu needs PERF_RECORD_SWITCH (Linux 4.3)");
+	cpu_event = event_list__cpu(&s->events_asked);
+	po.event = !cpu_event ? PERF_EVENT_OFF_CPU :
+		   strcmp(cpu_event, "cycles") == 0 ? PERF_EVENT_CYCLES : PERF_EVENT_CPU_CLOCK;
+	if (event_list__has(&s->events_asked, "off-cpu") && !s->features.context_switch.ok &&
+	    !s->features.sched_switch_tp.ok) {
+		rc = -(s->features.sched_switch_tp.err ? s->features.sched_switch_tp.err : ENOTSUP);
+		sampler__set_error(e, rc, -1, -1,
+				   "off-cpu needs PERF_RECORD_SWITCH (Linux 4.3) or the sched:sched_switch "
+				   "tracepoint (tracefs or debugfs mounted)");
 		return rc;
 	}
 	if (o->freq_hz)
 		po.freq_hz = o->freq_hz;
+	/* off-cpu beside a CPU event: a twin set of events at its own rate */
+	if (cpu_event && event_list__has(&s->events_asked, "off-cpu")) {
+		s->off_freq_hz = o->off_cpu_freq_hz ? o->off_cpu_freq_hz : po.freq_hz;
+		po.off_cpu_freq_hz = s->off_freq_hz;
+	}
 	if (o->stack_size)
 		po.stack_size = o->stack_size;
 	rc = perf_events__resolve_mode(&s->features, &po, &mode, with_kernel);
@@ -271,6 +280,7 @@ static int make_model(struct sampler *s, int with_kernel)
 {
 	const struct sampler_opts *o = &s->opts;
 	struct runtimes_opts ro;
+	size_t i;
 
 	s->names = strtab__new();
 	if (!s->names || symbolizer__new(s->names, o->cache, with_kernel, &s->sym) < 0)
@@ -289,16 +299,22 @@ static int make_model(struct sampler *s, int with_kernel)
 	ro.lines = o->lines;
 	ro.keep_native = o->keep_native;
 	s->runtimes = s->procs && s->accountant ?
-		runtimes__new(s->names, s->procs, s->accountant, &s->stats, &ro) : NULL;
+		runtimes__new(s->names, s->procs, s->accountant, &s->win[0].stats, &ro) : NULL;
 	if (!s->runtimes)
 		return -ENOMEM;
 	proctable__on_image_gone(s->procs, forget_process, s);
-	s->profile = profile__new(s->names);
+	for (i = 0; i < s->events_asked.n; i++) {
+		s->win[i].event = s->events_asked.name[i];
+		s->win[i].profile = profile__new(s->names);
+		if (!s->win[i].profile)
+			return -ENOMEM;
+		s->nwin++;
+	}
 	/* user frames with what was inlined at them, the language frames of
 	 * runtimes, the kernel's */
 	s->stack_cap = 1 + o->max_frames * MAX_FRAMES_PER_PC + RUNTIME_MAX_IDS + MAX_KERNEL_FRAMES;
 	s->stack = calloc(s->stack_cap, sizeof(*s->stack));
-	if (!s->profile || !s->stack ||
+	if (!s->stack ||
 	    user_stack__new(s->procs, s->sym, s->runtimes, s->mode_dwarf, s->layout.regs_user_mask,
 			    o->max_frames, s->features.clockid.ok, &s->user) < 0)
 		return -ENOMEM;
@@ -321,9 +337,20 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	s->opts = *o;
 	if (!s->opts.max_frames)
 		s->opts.max_frames = DEFAULT_MAX_FRAMES;
+	rc = event_list__parse(o->event ? o->event : "cpu-clock", &s->events_asked, e->what,
+			       sizeof(e->what));
+	if (rc < 0) {
+		e->err = rc;
+		goto out_delete;
+	}
 	rc = choose_attr(s, &attr, &pages, &with_kernel, e);
 	if (rc == 0)
 		rc = open_events(s, &attr, pages, e);
+	if (rc == 0 && s->off_freq_hz)
+		rc = sampler_offcpu__open_twin(s, &attr, e);
+	if (rc == 0 && event_list__has(&s->events_asked, "off-cpu") &&
+	    perf_events__off_cpu_by_tracepoint(&s->features))
+		rc = sampler_offcpu__open_tracepoint(s, &attr, e);
 	if (rc < 0)
 		goto out_delete;
 	rc = make_model(s, with_kernel);
@@ -331,9 +358,10 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 		sampler__set_error(e, rc, -1, -1, "allocating the sampler");
 		goto out_delete;
 	}
-	if (attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
-	    (rc = sampler_offcpu__new(s, e)) < 0)
-		goto out_delete;
+	for (i = 0; i < s->nwin; i++)
+		if (strcmp(s->win[i].event, "off-cpu") == 0 &&
+		    (rc = sampler_offcpu__new(s, &s->win[i], e)) < 0)
+			goto out_delete;
 	/* System-wide, a process is read from /proc when it first shows up (a
 	 * sample, a mapping, a fork), not all of them at start: that was a
 	 * third of the start-up (5 reads of /proc per process), for processes
@@ -343,7 +371,8 @@ int sampler__new(const struct sampler_opts *o, struct sampler **out, struct samp
 	 * those samples lose their user frames. */
 	for (i = 0; !o->system_wide && i < o->npids; i++)
 		proctable__seed(s->procs, o->pids[i]);
-	runtimes__start_window(s->runtimes, &s->stats);
+	for (i = s->nwin; i-- > 0;)
+		runtimes__start_window(s->runtimes, &s->win[i].stats);
 	s->window_cpu_start = selfusage__cpu_ns();
 	s->window_load_start = sampler__load_cpu_ns(s);
 	s->window_cuts_start = frame_name__cuts();
@@ -367,9 +396,13 @@ void sampler__delete(struct sampler *s)
 	free(s->pfds);
 	free(s->ring_cpu);
 	perf_events__delete(s->eager_events);
+	perf_events__delete(s->tp_events);
+	perf_events__delete(s->off_events);
 	perf_events__delete(s->events);
+	free(s->off_ids);
 	offcpu__delete(s->offcpu);
-	profile__delete(s->profile);
+	for (i = 0; i < s->nwin; i++)
+		profile__delete(s->win[i].profile);
 	proctable__delete(s->procs); /* tells the symbolizer and readers what goes */
 	runtimes__delete(s->runtimes);
 	accountant__delete(s->accountant);

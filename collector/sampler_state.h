@@ -14,6 +14,7 @@
 #include "collector/perf_record.h"
 #include "collector/sampler.h"
 #include "profile/agent_stats.h"
+#include "profile/event_list.h"
 
 struct offcpu;
 struct ptree;
@@ -37,8 +38,17 @@ struct ptree;
 /* Records of the batch a sample may look ahead through for its exe. */
 #define EXE_LOOKAHEAD_MAX 8192
 
+/* One recorded event's window: the profile its samples fill, and their
+ * counters. Beside a CPU event, off-cpu has a window of its own. */
+struct sampler_window {
+	const char *event;        /* "cpu-clock", "off-cpu" */
+	struct profile *profile;
+	struct agent_stats stats;
+};
+
 struct sampler {
 	struct sampler_opts opts;
+	struct event_list events_asked;
 	struct perf_features features;
 	struct sample_layout layout;
 	char mode[96];
@@ -76,11 +86,26 @@ struct sampler {
 	struct accountant *accountant; /* what runtime readers may cost */
 	struct runtimes *runtimes;     /* runtime readers and their instances */
 	struct loadbudget *budget;
-	struct profile *profile;
-	struct agent_stats stats; /* the window's, beside the profile */
+	/* One per event, in the order asked. The first's counters are also
+	 * the recording's (records lost, the agent's cost, runtime readers'
+	 * levels), which the others copy at the window's end. */
+	struct sampler_window win[EVENT_LIST_MAX];
+	size_t nwin;
 
-	/* --event off-cpu (collector/offcpu.h); NULL with the CPU events */
+	/* off-cpu (collector/offcpu.h): its window and accounting, NULL when
+	 * not recorded. Alone, its events are `events`; beside a CPU event
+	 * they are off_events, writing into the same rings, and a sample is
+	 * off-cpu's when its id is one of off_ids (sorted). */
+	struct sampler_window *off;
 	struct offcpu *offcpu;
+	struct perf_events *off_events;
+	uint64_t *off_ids;
+	size_t noff_ids;
+	unsigned off_freq_hz;     /* off_events' configured rate */
+	/* off-cpu without switch records (before 4.3): the sched_switch
+	 * tracepoint at every switch, into the same rings, its samples the
+	 * ones whose raw record is not empty; NULL otherwise */
+	struct perf_events *tp_events;
 
 	struct batch batch;
 	size_t batch_pos; /* the record being handled */
@@ -120,7 +145,21 @@ void sampler__set_error(struct sampler_error *e, int err, int cpu, int pid, cons
 
 /* --event off-cpu (sampler_offcpu.c): its accounting, made with the
  * names table; a switch record; the window's end. */
-int sampler_offcpu__new(struct sampler *s, struct sampler_error *e);
+int sampler_offcpu__new(struct sampler *s, struct sampler_window *w, struct sampler_error *e);
+/* Beside a CPU event: off-cpu's own events, redirected into the rings
+ * (attr is the CPU event's). */
+int sampler_offcpu__open_twin(struct sampler *s, const struct perf_event_attr *attr,
+			      struct sampler_error *e);
+/* Whether a sample of this id is off-cpu's. */
+bool sampler_offcpu__owns(const struct sampler *s, uint64_t id);
+/* Before 4.3: the sched_switch tracepoint's events, redirected into the
+ * rings (attr is the events' whose layout they share). */
+int sampler_offcpu__open_tracepoint(struct sampler *s, const struct perf_event_attr *attr,
+				    struct sampler_error *e);
+/* Whether the sample is the tracepoint's (a raw record), and then the
+ * switch it tells. */
+bool sampler_offcpu__is_tracepoint(const struct sampler *s, const struct perf_sample *smp);
+void sampler_offcpu__tracepoint(struct sampler *s, const struct perf_sample *smp);
 void sampler_offcpu__switch(struct sampler *s, const struct perf_event_header *h);
 void sampler_offcpu__finish_window(struct sampler *s);
 

@@ -26,7 +26,9 @@ struct conf {
 	unsigned frequency;        /* frequency = 99 (Hz per CPU) */
 	uint32_t stack_size;       /* stack_size = 16384 (bytes, multiple of 8, <= 65528) */
 	unsigned max_frames;       /* max_frames = 512 */
-	char *event;               /* event = cpu-clock | cycles */
+	char *event;               /* events = cpu-clock | cycles | off-cpu, or a CPU
+	                            * event and off-cpu ("cpu-clock,off-cpu"; the
+	                            * key event is the same) */
 	int per_pid;               /* per_pid = no */
 	int group_by_thread;       /* group_by = process | thread: one profile
 	                            * per thread name too (a "thread" label) */

@@ -17,6 +17,7 @@
 #include "daemon/conf.h"
 #include "daemon/conf_keys.h"
 #include "daemon/conf_msg.h"
+#include "profile/event_list.h"
 
 /* "1%", "0.25%", "2" (a bare number is percent too) -> hundredths of a percent. */
 static int parse_percent(const char *v, uint64_t *out)
@@ -61,7 +62,7 @@ enum kind {
 	K_SIZE,     /* uint64_t bytes, [min, max], or 0 when zero_ok */
 	K_STRING,   /* char *, optional: empty unsets */
 	K_ABSPATH,  /* char *, required absolute path */
-	K_EVENT,    /* char *, one of the perf events we program */
+	K_EVENT,    /* char *, the events recorded (profile/event_list.h), canonical */
 	K_LOG,
 	K_LOGLEVEL,
 	K_EXPORT,
@@ -85,6 +86,7 @@ static const struct key keys[] = {
 	{ "stack_size", K_STACK, F(stack_size), 8, 65528, 0 },
 	{ "max_frames", K_UINT, F(max_frames), 1, 1024, 0 },
 	{ "event", K_EVENT, F(event), 0, 0, 0 },
+	{ "events", K_EVENT, F(event), 0, 0, 0 }, /* the same: one or two events */
 	{ "per_pid", K_BOOL, F(per_pid), 0, 0, 0 },
 	{ "group_by", K_GROUP_BY, F(group_by_thread), 0, 0, 0 },
 	{ "python_eval_frames", K_BOOL, F(python_eval_frames), 0, 0, 0 },
@@ -125,9 +127,6 @@ struct name_value {
 	int value;
 };
 
-static const struct name_value events[] = {
-	{ "cpu-clock", 0 }, { "cycles", 1 }, { NULL, 0 },
-};
 static const struct name_value logs[] = {
 	{ "stderr", CONF_LOG_STDERR }, { "syslog", CONF_LOG_SYSLOG }, { NULL, 0 },
 };
@@ -347,14 +346,18 @@ static int set_value(struct conf *c, const struct key *k, const char *v,
 			return -EINVAL;
 		}
 		return replace_string((char **)field, v, msg, msglen);
-	case K_EVENT:
-		nv = find_name(events, v);
-		if (!nv) {
-			not_one_of(events, 2, v, msg, msglen);
+	case K_EVENT: {
+		struct event_list l;
+		char why[160], canon[64];
+
+		if (event_list__parse(v, &l, why, sizeof(why)) < 0) {
+			conf_msg__set(msg, msglen, "%s", why);
 			return -EINVAL;
 		}
 		/* Store the canonical spelling: the sampler compares it. */
-		return replace_string((char **)field, nv->name, msg, msglen);
+		event_list__format(&l, canon, sizeof(canon));
+		return replace_string((char **)field, canon, msg, msglen);
+	}
 	case K_LOG:
 		nv = find_name(logs, v);
 		if (!nv) {

@@ -325,8 +325,8 @@ static void log_running(const struct service *sv)
 	char url[512];
 
 	spool__depth(sv->spool, &files, &bytes);
-	log__notice("running: %s, %u Hz, windows of %.3gs, export %s%s%s, spool %s (%llu dumps waiting)",
-		    sampler__mode(sv->s), c->frequency, (double)c->interval_ns / 1e9,
+	log__notice("running: %s, %s at %u Hz, windows of %.3gs, export %s%s%s, spool %s (%llu dumps "
+		    "waiting)", sampler__mode(sv->s), c->event, c->frequency, (double)c->interval_ns / 1e9,
 		    c->export == CONF_EXPORT_JSON ? "json" :
 		    c->export == CONF_EXPORT_PYROSCOPE ? "pyroscope" : "none",
 		    c->url ? " to " : "", c->url ? redact__url(c->url, url, sizeof(url)) : "",

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,8 @@ void window__start(struct window *w, uint64_t start_ns, uint64_t interval_ns)
 	w->end_ns = (start_ns / interval_ns + 1) * interval_ns;
 }
 
-static void describe(struct window *w, struct profile *prof, uint64_t end_ns, const struct conf *c,
-		     unsigned hz, const struct utsname *uts)
+static void describe(struct window *w, struct profile *prof, const char *event, bool event_in_id,
+		     uint64_t end_ns, const struct conf *c, unsigned hz, const struct utsname *uts)
 {
 	/* the meta borrows them until the dump is written */
 	static const char *lnames[CONF_MAX_LABELS], *lvalues[CONF_MAX_LABELS];
@@ -35,15 +36,22 @@ static void describe(struct window *w, struct profile *prof, uint64_t end_ns, co
 		lnames[i] = c->labels[i].name;
 		lvalues[i] = c->labels[i].value;
 	}
-	snprintf(w->id, sizeof(w->id), "%s@%llu", uts->nodename, (unsigned long long)w->start_ns);
+	/* the first event's window is the host's window; another event's is
+	 * a dump of its own, which a receiver must not drop as its twin */
+	if (event_in_id)
+		snprintf(w->id, sizeof(w->id), "%s@%llu/%s", uts->nodename,
+			 (unsigned long long)w->start_ns, event);
+	else
+		snprintf(w->id, sizeof(w->id), "%s@%llu", uts->nodename,
+			 (unsigned long long)w->start_ns);
 	m->start_ns = w->start_ns;
 	m->end_ns = end_ns;
 	m->window_id = w->id;
 	m->hostname = uts->nodename;
 	m->kernel = uts->release;
 	m->arch = uts->machine;
-	m->event_name = c->event;
-	m->event_unit = profile_meta__unit_of(c->event);
+	m->event_name = event;
+	m->event_unit = profile_meta__unit_of(event);
 	m->frequency_hz = hz;
 	m->nlabels = c->nlabels;
 	m->label_names = lnames;
@@ -81,20 +89,21 @@ static int encode(struct profile *prof, const struct agent_stats *st, void **gz,
 /* A re-encoded dump may differ by the digits of its drop count. */
 #define DROP_COUNT_SLACK 64
 
-int window__spool(struct window *w, uint64_t end_ns, struct sampler *s, const struct conf *c,
-		  unsigned hz, const struct utsname *uts, struct spool *spool)
+/* Event i's dump of the window. */
+static int spool_one(struct window *w, uint64_t end_ns, struct sampler *s, size_t i,
+		     const struct conf *c, unsigned hz, const struct utsname *uts, struct spool *spool)
 {
-	struct profile *prof = sampler__profile(s);
-	struct agent_stats *st = sampler__stats(s);
-	char name[128];
+	struct profile *prof = sampler__window_profile(s, i);
+	struct agent_stats *st = sampler__window_stats(s, i);
+	const char *event = sampler__window_event(s, i);
+	char name[160];
 	void *gz = NULL;
 	size_t gzlen = 0;
 	int rc;
 
-	sampler__finish_window(s);
 	st->spool_dropped = w->spool_dropped;
-	describe(w, prof, end_ns, c, hz, uts);
-	spool__name(name, sizeof(name), w->start_ns, uts->nodename);
+	describe(w, prof, event, i > 0, end_ns, c, hz, uts);
+	spool__name_event(name, sizeof(name), w->start_ns, uts->nodename, i > 0 ? event : NULL);
 	rc = encode(prof, st, &gz, &gzlen);
 	/* Room first, so that the dumps this one pushes out are counted in it:
 	 * counted in the next window's, the drops of the last window of a run
@@ -121,5 +130,21 @@ int window__spool(struct window *w, uint64_t end_ns, struct sampler *s, const st
 	}
 	(void)note_spool_drops(w, spool);
 	free(gz);
+	return rc;
+}
+
+int window__spool(struct window *w, uint64_t end_ns, struct sampler *s, const struct conf *c,
+		  unsigned hz, const struct utsname *uts, struct spool *spool)
+{
+	size_t i;
+	int rc = 0, rc1;
+
+	sampler__finish_window(s);
+	/* one dump per event: each is a profile of one unit */
+	for (i = 0; i < sampler__nwindows(s); i++) {
+		rc1 = spool_one(w, end_ns, s, i, c, sampler__window_hz(s, i, hz), uts, spool);
+		if (rc1 < 0 && rc == 0)
+			rc = rc1;
+	}
 	return rc;
 }

@@ -423,6 +423,7 @@ static int note_used_dump(struct dump_merge *m, const struct dump *d)
 int dump_merge__add(struct dump_merge *m, const struct dump *d)
 {
 	uint64_t period = d->frequency_hz ? (NS_PER_SEC + d->frequency_hz / 2) / d->frequency_hz : 0;
+	uint64_t scale = 1; /* wall: nanoseconds a count stands for */
 	size_t i, j, used = 0;
 	uint32_t id;
 	int rc;
@@ -443,17 +444,31 @@ int dump_merge__add(struct dump_merge *m, const struct dump *d)
 
 	if (!overlaps(&m->f, d))
 		return 0;
-	if (m->f.event && strcmp(d->event_name, m->f.event) != 0) {
+	if (m->f.event && strcmp(m->f.event, DUMP_MERGE_WALL) == 0) {
+		/* on and off the CPU as one time: a CPU sample stands for its
+		 * period of CPU time (cpu-clock's), a wait for its own */
+		if (strcmp(d->event_name, "off-cpu") == 0)
+			scale = 1;
+		else if (strcmp(d->event_name, "cpu-clock") == 0 && period)
+			scale = period;
+		else {
+			m->info.dumps_other_event++;
+			return 0;
+		}
+		m->unit = "nanoseconds";
+		period = 0;
+	} else if (m->f.event && strcmp(d->event_name, m->f.event) != 0) {
 		m->info.dumps_other_event++;
 		return 0;
+	} else {
+		/* counts of one unit only: samples and nanoseconds do not add up */
+		if (!m->unit)
+			m->unit = profile_meta__unit_of(d->event_name);
+		else if (strcmp(m->unit, profile_meta__unit_of(d->event_name)) != 0)
+			return -EDOM;
+		if (strcmp(m->unit, "samples") != 0)
+			period = 0; /* the frequency of an off-cpu dump is no sampling rate */
 	}
-	/* counts of one unit only: samples and nanoseconds do not add up */
-	if (!m->unit)
-		m->unit = profile_meta__unit_of(d->event_name);
-	else if (strcmp(m->unit, profile_meta__unit_of(d->event_name)) != 0)
-		return -EDOM;
-	if (strcmp(m->unit, "samples") != 0)
-		period = 0; /* the frequency of an off-cpu dump is no sampling rate */
 	m->info.dumps_in_range++;
 	for (i = 0; i < d->nprofiles; i++) {
 		const struct dump_profile *p = &d->profiles[i];
@@ -474,9 +489,10 @@ int dump_merge__add(struct dump_merge *m, const struct dump *d)
 
 			if ((rc = split_stack(m, p->stacks[j].stack, &n)) < 0)
 				return rc;
-			if ((rc = profile__add(m->p, &key, m->frames, n, p->stacks[j].count)) < 0)
+			if ((rc = profile__add(m->p, &key, m->frames, n,
+					       sat_mul(p->stacks[j].count, scale))) < 0)
 				return rc;
-			m->info.samples = sat_add(m->info.samples, p->stacks[j].count);
+			m->info.samples = sat_add(m->info.samples, sat_mul(p->stacks[j].count, scale));
 			m->info.cpu_ns = sat_add(m->info.cpu_ns, sat_mul(p->stacks[j].count, period));
 		}
 	}
@@ -485,7 +501,7 @@ int dump_merge__add(struct dump_merge *m, const struct dump *d)
 	/* A window's dropped samples belong to no profile: they are the merged
 	 * window's only when all its profiles were kept. */
 	if (used == d->nprofiles)
-		profile__drop(m->p, d->dropped);
+		profile__drop(m->p, sat_mul(d->dropped, scale));
 	m->info.profiles_left_out += d->nprofiles - used;
 	return note_used_dump(m, d);
 }
@@ -521,7 +537,8 @@ const struct profile *dump_merge__profile(struct dump_merge *m)
 	meta->hostname = distinct_str(&m->hosts);
 	meta->kernel = distinct_str(&m->kernels);
 	meta->arch = distinct_str(&m->arches);
-	meta->event_name = distinct_str(&m->events);
+	meta->event_name = m->f.event && strcmp(m->f.event, DUMP_MERGE_WALL) == 0 ? DUMP_MERGE_WALL
+									      : distinct_str(&m->events);
 	meta->event_unit = m->unit ? m->unit : "samples";
 	if (m->info.min_hz == m->info.max_hz || !m->info.cpu_ns)
 		meta->frequency_hz = m->info.max_hz;

@@ -32,8 +32,15 @@ struct dump_merge_filter {
 	size_t nlabels;
 	int64_t pid;                /* -1: any */
 	const char *event;          /* only the dumps of this event
-	                               (event.name); NULL: any */
+	                               (event.name); NULL: any;
+	                               DUMP_MERGE_WALL: cpu-clock and
+	                               off-cpu as one time */
 };
+
+/* The event of a merge of CPU time (cpu-clock samples times their
+ * period) and off-CPU time into one view of where threads' time went, in
+ * nanoseconds. */
+#define DUMP_MERGE_WALL "wall"
 
 /* Distinct sampling rates kept in dump_merge_info. */
 #define DUMP_MERGE_RATES 8

@@ -36,6 +36,8 @@
 /* The public dump followed by what keeps its strings and arrays alive. */
 struct dump_impl {
 	struct dump d;
+	size_t text_off, text_len;   /* the document's bytes in the file's JSON */
+	void *doc_gz;                /* d.doc_gz, owned */
 	json_t *root;
 	struct dump_label *labels;   /* global labels, then every profile's */
 	struct dump_profile *profiles;
@@ -667,11 +669,14 @@ out_set:
 	return err;
 }
 
-int dump__parse(const char *buf, size_t len, struct dump **out, char *err, size_t errlen)
+/* One document of buf (whitespace before it skipped by the caller); *used
+ * is how many bytes it took. */
+static int parse_document(struct ctx *c0, const char *buf, size_t len, size_t *used,
+			  struct dump **out)
 {
 	static const char *const root_keys[] = {"schema", "agent", "host", "window", "event",
 						"labels", "profiles", "stats", NULL};
-	struct ctx c = {err, errlen};
+	struct ctx *c = c0;
 	struct dump_impl *di;
 	json_error_t jerr;
 	json_t *root, *labels;
@@ -679,6 +684,74 @@ int dump__parse(const char *buf, size_t len, struct dump **out, char *err, size_
 	char v[64];
 	uint64_t dropped = 0;
 	int rc;
+
+	/* the first value only: a recording of several events is a
+	 * document each, one after the other */
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
+	if (!root) {
+		char t[JSON_ERROR_TEXT_LENGTH];
+
+		clean(t, sizeof(t), jerr.text);
+		return fail(c, "not JSON: line %d, column %d: %s", jerr.line, jerr.column, t);
+	}
+	*used = (size_t)jerr.position;
+	if (*used == 0 || *used > len)
+		*used = len;
+	di = calloc(1, sizeof(*di));
+	if (!di) {
+		json_decref(root);
+		return -ENOMEM;
+	}
+	di->root = root;
+	if (!json_is_object(root)) {
+		rc = fail(c, "not a JSON object");
+		goto out_free;
+	}
+	/* The schema first: a different format gets one clear message. */
+	if ((rc = get_string(c, root, "", "schema", &schema)))
+		goto out_free;
+	if (strcmp(schema, SCHEMA) != 0) {
+		clean(v, sizeof(v), schema);
+		rc = fail(c, "schema is '%s', expected " SCHEMA, v);
+		goto out_free;
+	}
+	di->d.schema = schema;
+	if ((rc = closed(c, root, "", root_keys)) || (rc = parse_agent_host(c, root, &di->d)) ||
+	    (rc = parse_window_event(c, root, &di->d)) ||
+	    (rc = get_object(c, root, "", "labels", &labels)) ||
+	    (rc = parse_stats(c, root, &di->d, &dropped)))
+		goto out_free;
+	di->labels = calloc(MAX_LABELS + 1, sizeof(*di->labels));
+	if (!di->labels) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	di->d.labels = di->labels;
+	if ((rc = parse_labels(c, labels, "labels", di->labels, &di->d.nlabels)) ||
+	    (rc = parse_profiles(c, root, di, dropped)))
+		goto out_free;
+	di->d.dropped = dropped;
+	*out = &di->d;
+	return 0;
+
+out_free:
+	dump__delete(&di->d);
+	return rc;
+}
+
+static size_t skip_space(const char *buf, size_t len, size_t i)
+{
+	while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+		i++;
+	return i;
+}
+
+int dump__parse(const char *buf, size_t len, struct dump **out, char *err, size_t errlen)
+{
+	struct ctx c = {err, errlen};
+	struct dump *first = NULL, **tail = &first;
+	size_t pos, n = 0;
+	int rc = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -688,69 +761,68 @@ int dump__parse(const char *buf, size_t len, struct dump **out, char *err, size_
 		return fail(&c, "empty file");
 	if ((rc = check_depth(&c, buf, len)))
 		return rc;
-	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		char t[JSON_ERROR_TEXT_LENGTH];
+	pos = skip_space(buf, len, 0);
+	if (pos == len)
+		return fail(&c, "empty file");
+	while (pos < len) {
+		struct dump_impl *di;
+		size_t used = 0;
 
-		clean(t, sizeof(t), jerr.text);
-		return fail(&c, "not JSON: line %d, column %d: %s", jerr.line, jerr.column, t);
+		if (n == DUMP_MAX_DOCUMENTS) {
+			rc = fail(&c, "more than %u documents", DUMP_MAX_DOCUMENTS);
+			break;
+		}
+		rc = parse_document(&c, buf + pos, len - pos, &used, tail);
+		if (rc) {
+			/* which document, when there are several */
+			if (n > 0 && err && errlen && rc != -ENOMEM) {
+				char first_err[256];
+
+				snprintf(first_err, sizeof(first_err), "%s", err);
+				snprintf(err, errlen, "document %zu: %s", n + 1, first_err);
+			}
+			break;
+		}
+		/* a document's bytes end with its newline, as a dump's do */
+		if (pos + used < len && buf[pos + used] == '\n')
+			used++;
+		di = (struct dump_impl *)*tail;
+		di->text_off = pos;
+		di->text_len = used;
+		(*tail)->index = n++;
+		tail = &(*tail)->next;
+		pos = skip_space(buf, len, pos + used);
 	}
-	di = calloc(1, sizeof(*di));
-	if (!di) {
-		json_decref(root);
-		return -ENOMEM;
+	if (rc) {
+		if (rc == -ENOMEM && err && errlen)
+			snprintf(err, errlen, "out of memory");
+		dump__delete(first);
+		return rc;
 	}
-	di->root = root;
-	if (!json_is_object(root)) {
-		rc = fail(&c, "not a JSON object");
-		goto out_free;
-	}
-	/* The schema first: a different format gets one clear message. */
-	if ((rc = get_string(&c, root, "", "schema", &schema)))
-		goto out_free;
-	if (strcmp(schema, SCHEMA) != 0) {
-		clean(v, sizeof(v), schema);
-		rc = fail(&c, "schema is '%s', expected " SCHEMA, v);
-		goto out_free;
-	}
-	di->d.schema = schema;
-	if ((rc = closed(&c, root, "", root_keys)) || (rc = parse_agent_host(&c, root, &di->d)) ||
-	    (rc = parse_window_event(&c, root, &di->d)) ||
-	    (rc = get_object(&c, root, "", "labels", &labels)) ||
-	    (rc = parse_stats(&c, root, &di->d, &dropped)))
-		goto out_free;
-	di->labels = calloc(MAX_LABELS + 1, sizeof(*di->labels));
-	if (!di->labels) {
-		rc = -ENOMEM;
-		goto out_free;
-	}
-	di->d.labels = di->labels;
-	if ((rc = parse_labels(&c, labels, "labels", di->labels, &di->d.nlabels)) ||
-	    (rc = parse_profiles(&c, root, di, dropped)))
-		goto out_free;
-	di->d.dropped = dropped;
-	*out = &di->d;
+	*out = first;
 	return 0;
-
-out_free:
-	if (rc == -ENOMEM && err && errlen)
-		snprintf(err, errlen, "out of memory");
-	dump__delete(&di->d);
-	return rc;
 }
 
-void dump__delete(struct dump *d)
+static void delete_one(struct dump_impl *di)
 {
-	struct dump_impl *di = (struct dump_impl *)d;
-
-	if (!d)
-		return;
+	free(di->doc_gz);
 	free(di->labels);
 	free(di->profiles);
 	free(di->stacks);
 	json_decref(di->root);
 	free(di);
 }
+
+void dump__delete(struct dump *d)
+{
+	while (d) {
+		struct dump_impl *di = (struct dump_impl *)d;
+
+		d = d->next;
+		delete_one(di);
+	}
+}
+
 
 static int read_dump_file(int fd, char **out, size_t *outlen)
 {
@@ -775,6 +847,22 @@ static int read_dump_file(int fd, char **out, size_t *outlen)
 	}
 	*out = buf;
 	*outlen = len;
+	return 0;
+}
+
+static int compress_documents(struct dump *d, const char *text, char *err, size_t errlen)
+{
+	for (; d; d = d->next) {
+		struct dump_impl *di = (struct dump_impl *)d;
+		int rc = gzip__compress(text + di->text_off, di->text_len, &di->doc_gz, &d->doc_gzlen);
+
+		if (rc) {
+			if (err && errlen)
+				snprintf(err, errlen, "gzip: %s", strerror(-rc));
+			return rc;
+		}
+		d->doc_gz = di->doc_gz;
+	}
 	return 0;
 }
 
@@ -840,6 +928,9 @@ int dump__read_fileat(int dirfd, const char *name, struct dump **out, void **gz,
 		rc = dump__parse(data, len, &d, err, errlen);
 	}
 	if (rc)
+		goto out_free;
+	/* several documents: each is sent alone, in its own gzip form */
+	if (gz && d->next && (rc = compress_documents(d, is_gz ? json : data, err, errlen)))
 		goto out_free;
 	if (gz) {
 		if (is_gz) {

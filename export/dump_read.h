@@ -32,8 +32,19 @@ struct dump_profile {
 	size_t nstacks;
 };
 
-/* A validated dump. All strings live as long as the dump. */
+/* Documents one file may hold: a recording of several events writes one
+ * per event, one after the other (one per line). */
+#define DUMP_MAX_DOCUMENTS 16u
+
+/* A validated dump: one document of a file, and the documents after it.
+ * All strings live as long as the dump. */
 struct dump {
+	struct dump *next;              /* the file's next document, NULL */
+	size_t index;                   /* 0 for the file's first */
+	/* this document alone, gzip'd: set when the file holds several and
+	 * the reader asked for the file's gzip form (each is sent alone) */
+	const void *doc_gz;
+	size_t doc_gzlen;
 	const char *schema;             /* "smolder.profile/v1" */
 	const char *window_id;          /* window.id, "" when absent (older dumps) */
 	uint64_t start_ns, end_ns;
@@ -49,7 +60,9 @@ struct dump {
 	struct agent_stats stats;       /* the agent's counters (absent ones 0) */
 };
 
-/* Parses and validates the JSON text buf[0..len). On failure returns -EINVAL
+/* Parses and validates the JSON text buf[0..len): one document, or
+ * several one after the other (whitespace between them), chained by
+ * `next`. On failure returns -EINVAL
  * (or -ENOMEM) and writes what is wrong into err (e.g. "profiles[2].stacks[5].count:
  * not a non-negative integer", "not JSON: line 3: unexpected token", "schema is
  * 'foo/v2', expected smolder.profile/v1"). */
@@ -66,6 +79,7 @@ int dump__read_file(const char *path, struct dump **out, void **gz, size_t *gzle
 /* Same, relative to a directory fd (the spool). */
 int dump__read_fileat(int dirfd, const char *name, struct dump **out, void **gz, size_t *gzlen,
 		      char *err, size_t errlen);
+/* Frees d and the documents after it. */
 void dump__delete(struct dump *d);
 
 #endif

@@ -38,6 +38,16 @@ int encode__parse_format(const char *name, enum encode_format *f)
 	return -EINVAL;
 }
 
+const char *encode__format_name(enum encode_format f)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].f == f)
+			return formats[i].name;
+	return "?";
+}
+
 int encode__is_binary(enum encode_format f)
 {
 	return f == ENCODE_PPROF;

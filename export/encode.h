@@ -38,6 +38,8 @@ struct encode_opts {
 void encode__opts_init(struct encode_opts *o, enum encode_format f);
 /* A format by name (the names above). 0, or -EINVAL (*f untouched). */
 int encode__parse_format(const char *name, enum encode_format *f);
+/* The name of a format ("pprof"). */
+const char *encode__format_name(enum encode_format f);
 /* Whether the format is binary (pprof): not for a terminal. */
 int encode__is_binary(enum encode_format f);
 /* Writes p to out. Returns the encoder's result: 0, -ENOMEM, -EIO on a

@@ -75,7 +75,8 @@ struct enc {
 	struct protobuf labels;     /* the group's encoded Label fields */
 
 	uint64_t period;
-	bool off_cpu;  /* values are off-cpu nanoseconds: one value a sample */
+	bool off_cpu;  /* values are nanoseconds (off-cpu, wall): one value a sample */
+	const char *time_type; /* ... their sample type: "off_cpu", "wall" */
 	struct protobuf out, msg, sub;
 	int err;
 };
@@ -445,6 +446,10 @@ int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **bu
 	e.off_cpu = profile__meta_const(p)->event_unit &&
 		    strcmp(profile__meta_const(p)->event_unit, "nanoseconds") == 0;
 	e.period = e.off_cpu ? 0 : o->period_ns;
+	/* off-cpu: the time threads waited, as Go's own tools name it; wall
+	 * (report --event wall): on and off the CPU together */
+	e.time_type = profile__meta_const(p)->event_name &&
+			      strcmp(profile__meta_const(p)->event_name, "wall") == 0 ? "wall" : "off_cpu";
 	e.strs = strtab__new();
 	e.frame_info = u64map__new(1024);
 	e.mapping_ids = u64map__new(64);
@@ -452,9 +457,8 @@ int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **bu
 	rc = -ENOMEM;
 	if (!e.strs || !e.frame_info || !e.mapping_ids || !e.functions)
 		goto out;
-	/* off-cpu: the time threads waited, as Go's own tools name it */
 	if (e.off_cpu)
-		rc = value_type(&e, PROFILE_SAMPLE_TYPE, "off_cpu", "nanoseconds");
+		rc = value_type(&e, PROFILE_SAMPLE_TYPE, e.time_type, "nanoseconds");
 	else if ((rc = value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count")) >= 0)
 		rc = value_type(&e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	if (rc < 0)
@@ -478,7 +482,7 @@ int pprof__encode(const struct profile *p, const struct pprof_opts *o, void **bu
 		protobuf__int64(&e.out, PROFILE_DURATION_NANOS, clamp64(o->duration_ns));
 	/* The strings of period_type already are in the table (sample types):
 	 * the table is complete before this, as it must be. */
-	if (sid(&e, e.off_cpu ? "off_cpu" : "cpu", &cpu) < 0 || sid(&e, "nanoseconds", &ns) < 0 ||
+	if (sid(&e, e.off_cpu ? e.time_type : "cpu", &cpu) < 0 || sid(&e, "nanoseconds", &ns) < 0 ||
 	    strtab__count(e.strs) != nstr) {
 		rc = -ENOMEM;
 		goto out;

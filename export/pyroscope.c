@@ -30,7 +30,7 @@ struct pyroscope {
 	char *body;
 	size_t body_cap;
 	/* Which requests of the last dump sent already got a 2xx. */
-	char *mem_window_id, *mem_hostname;
+	char *mem_window_id, *mem_hostname, *mem_event; /* a window's events are dumps each */
 	uint64_t mem_start, mem_end;
 	size_t mem_nprofiles;
 	unsigned char *done;
@@ -309,8 +309,8 @@ char *pyroscope__name(const struct dump *d, size_t profile)
 	if (!ls)
 		return NULL;
 	sb_str(&b, app);
-	/* ".cpu" makes the server file it under process_cpu */
-	sb_str(&b, ".cpu{");
+	sb_str(&b, pyroscope__type_suffix(d->event_name));
+	sb_add(&b, "{", 1);
 	/* whose it is, before the operator's labels can name one: a user's
 	 * process is never a series of root's */
 	add_label(&b, ls, "user", label_get(pr->labels, pr->nlabels, "user"));
@@ -339,6 +339,17 @@ void pyroscope__range(uint64_t start_ns, uint64_t end_ns, uint64_t *from, uint64
 		u = f + 1;
 	*from = f;
 	*until = u;
+}
+
+const char *pyroscope__type_suffix(const char *event_name)
+{
+	/* The legacy ingest knows a fixed set of types by the name's last
+	 * part. ".cpu" files samples under process_cpu (scaled to CPU time by
+	 * sampleRate). Off-CPU time is what Go's block profile holds, time
+	 * spent waiting in nanoseconds: ".block_duration" files it under
+	 * block:delay:nanoseconds, unscaled (a ".wall" would be samples
+	 * times the rate's period, a ".off_cpu" is refused). */
+	return event_name && strcmp(event_name, "off-cpu") == 0 ? ".block_duration" : ".cpu";
 }
 
 char *pyroscope__query(const struct dump *d, size_t profile)
@@ -463,8 +474,9 @@ static void forget(struct pyroscope *p)
 {
 	free(p->mem_window_id);
 	free(p->mem_hostname);
+	free(p->mem_event);
 	free(p->done);
-	p->mem_window_id = p->mem_hostname = NULL;
+	p->mem_window_id = p->mem_hostname = p->mem_event = NULL;
 	p->done = NULL;
 	p->ndone = 0;
 }
@@ -479,13 +491,15 @@ static int remember(struct pyroscope *p, const struct dump *d, size_t nreq)
 {
 	if (p->done && p->ndone == nreq && p->mem_start == d->start_ns &&
 	    p->mem_end == d->end_ns && p->mem_nprofiles == d->nprofiles &&
-	    same_str(p->mem_window_id, d->window_id) && same_str(p->mem_hostname, d->hostname))
+	    same_str(p->mem_window_id, d->window_id) && same_str(p->mem_hostname, d->hostname) &&
+	    same_str(p->mem_event, d->event_name))
 		return 0;
 	forget(p);
 	p->done = calloc(nreq ? nreq : 1, 1);
 	p->mem_window_id = strdup(d->window_id ? d->window_id : "");
 	p->mem_hostname = strdup(d->hostname ? d->hostname : "");
-	if (!p->done || !p->mem_window_id || !p->mem_hostname) {
+	p->mem_event = strdup(d->event_name ? d->event_name : "");
+	if (!p->done || !p->mem_window_id || !p->mem_hostname || !p->mem_event) {
 		forget(p);
 		return -ENOMEM;
 	}

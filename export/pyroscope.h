@@ -40,6 +40,9 @@ enum sink_result pyroscope__send(struct pyroscope *p, const struct dump *d, char
  * sanitized to the grammar the server parses (see pyroscope.c); a label
  * whose value is empty is left out. malloc'd; NULL on ENOMEM. */
 char *pyroscope__name(const struct dump *d, size_t profile);
+/* The profile type part of the name for an event: ".cpu" (CPU events),
+ * ".block_duration" (off-cpu: waits in nanoseconds). */
+const char *pyroscope__type_suffix(const char *event_name);
 
 /* "name=...&from=...&until=...&sampleRate=...&spyName=smolder&format=folded",
  * values percent-encoded. malloc'd; NULL on ENOMEM. */

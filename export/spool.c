@@ -94,19 +94,30 @@ static int parse_name(const char *name, uint64_t *start_ns)
 
 void spool__name(char *buf, size_t size, uint64_t start_ns, const char *host)
 {
+	spool__name_event(buf, size, start_ns, host, NULL);
+}
+
+void spool__name_event(char *buf, size_t size, uint64_t start_ns, const char *host,
+		       const char *event)
+{
 	char h[HOST_MAX + 1];
-	size_t i;
+	size_t i, max = HOST_MAX;
 
 	if (!host || !*host)
 		host = "unknown";
-	for (i = 0; i < HOST_MAX && host[i]; i++) {
+	/* ".off-cpu" is part of the name's host field, within its bound */
+	if (event)
+		max = HOST_MAX > strlen(event) + 2 ? HOST_MAX - strlen(event) - 1 : 1;
+	for (i = 0; i < max && host[i]; i++) {
 		char c = host[i];
 
 		h[i] = ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 			c == '.' || c == '_' || c == '-') ? c : '_';
 	}
 	h[i] = '\0';
-	if (size)
+	if (size && event)
+		snprintf(buf, size, "%020llu-%s.%s" SUFFIX, (unsigned long long)start_ns, h, event);
+	else if (size)
 		snprintf(buf, size, "%020llu-%s" SUFFIX, (unsigned long long)start_ns, h);
 }
 

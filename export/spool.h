@@ -37,6 +37,10 @@ void spool__set_limits(struct spool *s, uint64_t max_bytes, uint64_t max_age_ns)
 
 /* The file name for a window: "<start_ns, 20 digits>-<host sanitized>.json.gz". */
 void spool__name(char *buf, size_t size, uint64_t start_ns, const char *host);
+/* The same for one event of a window recorded with several, other than
+ * the first: "<start>-<host>.<event>.json.gz" (event NULL: spool__name). */
+void spool__name_event(char *buf, size_t size, uint64_t start_ns, const char *host,
+		       const char *event);
 
 /* Writes buf as `name` (mode 0600, O_NOFOLLOW, atomically), then enforces the
  * bounds, never dropping the file just written unless it alone exceeds

@@ -210,7 +210,7 @@ static void count_rejected(struct uploader *u)
 static int deliver(struct uploader *u, struct run *r, const char *name)
 {
 	char err[MSG_LEN], msg[MSG_LEN];
-	struct dump *d = NULL;
+	struct dump *d = NULL, *doc;
 	void *gz = NULL;
 	size_t gzlen = 0;
 	struct sink *sink, *retired;
@@ -242,13 +242,21 @@ static int deliver(struct uploader *u, struct run *r, const char *name)
 	u->inuse = fn ? NULL : sink;
 	pthread_mutex_unlock(&u->lock);
 	msg[0] = '\0';
-	if (fn) {
-		res = fn(ctx, d, gz, gzlen, msg, sizeof(msg), &retry_after_s);
-	} else if (sink) {
-		res = sink__send(sink, d, gz, gzlen, msg, sizeof(msg));
-		retry_after_s = sink__retry_after_s(sink);
-	} else
-		res = -1; /* the sink went away meanwhile */
+	res = SINK_DELIVERED;
+	/* a file of several documents (a recording of two events) is sent
+	 * a document at a time, each in its own gzip form */
+	for (doc = d; doc && res == SINK_DELIVERED; doc = doc->next) {
+		const void *body = doc->doc_gz ? doc->doc_gz : gz;
+		size_t blen = doc->doc_gz ? doc->doc_gzlen : gzlen;
+
+		if (fn) {
+			res = fn(ctx, doc, body, blen, msg, sizeof(msg), &retry_after_s);
+		} else if (sink) {
+			res = sink__send(sink, doc, body, blen, msg, sizeof(msg));
+			retry_after_s = sink__retry_after_s(sink);
+		} else
+			res = -1; /* the sink went away meanwhile */
+	}
 	pthread_mutex_lock(&u->lock);
 	u->inuse = NULL;
 	retired = u->retired;

@@ -68,6 +68,7 @@ const struct agent_stat_field agent_stats__fields[] = {
 	SUM("off_cpu_unmatched", off_cpu_unmatched),
 	SUM("off_cpu_dropped", off_cpu_dropped),
 	MAX("off_cpu_threads", off_cpu_threads),
+	SUM("off_cpu_late_ins", off_cpu_late_ins),
 	{ NULL, 0, AGENT_STAT_SUM },
 };
 

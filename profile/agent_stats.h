@@ -118,6 +118,9 @@ struct agent_stats {
 	                               * with no stack sampled */
 	uint64_t off_cpu_unmatched, off_cpu_dropped;
 	uint64_t off_cpu_threads;     /* followed at the window's end */
+	uint64_t off_cpu_late_ins;    /* waits whose end the kernel did not
+	                               * report, ended at the thread's next
+	                               * switch-out (the tracepoint path) */
 	/* one block per runtime reader, in the registry's order; unused
 	 * blocks have an empty name */
 	struct agent_runtime_stats runtimes[AGENT_RUNTIMES_MAX];

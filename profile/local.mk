@@ -5,5 +5,6 @@ noinst_LIBRARIES += profile/libprofile.a
 profile_libprofile_a_SOURCES = \
 	profile/profile.c profile/profile.h \
 	profile/agent_stats.c profile/agent_stats.h \
-	profile/frame_name.c profile/frame_name.h
+	profile/frame_name.c profile/frame_name.h \
+	profile/event_list.c profile/event_list.h
 PROFILE_LIBS = profile/libprofile.a $(COMMON_LIBS)

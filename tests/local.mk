@@ -195,6 +195,7 @@ INTEGRATION_TESTS = \
 	tests/integration/deep_stack.sh \
 	tests/integration/deep_seam.sh \
 	tests/integration/offcpu.sh \
+	tests/integration/offcpu_both.sh \
 	tests/integration/signal.sh \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \

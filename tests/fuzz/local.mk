@@ -88,7 +88,7 @@ tests_fuzz_replay_jitdump_LINK = $(CXXLINK)
 tests_fuzz_replay_conf_SOURCES = tests/fuzz/fuzz_conf.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_conf_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/conf"'
 tests_fuzz_replay_conf_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
-tests_fuzz_replay_conf_LDADD = daemon/libdaemon.a $(COMMON_LIBS)
+tests_fuzz_replay_conf_LDADD = daemon/libdaemon.a $(PROFILE_LIBS)
 
 tests_fuzz_replay_dump_SOURCES = tests/fuzz/fuzz_dump.c $(FUZZ_COMMON_SRCS)
 tests_fuzz_replay_dump_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_CORPUS='FUZZ_CORPUS_DIR "/dump"'
@@ -134,7 +134,7 @@ FUZZ_CFLAGS_ALL = -std=gnu99 -g -O1 -fno-omit-frame-pointer -fno-strict-aliasing
 # The parsers under test and what they need; instrumented for coverage.
 FUZZ_LIB_SRCS = common/log.c common/clock.c common/selfusage.c common/parse.c common/units.c common/u64map.c \
 	common/strtab.c common/strtab_remap.c common/privdir.c common/cachedir.c \
-	profile/frame_name.c \
+	profile/frame_name.c profile/event_list.c \
 	unwind/regs_x86_64.c unwind/cfi.c unwind/dwarf_expr.c unwind/stackmem.c unwind/unwind.c \
 	symbolize/symindex.c symbolize/inlines.c symbolize/demangle.c symbolize/demangle_shorten.c \
 	symbolize/kallsyms.c symbolize/perfmap.c symbolize/jitdump.c \

@@ -35,12 +35,30 @@ def is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def load(path):
+def load_all(path):
+    """Every document of a dump file: one, or one per event of a recording
+    of several (one after the other, a line each)."""
     try:
         with open(path, "r", encoding="utf-8") as f:
-            return json.load(f)
+            text = f.read()
+        dec, docs, i = json.JSONDecoder(), [], 0
+        while True:
+            while i < len(text) and text[i] in " \t\r\n":
+                i += 1
+            if i == len(text):
+                break
+            doc, i = dec.raw_decode(text, i)
+            docs.append(doc)
+        if not docs:
+            raise ValueError("no document")
+        return docs
     except (OSError, ValueError) as e:
         raise CheckError("cannot load dump %s: %s" % (path, e))
+
+
+def load(path):
+    """The first document of a dump file (the first event's)."""
+    return load_all(path)[0]
 
 
 def validate(dump):
@@ -250,11 +268,15 @@ def print_stats(dump):
 # subcommands
 
 def cmd_validate(a):
-    dump = load_valid(a.dump)
-    print("%s: valid %s dump, %d profiles, %d samples"
-          % (a.dump, SCHEMA, len(dump["profiles"]), dump["stats"]["samples"]))
-    print_stats(dump)
-    print(profiles_summary(dump))
+    for i, dump in enumerate(load_all(a.dump)):
+        errs = validate(dump)
+        if errs:
+            raise CheckError("%s: document %d: %s" % (a.dump, i + 1, "; ".join(errs[:10])))
+        print("%s: valid %s dump, %s, %d profiles, %d %s"
+              % (a.dump, SCHEMA, dump["event"]["name"], len(dump["profiles"]),
+                 dump["stats"]["samples"], dump["event"]["unit"]))
+        print_stats(dump)
+        print(profiles_summary(dump))
     return 0
 
 
@@ -462,6 +484,57 @@ def cmd_recursion(a):
         print("FAIL: a stack cut short must start with [truncated]")
         rc = 1
     return rc
+
+
+def cmd_offcpu(a):
+    """tests/workloads/waits recorded with off-cpu (and cpu-clock): the
+    off-cpu document's time of the workload is within 20 % (--tol) of
+    --total seconds, each waiting function holds 25-42 % of it (unless
+    --total-only) and the spinner <= 3 %; a cpu-clock document, when
+    there is one, has the spinner as its hot function."""
+    docs = load_all(a.dump)
+    for d in docs:
+        errs = validate(d)
+        if errs:
+            raise CheckError("%s: %s" % (a.dump, "; ".join(errs[:5])))
+    byname = {d["event"]["name"]: d for d in docs}
+    if "off-cpu" not in byname:
+        raise CheckError("%s: no off-cpu document (%s)" % (a.dump, ", ".join(byname)))
+    waiters = a.waiters.split(",")
+    names = tuple(waiters) + ("spin",)
+
+    def shares(d):
+        total, by = 0, dict.fromkeys(names, 0)
+        for p in d["profiles"]:
+            if a.exe and not p["labels"].get("exe", "").endswith("/" + a.exe):
+                continue
+            for st in p["stacks"]:
+                fr = st["stack"].split(";")
+                total += st["count"]
+                for f in names:
+                    by[f] += st["count"] if f in fr else 0
+        return total, by
+
+    total, by = shares(byname["off-cpu"])
+    st = byname["off-cpu"]["stats"]
+    print("%s: off-cpu %.2f s of %s (%.2f expected), %s; late switch-ins %s"
+          % (a.label, total / 1e9, a.exe, a.total, ", ".join("%s %.1f%%" % (f, 100.0 * v / max(total, 1))
+                                                              for f, v in by.items()),
+             st.get("off_cpu_late_ins", 0)))
+    if abs(total - a.total * 1e9) > a.tol / 100.0 * a.total * 1e9:
+        raise CheckError("%s: off-cpu total %.2f s, want %.2f +- %g%%" % (a.label, total / 1e9, a.total, a.tol))
+    if not a.total_only:
+        for f in waiters:
+            if not 25 <= 100.0 * by[f] / total <= 42:
+                raise CheckError("%s: %s holds %.1f%% of the waits" % (a.label, f, 100.0 * by[f] / total))
+        if by["spin"] > 0.03 * total:
+            raise CheckError("%s: the spinner holds %.1f%% of the waits" % (a.label, 100.0 * by["spin"] / total))
+    if "cpu-clock" in byname:
+        ctotal, cby = shares(byname["cpu-clock"])
+        print("%s: cpu-clock %d samples, spin %.1f%%" % (a.label, ctotal, 100.0 * cby["spin"] / max(ctotal, 1)))
+        if not ctotal or cby["spin"] < 0.9 * ctotal:
+            raise CheckError("%s: the CPU part lost its hot function" % a.label)
+    return 0
 
 
 def cmd_forkexec(a):
@@ -823,6 +896,13 @@ def main(argv):
     add("cxx", cmd_cxx)
     add("recursion", cmd_recursion)
     add("forkexec", cmd_forkexec, exe=False)
+    p = add("offcpu", cmd_offcpu)
+    p.add_argument("--total", type=float, required=True, help="seconds of waits expected")
+    p.add_argument("--tol", type=float, default=20.0)
+    p.add_argument("--total-only", action="store_true")
+    p.add_argument("--waiters", default="f_sleep,f_read,f_feed",
+                   help="the functions holding a third of the waits each")
+    p.add_argument("--label", default="offcpu")
     p = add("stripped", cmd_stripped)
     p.add_argument("--min", type=float, default=90.0)
     p.add_argument("--symbols")

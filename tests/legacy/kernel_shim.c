@@ -16,6 +16,8 @@
  *   4. a set bit in __reserved_1 (flag bits that kernel does not have), or
  *      a non-zero reserved field inside its struct         -> EINVAL
  *   5. sample_type bits >= that kernel's PERF_SAMPLE_MAX   -> EINVAL
+ * and ioctl(2)'s PERF_EVENT_IOC_ID, which kernels before 3.12 do not know
+ * (ENOTTY).
  * Values: include/uapi/linux/perf_event.h history and the perf_event_open(2)
  * man page ("since Linux x.y" of each field). Upstream semantics; distribution
  * kernels (RHEL 7's 3.10) backport more than upstream 3.10 had. */
@@ -27,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,6 +53,7 @@ struct reserved_range {
 
 struct fake_kernel {
 	const char *name;
+	int has_ioc_id;            /* PERF_EVENT_IOC_ID, 3.12 */
 	uint32_t attr_size;        /* sizeof(struct perf_event_attr) there */
 	unsigned flag_bits;        /* bits of the flag word before __reserved_1 */
 	unsigned sample_bits;      /* log2(PERF_SAMPLE_MAX) */
@@ -63,16 +67,16 @@ static const struct fake_kernel kernels[] = {
 	 * 2.6.35, mmap_data 2.6.36, sample_id_all 2.6.38); samples up to RAW
 	 * (bit 10); __reserved_2 (u32 at 52) and __reserved_3 (u64 at 56),
 	 * later bp_type/bp_addr (2.6.33), must be zero; types up to RAW. */
-	{ "2.6.32", 64, 15, 11, FLAG_FD_NO_GROUP | FLAG_FD_OUTPUT, 5, { { 52, 4 }, { 56, 8 } } },
+	{ "2.6.32", 0, 64, 15, 11, FLAG_FD_NO_GROUP | FLAG_FD_OUTPUT, 5, { { 52, 4 }, { 56, 8 } } },
 	/* 3.10: VER3 (sample_regs_user/sample_stack_user, 3.7); flags up to
 	 * exclude_callchain_user (bit 22; mmap2/comm_exec are 3.16); samples up
 	 * to DATA_SRC (bit 15; IDENTIFIER is 3.12); no FD_CLOEXEC (3.14). The
 	 * u32 after sample_stack_user (clockid since 4.1) was not checked. */
-	{ "3.10", 96, 23, 16, FLAG_FD_NO_GROUP | FLAG_FD_OUTPUT | FLAG_PID_CGROUP, 0, { { 0, 0 }, { 0, 0 } } },
+	{ "3.10", 0, 96, 23, 16, FLAG_FD_NO_GROUP | FLAG_FD_OUTPUT | FLAG_PID_CGROUP, 0, { { 0, 0 }, { 0, 0 } } },
 	/* 4.4: VER5 (aux_watermark, 4.1); flags up to context_switch (bit 26;
 	 * write_backward is 4.6); samples up to REGS_INTR (bit 18; PHYS_ADDR is
 	 * 4.13); the u32 __reserved_2 after aux_watermark must be zero. */
-	{ "4.4", 112, 27, 19, FLAG_FD_NO_GROUP | FLAG_FD_OUTPUT | FLAG_PID_CGROUP | FLAG_FD_CLOEXEC, 0,
+	{ "4.4", 1, 112, 27, 19, FLAG_FD_NO_GROUP | FLAG_FD_OUTPUT | FLAG_PID_CGROUP | FLAG_FD_CLOEXEC, 0,
 	  { { 108, 4 }, { 0, 0 } } },
 };
 
@@ -175,4 +179,36 @@ long syscall(long number, ...)
 		}
 	}
 	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* ioctl(2) of perf events: PERF_EVENT_IOC_ID is 3.12; an older kernel's
+ * perf_ioctl answers -ENOTTY to a request it does not know. */
+#define IOC_ID_NR 7      /* _IOR('$', 7, __u64 *) */
+#define IOC_TYPE_PERF '$'
+
+typedef int (*ioctl_fn)(int, unsigned long, ...);
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	static ioctl_fn real;
+	const struct fake_kernel *k = fake_kernel();
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (k && !k->has_ioc_id && ((request >> 8) & 0xff) == IOC_TYPE_PERF &&
+	    (request & 0xff) == IOC_ID_NR) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (!real) {
+		real = (ioctl_fn)dlsym(RTLD_NEXT, "ioctl");
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return real(fd, request, arg);
 }

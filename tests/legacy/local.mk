@@ -27,7 +27,8 @@ check_PROGRAMS += \
 	tests/legacy/fp/chain \
 	tests/legacy/fp/threads \
 	tests/legacy/fp/forkexec \
-	tests/legacy/fp/child_spin
+	tests/legacy/fp/child_spin \
+	tests/legacy/fp/waits
 tests_legacy_fp_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h $(LEGACY_FP_HOOKS)
 tests_legacy_fp_chain_CFLAGS = $(LEGACY_FP_CFLAGS)
 tests_legacy_fp_chain_LDFLAGS =
@@ -40,6 +41,9 @@ tests_legacy_fp_forkexec_LDFLAGS =
 tests_legacy_fp_child_spin_SOURCES = tests/workloads/child_spin.c tests/workloads/wl_time.h $(LEGACY_FP_HOOKS)
 tests_legacy_fp_child_spin_CFLAGS = $(LEGACY_FP_CFLAGS)
 tests_legacy_fp_child_spin_LDFLAGS =
+tests_legacy_fp_waits_SOURCES = tests/workloads/waits.c tests/workloads/wl_time.h $(LEGACY_FP_HOOKS)
+tests_legacy_fp_waits_CFLAGS = $(LEGACY_FP_CFLAGS) -pthread
+tests_legacy_fp_waits_LDFLAGS = -pthread
 
 LEGACY_TESTS = tests/legacy/matrix.sh
 TESTS += $(LEGACY_TESTS)

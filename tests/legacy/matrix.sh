@@ -3,18 +3,20 @@
 # tests/legacy/kernel_shim.so, which makes perf_event_open answer as 2.6.32,
 # 3.10 (upstream) or 4.4 would, and once natively. Per row: `smolder probe`
 # names the fallbacks and the mode (2.6.32: frame pointers, else dwarf), and
-# the core workloads (chain, threads, forkexec) give correct stacks. The
+# the core workloads (chain, threads, forkexec) give correct stacks, and
+# off-cpu times waits (switch records on 4.4 and natively, the sched_switch
+# tracepoint on 3.10 and 2.6.32) with the CPU part beside it. The
 # 2.6.32 row profiles frame-pointer builds of the workloads (tests/legacy/fp/).
 # SMOLDER_MATRIX_ROWS="3.10 native" runs a subset.
 . "$TESTS_SRCDIR/integration/lib.sh"
-need_workload chain threads forkexec child_spin
+need_workload chain threads forkexec child_spin waits
 need_perf process
 
 BUILDDIR=$(cd "$(dirname "$SMOLDER")" && pwd)
 SHIM=$BUILDDIR/tests/legacy/kernel_shim.so
 FPW=$BUILDDIR/tests/legacy/fp
 [ -f "$SHIM" ] || fail "shim not built at $SHIM"
-for w in chain threads forkexec child_spin; do
+for w in chain threads forkexec child_spin waits; do
 	[ -x "$FPW/$w" ] || fail "frame-pointer workload $FPW/$w not built"
 done
 
@@ -94,9 +96,13 @@ for row in $ROWS; do
 		expect_feature "$pf" MMAP2 no
 		expect_feature "$pf" comm_exec no
 		expect_feature "$pf" "use_clockid (MONOTONIC)" no
+		expect_feature "$pf" "context_switch (SWITCH)" no
+		expect_feature "$pf" "sched_switch tracepoint" yes
 		;;
 	3.10)
 		grep -q '^mode: dwarf unwinding' "$pf" || fail "[$row] probe did not pick dwarf"
+		expect_feature "$pf" "context_switch (SWITCH)" no
+		expect_feature "$pf" "sched_switch tracepoint" yes
 		grep -q "the kernel's 96)" "$pf" || fail "[$row] probe did not learn the kernel's attr size 96"
 		expect_feature "$pf" PERF_FLAG_FD_CLOEXEC no
 		expect_feature "$pf" sample_id_all yes
@@ -112,6 +118,7 @@ for row in $ROWS; do
 		expect_feature "$pf" MMAP2 yes
 		expect_feature "$pf" comm_exec yes
 		expect_feature "$pf" "use_clockid (MONOTONIC)" yes
+		expect_feature "$pf" "context_switch (SWITCH)" yes
 		;;
 	native)
 		grep -q '^mode: dwarf unwinding' "$pf" || fail "[$row] probe did not pick dwarf"
@@ -152,6 +159,33 @@ for row in $ROWS; do
 
 	record "$row" forkexec 60 "$W/forkexec" 1.5
 	$CHECK forkexec "$TMP/$row-forkexec.json" || failed="$failed $row:forkexec"
+
+	# off-cpu: switch records from 4.3, the sched_switch tracepoint before
+	# (events on every CPU: 2.6.32 has no sample_id_all to follow a
+	# command's tree by, so -a there)
+	if [ "$row" = 2.6.32 ]; then
+		"$W/waits" 3 >/dev/null 2>&1 &
+		wpid=$!
+		sleep 0.3
+		echo "+ [$row] smolder record -a --event off-cpu -F 999 -d 2"
+		in_row "$row" timeout -k 5 60 "$SMOLDER" record -a --event off-cpu -F 999 -d 2 \
+			-o "$TMP/$row-offcpu.json" >"$TMP/rec.out" 2>"$TMP/rec.err" ||
+			{ tail -n 5 "$TMP/rec.err"; fail "[$row] record -a --event off-cpu failed"; }
+		wait "$wpid"
+		# the kernel's frame-pointer walk from a system call starts
+		# in the waiting function's caller (libc keeps no frame)
+		$CHECK offcpu "$TMP/$row-offcpu.json" --exe waits --total 6 --tol 25 \
+			--waiters sleeper,reader,main --label "[$row] off-cpu" || failed="$failed $row:offcpu"
+	else
+		echo "+ [$row] smolder record --event cpu-clock,off-cpu -- waits 2"
+		in_row "$row" timeout -k 5 60 "$SMOLDER" record --event cpu-clock,off-cpu \
+			-o "$TMP/$row-offcpu.json" -- env -u LD_PRELOAD -u SMOLDER_FAKE_KERNEL \
+			"$WORKLOADS/waits" 2 >"$TMP/rec.out" 2>"$TMP/rec.err" ||
+			{ tail -n 5 "$TMP/rec.err"; fail "[$row] record --event cpu-clock,off-cpu failed"; }
+		$CHECK offcpu "$TMP/$row-offcpu.json" --exe waits --total 6 --label "[$row] off-cpu" ||
+			failed="$failed $row:offcpu"
+	fi
+	[ -n "$ART" ] && cp "$TMP/$row-offcpu.json" "$ART/$row-offcpu.out.json" 2>/dev/null
 done
 
 [ -z "$failed" ] || fail "rows with wrong stacks:$failed"

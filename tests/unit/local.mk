@@ -19,6 +19,7 @@ UNIT_TESTS = \
 	tests/unit/test_proccreds \
 	tests/unit/test_cachedir \
 	tests/unit/test_profile \
+	tests/unit/test_event_list \
 	tests/unit/test_procmem \
 	tests/unit/test_accountant \
 	tests/unit/test_pycmd \
@@ -50,6 +51,7 @@ UNIT_TESTS = \
 	tests/unit/test_perf_record \
 	tests/unit/test_ring \
 	tests/unit/test_offcpu \
+	tests/unit/test_sched_switch \
 	tests/unit/test_cpus \
 	tests/unit/test_perf_events \
 	tests/unit/test_procmaps \
@@ -258,6 +260,11 @@ tests_unit_test_demangle_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_demangle_LDADD = $(SYMBOLIZE_LIBS) $(CRITERION_LIBS)
 tests_unit_test_demangle_LINK = $(CXXLINK)
 
+tests_unit_test_event_list_SOURCES = tests/unit/test_event_list.c
+tests_unit_test_event_list_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_event_list_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_event_list_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
+
 tests_unit_test_frame_name_SOURCES = tests/unit/test_frame_name.c
 tests_unit_test_frame_name_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_frame_name_CFLAGS = $(TEST_CFLAGS)
@@ -317,6 +324,12 @@ tests_unit_test_ring_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_ring_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_ring_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
 tests_unit_test_ring_LINK = $(CXXLINK)
+
+tests_unit_test_sched_switch_SOURCES = tests/unit/test_sched_switch.c
+tests_unit_test_sched_switch_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_sched_switch_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_sched_switch_LDADD = $(COLLECTOR_LIBS) $(CRITERION_LIBS)
+tests_unit_test_sched_switch_LINK = $(CXXLINK)
 
 tests_unit_test_offcpu_SOURCES = tests/unit/test_offcpu.c
 tests_unit_test_offcpu_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -272,7 +272,8 @@ Test(conf, enum_spellings)
 	cr_assert_eq(conf__set(&c, "log_level", "loud", err, sizeof(err)), -EINVAL);
 	cr_assert_str_eq(err, "--log_level: 'loud' is not one of err, warning, notice, info or debug");
 	cr_assert_eq(conf__set(&c, "event", "instructions", err, sizeof(err)), -EINVAL);
-	cr_assert_str_eq(err, "--event: 'instructions' is not one of cpu-clock or cycles");
+	cr_assert_str_eq(err, "--event: unknown event 'instructions' (cpu-clock, cycles, off-cpu, "
+			      "or a CPU event and off-cpu: cpu-clock,off-cpu)");
 	cr_assert_eq(conf__set(&c, "export", "otlp", err, sizeof(err)), -EINVAL);
 	cr_assert_str_eq(err, "--export: 'otlp' is not one of none, json or pyroscope");
 	cr_assert_eq(conf__set(&c, "log", "file", err, sizeof(err)), -EINVAL);
@@ -542,7 +543,7 @@ Test(conf, copy_is_deep)
 Test(conf, shipped_config)
 {
 	static const char *const all_keys[] = {
-		"frequency", "stack_size", "max_frames", "event", "per_pid", "group_by", "interval",
+		"frequency", "stack_size", "max_frames", "event", "events", "per_pid", "group_by", "interval",
 		"stats_interval", "log", "log_level", "export", "url", "auth_token_file",
 		"basic_auth_file", "tenant_id", "tls_ca_file", "tls_verify", "connect_timeout",
 		"timeout", "retry_backoff_min", "retry_backoff_max", "spool_dir",
@@ -802,5 +803,28 @@ Test(conf, one_grammar_for_every_key)
 	cr_assert_eq(c.interval_ns, 90 * S);
 	cr_assert_eq(conf__set(&c, "interval", "1.5s", err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "1h30m") != NULL, "the hint shows the grammar: %s", err);
+	conf__free(&c);
+}
+
+/* events = a CPU event and off-cpu, in the order given, one window each;
+ * two CPU events or one twice are refused by name. */
+Test(conf, events_list)
+{
+	struct conf c;
+	char err[256];
+
+	cr_assert_eq(conf__init(&c), 0);
+	cr_assert_eq(conf__set(&c, "events", "cpu-clock, off-cpu", err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(c.event, "cpu-clock,off-cpu");
+	cr_assert_eq(conf__set(&c, "events", "Off-CPU cycles", err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(c.event, "off-cpu,cycles");
+	cr_assert_eq(conf__set(&c, "event", "off-cpu", err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(c.event, "off-cpu");
+	cr_assert_eq(conf__set(&c, "events", "cpu-clock,cycles", err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--events: cpu-clock and cycles: one CPU event at a time");
+	cr_assert_str_eq(c.event, "off-cpu", "a refused value leaves the old one");
+	cr_assert_eq(conf__set(&c, "events", "off-cpu,off-cpu", err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--events: off-cpu twice");
+	cr_assert_eq(conf__set(&c, "events", " , ", err, sizeof(err)), -EINVAL);
 	conf__free(&c);
 }

@@ -473,3 +473,54 @@ Test(dump_merge, users_kept_apart)
 	dump_merge__delete(m);
 	strtab__delete(names);
 }
+
+/* --event wall: a CPU sample stands for its period (1e9 / frequency_hz
+ * ns of CPU time), a wait for its own nanoseconds; both events of one
+ * file (a document each) add up into one time. Events that are not time
+ * (cycles) are left out and counted. */
+Test(dump_merge, wall_adds_cpu_time_and_waits)
+{
+	struct strtab *tab = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+	struct dump *d = load("both.json"), *doc;
+	const struct profile *p;
+	const struct profile_meta *meta;
+	size_t docs = 0;
+
+	filter_init(&f);
+	f.event = DUMP_MERGE_WALL;
+	m = dump_merge__new(tab, &f);
+	cr_assert_not_null(m);
+	for (doc = d; doc; doc = doc->next, docs++)
+		cr_assert_eq(dump_merge__add(m, doc), 0);
+	cr_assert_eq(docs, 2, "both.json holds a document per event");
+	dump__delete(d);
+	p = dump_merge__profile(m);
+	meta = profile__meta_const(p);
+	cr_assert_str_eq(meta->event_name, "wall");
+	cr_assert_str_eq(meta->event_unit, "nanoseconds");
+	/* 17 samples at 100 Hz and 2 s of waits on the same stack */
+	cr_assert_eq(stack_count(p, "main;ngx_process_events_and_timers;epoll_wait;do_epoll_wait_[k]"),
+		     17 * 10000000ull + 2000000000ull);
+	cr_assert_eq(stack_count(p, "main;ngx_worker_process_cycle;nanosleep"), 500000000ull);
+	cr_assert_eq(stack_count(p, "main;ngx_worker_process_cycle"), 5 * 10000000ull);
+	dump_merge__delete(m);
+
+	/* without wall the units do not add up; one event by name does */
+	filter_init(&f);
+	m = dump_merge__new(tab, &f);
+	d = load("both.json");
+	cr_assert_eq(dump_merge__add(m, d), 0);
+	cr_assert_eq(dump_merge__add(m, d->next), -EDOM);
+	dump_merge__delete(m);
+	f.event = "off-cpu";
+	m = dump_merge__new(tab, &f);
+	cr_assert_eq(dump_merge__add(m, d), 0);
+	cr_assert_eq(dump_merge__add(m, d->next), 0);
+	cr_assert_eq(dump_merge__info(m)->dumps_other_event, 1);
+	cr_assert_eq(dump_merge__info(m)->samples, 2500000000ull);
+	dump_merge__delete(m);
+	dump__delete(d);
+	strtab__delete(tab);
+}

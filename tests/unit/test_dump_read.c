@@ -555,3 +555,63 @@ Test(dump_read, runtime_blocks_merge_by_name)
 	cr_assert_eq(agent_stats__runtime(&a, "hotspot")->stacks, 1);
 	cr_assert_eq(agent_stats__runtime(&a, "go")->stacks, 2);
 }
+
+/* A recording of several events: a document each, one after the other.
+ * Each is validated and chained; asked for the gzip form, each document
+ * also has its own, whose text is exactly that document's. A bad
+ * document is named by its place; more than DUMP_MAX_DOCUMENTS are
+ * refused. */
+Test(dump_read, several_documents)
+{
+	size_t len, i;
+	char *one = slurp("valid.json", &len), *two, *many, path[] = "/tmp/smolder-dump-XXXXXX";
+	struct dump *d = NULL;
+	void *gz = NULL, *json = NULL;
+	size_t gzlen = 0, jlen = 0;
+	int fd;
+
+	two = malloc(2 * len + 2);
+	memcpy(two, one, len);
+	memcpy(two + len, one, len);
+	cr_assert_eq(dump__parse(two, 2 * len, &d, err, sizeof(err)), 0, "%s", err);
+	check_valid(d);
+	cr_assert_not_null(d->next);
+	cr_assert_eq(d->next->index, 1);
+	check_valid(d->next);
+	cr_assert_null(d->next->next);
+	cr_assert_null(d->doc_gz, "no gzip form asked for");
+	dump__delete(d);
+
+	fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, two, 2 * len), (ssize_t)(2 * len));
+	close(fd);
+	cr_assert_eq(dump__read_file(path, &d, &gz, &gzlen, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	cr_assert_not_null(d->doc_gz);
+	cr_assert_not_null(d->next->doc_gz);
+	cr_assert_eq(gzip__decompress(d->next->doc_gz, d->next->doc_gzlen, 1 << 20, &json, &jlen), 0);
+	cr_assert_eq(jlen, len, "the second document's own bytes");
+	cr_assert_eq(memcmp(json, one, len), 0);
+	free(json);
+	free(gz);
+	dump__delete(d);
+
+	/* garbage after a document is a bad second document */
+	memcpy(two + len, "{\"schema\":1}", 13);
+	cr_assert_eq(dump__parse(two, len + 13, &d, err, sizeof(err)), -EINVAL);
+	cr_assert(strncmp(err, "document 2: ", 12) == 0, "%s", err);
+	/* ...and the newline after the last one no document at all */
+	cr_assert_eq(dump__parse(one, len, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_null(d->next);
+	dump__delete(d);
+
+	many = malloc((DUMP_MAX_DOCUMENTS + 1) * len);
+	for (i = 0; i <= DUMP_MAX_DOCUMENTS; i++)
+		memcpy(many + i * len, one, len);
+	cr_assert_eq(dump__parse(many, (DUMP_MAX_DOCUMENTS + 1) * len, &d, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "more than 16 documents"), "%s", err);
+	free(many);
+	free(two);
+	free(one);
+}

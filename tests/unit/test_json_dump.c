@@ -94,7 +94,7 @@ Test(json, document_fields)
 						 "names", "names_bytes", "names_compactions", "names_cut",
 						 "off_cpu_switches", "off_cpu_preempted", "off_cpu_sampled",
 						 "off_cpu_ns", "off_cpu_weighted_ns", "off_cpu_unsampled_ns", "off_cpu_unmatched",
-						 "off_cpu_dropped", "off_cpu_threads",
+						 "off_cpu_dropped", "off_cpu_threads", "off_cpu_late_ins",
 						 "runtimes"};
 	static const char *const unwind_keys[] = {"complete", "truncated", "no_cfi", "no_map",
 						  "bad_pc", "depth"};

@@ -1013,3 +1013,50 @@ Test(offcpu, remap_names_rewrites_every_kept_id)
 	profile__delete(p2);
 	strtab__delete(to);
 }
+
+/* The sched_switch tracepoint's order (before 4.3): the switch-out comes
+ * first and the sampled stack of the same switch just after it; the stack
+ * is the open wait's. Later than OFFCPU_STACK_MATCH_NS after the switch-out
+ * it is armed for the next one, as with switch records. */
+Test(offcpu, stack_just_after_its_switch_out_is_the_waits)
+{
+	uint32_t a[] = {f_main, f_read}, b[] = {f_main, f_lock};
+	struct offcpu_stats s;
+
+	cr_assert_eq(offcpu__switch_out(oc, 100, 12, 1000, false), 0);
+	cr_assert_eq(offcpu__stack(oc, 12, 1003, &app, a, 2), 0);
+	cr_assert_eq(offcpu__switch_in(oc, 12, 1300), 0);
+	/* a second stack for the same wait is not taken in its place */
+	cr_assert_eq(offcpu__switch_out(oc, 100, 12, 2000, false), 0);
+	cr_assert_eq(offcpu__stack(oc, 12, 2001, &app, b, 2), 0);
+	cr_assert_eq(offcpu__stack(oc, 12, 2002, &app, a, 2), 0);
+	cr_assert_eq(offcpu__switch_in(oc, 12, 2100), 0);
+	cr_assert_eq(cut(prof, 5000), 0);
+	cr_assert_eq(count_of(prof, &app, a, 2, NULL), 300);
+	cr_assert_eq(count_of(prof, &app, b, 2, NULL), 100);
+	s = stats();
+	cr_assert_eq(s.sampled, 2);
+	cr_assert_eq(s.off_ns, 400);
+	cr_assert_eq(s.unmatched, 0, "the armed one is still waiting for its switch-out");
+}
+
+/* A switch-in the kernel did not report: the thread's next switch-out
+ * ends its wait there (counted), once; with the switch-in seen there is
+ * nothing to end. */
+Test(offcpu, late_switch_in_ends_the_wait_at_the_next_switch_out)
+{
+	struct offcpu_stats s;
+
+	cr_assert_eq(offcpu__late_switch_in(oc, 13, 500), 0, "an unknown thread");
+	cr_assert_eq(offcpu__switch_out(oc, 100, 13, 1000, false), 0);
+	cr_assert_eq(offcpu__late_switch_in(oc, 13, 900), 0, "before its switch-out");
+	cr_assert_eq(offcpu__late_switch_in(oc, 13, 1500), 1);
+	cr_assert_eq(offcpu__switch_out(oc, 100, 13, 1500, false), 0);
+	cr_assert_eq(offcpu__switch_in(oc, 13, 1600), 0);
+	cr_assert_eq(offcpu__late_switch_in(oc, 13, 1700), 0, "its switch-in came");
+	cr_assert_eq(cut(prof, 5000), 0);
+	s = stats();
+	cr_assert_eq(s.off_ns, 600);
+	cr_assert_eq(s.late_ins, 1);
+	cr_assert_eq(s.switches, 2);
+}

@@ -435,3 +435,14 @@ Test(pyroscope, user_label_in_the_name)
 	cr_assert_str_eq(n, "postgresql_alice.cpu{user=alice,env=prod,hostname=web01}");
 	free(n);
 }
+
+/* Each event under the profile type Pyroscope files it by: CPU samples as
+ * .cpu (process_cpu), off-CPU time as .block_duration (nanoseconds
+ * waited, unscaled), never a type its ingest refuses. */
+Test(pyroscope, type_by_event)
+{
+	cr_assert_str_eq(pyroscope__type_suffix("cpu-clock"), ".cpu");
+	cr_assert_str_eq(pyroscope__type_suffix("cycles"), ".cpu");
+	cr_assert_str_eq(pyroscope__type_suffix("off-cpu"), ".block_duration");
+	cr_assert_str_eq(pyroscope__type_suffix(NULL), ".cpu");
+}

@@ -207,6 +207,27 @@ Test(spool, names_sanitize_and_sort_by_time)
 	cr_assert_str_eq(a, "18446744073709551615-x.json.gz");
 }
 
+/* A window's other events: "<start>-<host>.<event>.json.gz", sorting
+ * beside the first event's, a spool name however long the host. */
+Test(spool, event_names_are_dump_names)
+{
+	struct spool *s = open_spool("sp", 0, 0);
+	char a[160], b[160], h[200];
+
+	spool__name_event(a, sizeof(a), 7, "web01", NULL);
+	cr_assert_str_eq(a, "00000000000000000007-web01.json.gz");
+	spool__name_event(b, sizeof(b), 7, "web01", "off-cpu");
+	cr_assert_str_eq(b, "00000000000000000007-web01.off-cpu.json.gz");
+	cr_assert_eq(spool__write(s, b, "x", 1), 0);
+	memset(h, 'h', 100);
+	h[100] = '\0';
+	spool__name_event(b, sizeof(b), 8, h, "off-cpu");
+	cr_assert_eq(strlen(b), 20 + 1 + 64 + strlen(".json.gz"), "%s", b);
+	cr_assert(strstr(b, "h.off-cpu.json.gz"), "%s", b);
+	cr_assert_eq(spool__write(s, b, "x", 1), 0, "a long host's name is still a spool name");
+	spool__close(s);
+}
+
 Test(spool, list_skips_everything_but_dumps)
 {
 	struct spool *s = open_spool("sp", 0, 0);
