@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ struct service {
 
 	struct window window;
 	struct cpu_budget budget;
+	bool budget_switch_warned; /* said once: off-cpu's switches cost more */
 	struct stats_line stats;
 };
 
@@ -75,12 +77,36 @@ static int make_sink(struct service *sv, const struct conf *c, struct sink **out
 	return sink_setup__new(c, abort_uploads, sv->up, out);
 }
 
+/* The switches a second off-cpu followed in the window (0 when it is not
+ * recorded). */
+static double off_cpu_switch_rate(struct service *sv, uint64_t wall_ns)
+{
+	size_t i;
+
+	for (i = 0; wall_ns && i < sampler__nwindows(sv->s); i++)
+		if (strcmp(sampler__window_event(sv->s, i), "off-cpu") == 0)
+			return (double)sampler__window_stats(sv->s, i)->off_cpu_switches * 1e9 /
+			       (double)wall_ns;
+	return 0;
+}
+
 /* The budget's verdict on the window that ended, applied to the sampler. */
 static void apply_budget(struct service *sv, uint64_t cpu_ns, uint64_t wall_ns)
 {
-	double used_bp = 0;
+	double used_bp = 0, switches;
 	unsigned next = cpu_budget__next_hz(&sv->budget, cpu_ns, wall_ns, &used_bp);
 
+	/* At 1 Hz and still over: off-cpu follows every switch of the host,
+	 * which no sample rate lowers. Said once, not hidden. */
+	if (next == 1 && sv->budget.hz == 1 && sv->conf.cpu_budget_bp &&
+	    used_bp > (double)sv->conf.cpu_budget_bp && !sv->budget_switch_warned &&
+	    (switches = off_cpu_switch_rate(sv, wall_ns)) > 0) {
+		log__warn("cpu_budget: sampling at 1 Hz still costs %.2f%% of a CPU (budget %.2f%%): "
+			  "off-cpu follows every one of the host's %.0f context switches a second, which "
+			  "no sample rate lowers; raise cpu_budget or take off-cpu out of events",
+			  used_bp / 100.0, (double)sv->conf.cpu_budget_bp / 100.0, switches);
+		sv->budget_switch_warned = true;
+	}
 	if (next == sv->budget.hz)
 		return;
 	if (sampler__set_frequency(sv->s, next) < 0) {
