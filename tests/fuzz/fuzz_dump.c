@@ -1,7 +1,7 @@
 /* Fuzz target: reading dumps handed to `upload`/`report`/the uploader
  * (export/dump_read.c): dump__parse on the input, and dump__read_file on it
  * as a file (gzip or plain, and its gzip form). Every string of a validated
- * dump is walked. */
+ * dump is walked, in every document of the file. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -49,6 +49,22 @@ static void walk(const struct dump *d)
 	}
 }
 
+/* Every document of the file (a recording of several events), and each
+ * one's own gzip form when there are several and it was asked for. */
+static void walk_all(const struct dump *d, int asked_gz)
+{
+	size_t n = 0;
+
+	for (; d; d = d->next, n++) {
+		FUZZ_CHECK(d->index == n);
+		FUZZ_CHECK(n < DUMP_MAX_DOCUMENTS);
+		walk(d);
+		if (d->doc_gz)
+			fuzz_touch(d->doc_gz, d->doc_gzlen);
+		FUZZ_CHECK(!d->doc_gz || asked_gz);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[256];
@@ -58,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(err, 'x', sizeof(err));
 	if (dump__parse((const char *)data, size, &d, err, sizeof(err)) == 0) {
-		walk(d);
+		walk_all(d, 0);
 		dump__delete(d);
 	} else {
 		FUZZ_CHECK(memchr(err, '\0', sizeof(err)) != NULL);
@@ -66,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(err, 'x', sizeof(err));
 	if (dump__read_file(fuzz_tmp_write(data, size), &d, (size & 1) ? &gz : NULL,
 			    (size & 1) ? &gzlen : NULL, err, sizeof(err)) == 0) {
-		walk(d);
+		walk_all(d, (size & 1) != 0);
 		dump__delete(d);
 		if (gz)
 			fuzz_touch(gz, gzlen);
