@@ -274,6 +274,17 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 	return 0;
 }
 
+/* A twin set of events into rings whose events already report mappings,
+ * names and forks: once is enough. */
+static void no_side_band(struct perf_event_attr *a)
+{
+	a->mmap = 0;
+	a->comm = 0;
+	a->task = 0;
+	perf_attr__clear_bit(a, ATTR_BIT_MMAP2);
+	perf_attr__clear_bit(a, ATTR_BIT_COMM_EXEC);
+}
+
 int perf_events__off_cpu_attr(const struct perf_features *f, const struct perf_event_attr *attr,
 			      unsigned hz, struct perf_event_attr *out)
 {
@@ -288,11 +299,7 @@ int perf_events__off_cpu_attr(const struct perf_features *f, const struct perf_e
 	a.sample_freq = hz;
 	/* its id read back where PERF_EVENT_IOC_ID (3.12) is missing */
 	a.read_format = PERF_FORMAT_ID;
-	a.mmap = 0;
-	a.comm = 0;
-	a.task = 0;
-	perf_attr__clear_bit(&a, ATTR_BIT_MMAP2);
-	perf_attr__clear_bit(&a, ATTR_BIT_COMM_EXEC);
+	no_side_band(&a);
 	if (!by_tracepoint(f))
 		perf_attr__set_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
 	*out = a;
@@ -322,11 +329,7 @@ int perf_events__sched_switch_attr(const struct perf_features *f, const struct p
 	}
 	/* a tracepoint fires in the kernel: excluding it would exclude all */
 	a.exclude_kernel = 0;
-	a.mmap = 0;
-	a.comm = 0;
-	a.task = 0;
-	perf_attr__clear_bit(&a, ATTR_BIT_MMAP2);
-	perf_attr__clear_bit(&a, ATTR_BIT_COMM_EXEC);
+	no_side_band(&a);
 	perf_attr__clear_bit(&a, ATTR_BIT_CONTEXT_SWITCH);
 	*out = a;
 	return 0;

@@ -139,9 +139,9 @@ void sampler__group_key(struct sampler *s, struct process *p, int tid, struct pr
 /* A sample not aggregated, counted in the window: a CPU sample as one of
  * the profile's dropped samples; an off-cpu stack, whose profile counts
  * nanoseconds, in the off-cpu counters. */
-static void drop_sample(struct sampler_window *w, bool off)
+static void drop_sample(const struct sampler *s, struct sampler_window *w)
 {
-	if (off)
+	if (w == s->off)
 		w->stats.off_cpu_dropped++;
 	else
 		profile__drop(w->profile, 1);
@@ -168,7 +168,7 @@ static void drop_unhandled(struct sampler *s, const struct perf_event_header *h)
 
 	if (s->off_events && perf_record__parse_sample(&s->layout, h, &smp) == 0)
 		w = window_of(s, &smp);
-	drop_sample(w, w == s->off);
+	drop_sample(s, w);
 }
 
 static void handle_sample(struct sampler *s, const struct perf_event_header *h)
@@ -185,7 +185,7 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	bool off;
 
 	if (perf_record__parse_sample(&s->layout, h, &smp) < 0) {
-		drop_sample(&s->win[0], s->off == &s->win[0]);
+		drop_sample(s, &s->win[0]);
 		return;
 	}
 	/* before 4.3, the tracepoint's: a switch, no stack */
@@ -213,12 +213,12 @@ static void handle_sample(struct sampler *s, const struct perf_event_header *h)
 	if (smp.pid == 0) {
 		st->idle++;
 		if (!off)
-			drop_sample(w, off);
+			drop_sample(s, w);
 		return;
 	}
 	p = proctable__get(s->procs, (int)smp.pid);
 	if (!p) {
-		drop_sample(w, off);
+		drop_sample(s, w);
 		return;
 	}
 	memset(&cc, 0, sizeof(cc));

@@ -9,13 +9,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "collector/offcpu.h"
 #include "collector/perf_events.h"
 #include "collector/perf_record.h"
 #include "collector/proctable.h"
-#include "collector/ring.h"
 #include "collector/sched_switch.h"
 #include "collector/sampler_state.h"
 #include "common/strtab.h"
@@ -40,32 +38,10 @@ int sampler_offcpu__new(struct sampler *s, struct sampler_window *w, struct samp
 
 static bool followed(const struct sampler *s, uint32_t pid, uint32_t tid);
 
-/* Each event's fds into the ring of its CPU. */
-static int redirect(struct sampler *s, struct perf_events *ev, struct sampler_error *e,
-		    const char *what)
-{
-	size_t i, j;
-
-	for (i = 0; i < perf_events__count(ev); i++) {
-		int fd = perf_events__fd(ev, i), cpu = perf_events__cpu(ev, i), rc;
-
-		for (j = 0; j < s->nrings && s->ring_cpu[j] != cpu; j++)
-			;
-		rc = j == s->nrings ? -ENODEV :
-		     ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring__fd(s->rings[j])) < 0 ? -errno : 0;
-		if (rc < 0) {
-			sampler__set_error(e, rc, cpu, perf_events__pid(ev, i), what);
-			return rc;
-		}
-	}
-	return 0;
-}
-
 int sampler_offcpu__open_tracepoint(struct sampler *s, const struct perf_event_attr *attr,
 				    struct sampler_error *e)
 {
 	struct perf_event_attr a;
-	struct perf_open_error oe;
 	int rc;
 
 	/* Per-thread events see a thread go out, never come back in: the
@@ -82,12 +58,8 @@ int sampler_offcpu__open_tracepoint(struct sampler *s, const struct perf_event_a
 		sampler__set_error(e, rc, -1, -1, "building the sched_switch tracepoint's attributes");
 		return rc;
 	}
-	rc = perf_events__open_like(&s->features, s->events, &a, &s->tp_events, &oe);
-	if (rc < 0) {
-		sampler__set_error(e, rc, oe.cpu, oe.pid, "opening the sched_switch tracepoint");
-		return rc;
-	}
-	return redirect(s, s->tp_events, e, "redirecting a tracepoint event into its CPU's ring");
+	return sampler__open_twin(s, &a, &s->tp_events, e,
+				  "opening the sched_switch tracepoint into the rings");
 }
 
 bool sampler_offcpu__is_tracepoint(const struct sampler *s, const struct perf_sample *smp)
@@ -129,7 +101,6 @@ int sampler_offcpu__open_twin(struct sampler *s, const struct perf_event_attr *a
 			      struct sampler_error *e)
 {
 	struct perf_event_attr a;
-	struct perf_open_error oe;
 	size_t n, i;
 	int rc;
 
@@ -138,18 +109,15 @@ int sampler_offcpu__open_twin(struct sampler *s, const struct perf_event_attr *a
 		sampler__set_error(e, rc, -1, -1, "off-cpu needs PERF_RECORD_SWITCH (Linux 4.3)");
 		return rc;
 	}
-	rc = perf_events__open_like(&s->features, s->events, &a, &s->off_events, &oe);
-	if (rc < 0) {
-		sampler__set_error(e, rc, oe.cpu, oe.pid, "opening the off-cpu events");
+	rc = sampler__open_twin(s, &a, &s->off_events, e, "opening the off-cpu events into the rings");
+	if (rc < 0)
 		return rc;
-	}
 	n = perf_events__count(s->off_events);
 	s->off_ids = calloc(n ? n : 1, sizeof(*s->off_ids));
 	if (!s->off_ids) {
 		sampler__set_error(e, -ENOMEM, -1, -1, "allocating the off-cpu events");
 		return -ENOMEM;
 	}
-	rc = redirect(s, s->off_events, e, "redirecting an off-cpu event into its CPU's ring");
 	for (i = 0; rc == 0 && i < n; i++)
 		if ((rc = perf_events__id(s->off_events, i, &s->off_ids[i])) < 0)
 			sampler__set_error(e, rc, perf_events__cpu(s->off_events, i),

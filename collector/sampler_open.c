@@ -90,30 +90,48 @@ static int map_rings(struct sampler *s, size_t pages, struct sampler_error *e)
 	return 0;
 }
 
+int sampler__open_twin(struct sampler *s, const struct perf_event_attr *attr, struct perf_events **out,
+		       struct sampler_error *e, const char *what)
+{
+	struct perf_open_error oe;
+	size_t i, j;
+	int rc;
+
+	rc = perf_events__open_like(&s->features, s->events, attr, out, &oe);
+	if (rc < 0) {
+		if (e)
+			sampler__set_error(e, rc, oe.cpu, oe.pid, what);
+		return rc;
+	}
+	for (i = 0; i < perf_events__count(*out); i++) {
+		int cpu = perf_events__cpu(*out, i);
+
+		for (j = 0; j < s->nrings && s->ring_cpu[j] != cpu; j++)
+			;
+		rc = j == s->nrings ? -ENODEV :
+		     ioctl(perf_events__fd(*out, i), PERF_EVENT_IOC_SET_OUTPUT, ring__fd(s->rings[j])) < 0
+			     ? -errno
+			     : 0;
+		if (rc < 0) {
+			if (e)
+				sampler__set_error(e, rc, cpu, perf_events__pid(*out, i), what);
+			perf_events__delete(*out);
+			*out = NULL;
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* The eager twin of the events, writing into the same rings: without it
  * (fds exhausted, a kernel refusing the redirect) samples are read in
  * batches only, as before, and runtime stacks are read later. */
 static void open_eager(struct sampler *s, const struct perf_event_attr *attr)
 {
 	struct perf_event_attr a;
-	size_t i, j;
 
 	perf_events__eager_attr(attr, &a);
-	if (perf_events__open_like(&s->features, s->events, &a, &s->eager_events, NULL) < 0)
-		return;
-	for (i = 0; i < perf_events__count(s->eager_events); i++) {
-		int cpu = perf_events__cpu(s->eager_events, i);
-
-		for (j = 0; j < s->nrings && s->ring_cpu[j] != cpu; j++)
-			;
-		if (j == s->nrings ||
-		    ioctl(perf_events__fd(s->eager_events, i), PERF_EVENT_IOC_SET_OUTPUT,
-			  ring__fd(s->rings[j])) < 0) {
-			perf_events__delete(s->eager_events);
-			s->eager_events = NULL;
-			return;
-		}
-	}
+	(void)sampler__open_twin(s, &a, &s->eager_events, NULL, "");
 }
 
 /* A process's image went: its JIT maps and runtime readers go with it. */

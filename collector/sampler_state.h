@@ -135,6 +135,12 @@ int sampler__wanted(const struct sampler *s, uint32_t pid);
 struct process;
 struct profile_key;
 void sampler__group_key(struct sampler *s, struct process *p, int tid, struct profile_key *key);
+/* The events of s->events once more with attr (a twin set: eager, or
+ * off-cpu's), each redirected into its CPU's ring (sampler_open.c).
+ * Returns 0, or -errno with *out NULL and e (when not NULL) saying what
+ * failed, as `what`. */
+int sampler__open_twin(struct sampler *s, const struct perf_event_attr *attr, struct perf_events **out,
+		       struct sampler_error *e, const char *what);
 /* Fills e (sampler_open.c). */
 void sampler__set_error(struct sampler_error *e, int err, int cpu, int pid, const char *what);
 
