@@ -131,7 +131,13 @@ Test(symbolizer, fallbacks_without_symbols)
 
 static void write_map(const char *text)
 {
-	FILE *f = fopen(map_path, "w");
+	FILE *f;
+
+	/* made anew, so that it is ours: a map another test left behind for a
+	 * process of another user, whose pid is ours now, would keep its
+	 * owner through a truncating open, and be refused as not ours */
+	(void)unlink(map_path);
+	f = fopen(map_path, "w");
 
 	cr_assert_not_null(f);
 	fputs(text, f);
