@@ -9,7 +9,8 @@
  * from the declarations as bindgen reproduces them (rbspy's ruby-structs:
  * 2.0.0-p648, 2.5.9, 2.6.10, 2.7.8, 3.0.7, 3.1.2, 3.2.2, 3.3.0), and for
  * 3.1 read back from Debian's ruby 3.1.2 running (the thread list, context,
- * frames, bodies, method entries and class names). Patch releases of a
+ * frames, bodies, method entries and class names). local_iseq's offsets
+ * were computed by compiling those bindings (offset_of!). Patch releases of a
  * minor version do not move these fields. The constants the frames carry
  * (VM_FRAME_MAGIC_*, VM_FRAME_FLAG_FINISH, VM_ENV_FLAG_LOCAL) are vm_core.h's:
  * 2.0's `flag` field (magic in the low byte, FINISH 0x200), 2.4+'s ep[0]
@@ -34,7 +35,7 @@
  * def, called_id, owner}, rb_method_definition_t {type:4 ..., body (cfunc:
  * {func, invoker, argc}), original_id}, rb_iseq_t {flags, wrapper, body},
  * rb_iseq_constant_body {type, iseq_size, iseq_encoded, ..., location
- * {pathobj 64, base_label 72, label 80, first_lineno 88}}. */
+ * {pathobj 64, base_label 72, label 80, first_lineno 88}, ..., local_iseq}. */
 #define SHARED_25 \
 	.ec_stack = 0, .ec_stack_size = 8, .ec_cfp = 16, /* rb_execution_context_t */ \
 	.cfp_pc = 0, .cfp_iseq = 16, .cfp_ep = 32, .cfp_flag = -1, .cfp_me = -1, \
@@ -43,14 +44,15 @@
 	.iseq_body = 16, .body_size = 4, .body_size_bytes = 4, .body_encoded = 8, \
 	.body_path = 64, .body_base_label = 72, .body_label = 80, .body_first_lineno = 88, \
 	.me_def = 16, .me_called_id = 24, .me_owner = 32, \
-	.def_type_bits = true, .def_original_id = 32, .def_cfunc_func = 8, \
+	.def_type_bits = true, .def_original_id = 32, .def_body = 8, \
 	.symbols_ids = 16 /* rb_symbols_t {last_id, str_sym, ids, dsymbol_fstr_hash} */
 
-/* A line table of 2.6 to 3.1: its place in the body, and its entries. */
+/* A line table of 2.6 to 3.1: its place in the body, and its entries;
+ * then local_table 152, catch_table 160, parent_iseq 168, local_iseq 176. */
 #define LINES_26(entry_bytes) \
 	.lines = RUBY_LINES_SUCCINCT, .lines_entries = 120, .lines_positions = 128, \
 	.lines_count = 136, .lines_count_bytes = 4, .lines_succ = 144, .entry_size = (entry_bytes), \
-	.entry_line = 0, .body_head = 152, .first_lineno_bytes = 8
+	.entry_line = 0, .body_local_iseq = 176, .body_head = 184, .first_lineno_bytes = 8
 
 /* Strings with their embedded length in their flags, arrays with theirs in
  * 2 bits, class names in the class's iv_tbl: 2.5 to 3.1. */
@@ -77,12 +79,12 @@
 
 /* 3.2 and 3.3: the body's line table 8 bytes earlier (first_lineno an
  * int): insns_info {body 112, positions 120, size 128, succ_index_table
- * 136}; strings keep their length as a field (variable width
- * allocation), arrays theirs in 7 bits of their flags. */
+ * 136}, and so local_iseq at 168; strings keep their length as a field
+ * (variable width allocation), arrays theirs in 7 bits of their flags. */
 #define LINES_32 \
 	.lines = RUBY_LINES_SUCCINCT, .lines_entries = 112, .lines_positions = 120, \
 	.lines_count = 128, .lines_count_bytes = 4, .lines_succ = 136, .entry_size = 12, \
-	.entry_line = 0, .body_head = 144, .first_lineno_bytes = 4, \
+	.entry_line = 0, .body_local_iseq = 168, .body_head = 176, .first_lineno_bytes = 4, \
 	.strings = RUBY_STR_LEN_FIELD, .array_embed_len_mask = 0x7f
 
 static const struct ruby_layout layouts[] = {
@@ -106,13 +108,14 @@ static const struct ruby_layout layouts[] = {
 		 * line_info_table 88, line_info_size 96} */
 		.iseq_body = -1, .body_size = 64, .body_size_bytes = 8, .body_encoded = 56,
 		.body_path = 8, .path_is_string = true, .body_base_label = 24, .body_label = 32,
-		.body_first_lineno = 40, .first_lineno_bytes = 8, .body_head = 104,
+		.body_first_lineno = 40, .first_lineno_bytes = 8,
+		.body_local_iseq = 248, .body_head = 256, /* ..., parent_iseq 240, local_iseq 248 */
 		.lines = RUBY_LINES_POSITIONED, .lines_entries = 88, .lines_count = 96,
 		.lines_count_bytes = 8, .entry_size = 8, .entry_line = 4, .entry_position = 0,
 		/* rb_method_entry_t {flag, mark, def 8, called_id 16, klass 24};
 		 * rb_method_definition_t {type 0, original_id 8, body 16} */
 		.me_def = 8, .me_called_id = 16, .me_owner = 24,
-		.def_type_bits = false, .def_original_id = 8, .def_cfunc_func = 16,
+		.def_type_bits = false, .def_original_id = 8, .def_body = 16,
 		.strings = RUBY_STR_LEN_IN_FLAGS, .array_embed_len_mask = 3,
 		.class_names = RUBY_CLASS_NAMES_NONE, .symbols_ids = 0,
 	},
@@ -129,7 +132,7 @@ static const struct ruby_layout layouts[] = {
 		/* insns_info 112 ({position, line_no, events}: 12), insns_info_size 200 */
 		.lines = RUBY_LINES_POSITIONED, .lines_entries = 112, .lines_count = 200,
 		.lines_count_bytes = 4, .entry_size = 12, .entry_line = 4, .entry_position = 0,
-		.body_head = 208,
+		.body_local_iseq = 144, .body_head = 208, /* local_table 120, catch_table, parent_iseq, local_iseq */
 		OBJECTS_25,
 	},
 	/* 2.6 and 2.7: frames gain __bp__; line tables become {line_no,

@@ -75,6 +75,7 @@ struct ruby_layout {
 	bool path_is_string;        /* 2.0: always a String */
 	uint32_t body_base_label, body_label, body_first_lineno;
 	uint8_t first_lineno_bytes; /* 8 (2.x-3.1), 4 (3.2+): compared, not used */
+	uint32_t body_local_iseq;   /* local_iseq: the method a block is in */
 	uint32_t body_head;         /* bytes of a body read: all of the above */
 	int lines;                  /* enum ruby_lines */
 	uint32_t lines_entries, lines_count, lines_positions, lines_succ;
@@ -84,7 +85,8 @@ struct ruby_layout {
 	/* method entries (rb_method_entry_t, rb_method_definition_t) */
 	uint32_t me_def, me_called_id, me_owner;
 	bool def_type_bits;         /* 2.5+: the type is 4 bits of a bitfield */
-	uint32_t def_original_id, def_cfunc_func;
+	uint32_t def_original_id;
+	uint32_t def_body;          /* the body union: cfunc.func, iseq.iseqptr, bmethod.proc */
 
 	/* objects */
 	int strings;                /* enum ruby_strings */
@@ -111,6 +113,7 @@ int ruby_layout__parse_version(const char *s, unsigned *major, unsigned *minor);
 #define RUBY_T_MODULE 0x03u
 #define RUBY_T_STRING 0x05u
 #define RUBY_T_ARRAY 0x07u
+#define RUBY_T_DATA 0x0cu
 #define RUBY_T_IMEMO 0x1au
 #define RUBY_T_ICLASS 0x1cu
 #define RUBY_FL_SINGLETON (1u << 12)  /* FL_USER0 */
@@ -123,7 +126,11 @@ int ruby_layout__parse_version(const char *s, unsigned *major, unsigned *minor);
 #define RUBY_IMEMO_ISEQ 7u
 /* imemo type: (flags >> FL_USHIFT) & IMEMO_MASK */
 #define RUBY_IMEMO_TYPE(flags) (((flags) >> 12) & 0x0fu)
-/* VM_METHOD_TYPE_CFUNC */
+/* enum rb_method_type_t: VM_METHOD_TYPE_ISEQ, _CFUNC, _BMETHOD */
+#define RUBY_METHOD_ISEQ 0u
 #define RUBY_METHOD_CFUNC 1u
+#define RUBY_METHOD_BMETHOD 4u
+/* struct RTypedData {basic, type, typed_flag, data}: where data is */
+#define RUBY_TYPED_DATA_PTR 32u
 
 #endif

@@ -40,6 +40,7 @@
 struct iseq_entry {
 	uint64_t addr, body;
 	uint64_t label, base, path, first_lineno, encoded;
+	uint64_t local; /* local_iseq: the method's own sequence (itself for one) */
 	uint32_t size;
 	char *label_s, *base_s, *file_s;
 	/* its line table, read at the first frame named with a line */
@@ -57,6 +58,7 @@ struct me_entry {
 	uint64_t def, called_id, owner, defined_class; /* what identifies it */
 	bool cfunc;
 	uint64_t func;  /* the C function of a C method */
+	uint64_t iseq;  /* the sequence a Ruby method (or define_method's block) runs */
 	char *qual;     /* "Class#" or "Class.", NULL when the class is not known */
 	char *method;   /* a C method's name, NULL when not known */
 };
@@ -164,12 +166,30 @@ void ruby_names__delete(struct ruby_names *n)
 
 /* --- method entries ---------------------------------------------------- */
 
+/* The sequence of the block a Proc object was made from (2.5+: a typed
+ * data object whose rb_proc_t starts with the block's captured {self,
+ * code.iseq, ep}); 0 when it is not one. */
+static uint64_t proc_iseq(struct ruby *r, uint64_t proc)
+{
+	uint8_t obj[RUBY_TYPED_DATA_PTR + 8], block[16];
+	uint64_t data;
+
+	if (!ruby_state__plausible(proc) || memsource__read(&r->mem, proc, obj, sizeof(obj)) != 0 ||
+	    (ruby_state__u64_at(obj, 0) & RUBY_T_MASK) != RUBY_T_DATA)
+		return 0;
+	data = ruby_state__u64_at(obj, RUBY_TYPED_DATA_PTR);
+	if (!ruby_state__plausible(data) || memsource__read(&r->mem, data, block, sizeof(block)) != 0)
+		return 0;
+	return ruby_state__u64_at(block, 8);
+}
+
 /* Reads and names a method entry new to the cache from its head. */
 static int new_me(struct ruby *r, uint64_t addr, const uint8_t *head, struct me_entry *e)
 {
 	const struct ruby_layout *l = &r->l;
 	uint8_t def[48];
 	const char *method;
+	uint32_t type;
 
 	memset(e, 0, sizeof(*e));
 	e->addr = addr;
@@ -181,10 +201,14 @@ static int new_me(struct ruby *r, uint64_t addr, const uint8_t *head, struct me_
 		return -EFAULT;
 	/* rb_method_definition_t: type in the low 4 bits of a bitfield (2.4+),
 	 * an enum of its own (2.0) */
-	e->cfunc = (l->def_type_bits ? ruby_state__u32_at(def, 0) & 0xf : ruby_state__u32_at(def, 0)) ==
-		   RUBY_METHOD_CFUNC;
+	type = l->def_type_bits ? ruby_state__u32_at(def, 0) & 0xf : ruby_state__u32_at(def, 0);
+	e->cfunc = type == RUBY_METHOD_CFUNC;
+	if (type == RUBY_METHOD_ISEQ)
+		e->iseq = ruby_state__u64_at(def, l->def_body);
+	else if (type == RUBY_METHOD_BMETHOD && l->flag_local)
+		e->iseq = proc_iseq(r, ruby_state__u64_at(def, l->def_body));
 	if (e->cfunc) {
-		e->func = ruby_state__u64_at(def, l->def_cfunc_func);
+		e->func = ruby_state__u64_at(def, l->def_body);
 		method = ruby_objects__id_name(r, ruby_state__u64_at(def, l->def_original_id));
 		if (!method)
 			method = ruby_objects__id_name(r, e->called_id);
@@ -249,6 +273,7 @@ static bool same_iseq(const struct ruby *r, const struct iseq_entry *e, uint64_t
 	       e->path == ruby_state__u64_at(b, l->body_path) &&
 	       e->first_lineno == word_at(b, l->body_first_lineno, l->first_lineno_bytes) &&
 	       e->encoded == ruby_state__u64_at(b, l->body_encoded) &&
+	       e->local == ruby_state__u64_at(b, l->body_local_iseq) &&
 	       e->size == (uint32_t)word_at(b, l->body_size, l->body_size_bytes);
 }
 
@@ -268,6 +293,7 @@ static int new_iseq(struct ruby *r, uint64_t addr, uint64_t body, const uint8_t 
 	e->path = ruby_state__u64_at(b, l->body_path);
 	e->first_lineno = word_at(b, l->body_first_lineno, l->first_lineno_bytes);
 	e->encoded = ruby_state__u64_at(b, l->body_encoded);
+	e->local = ruby_state__u64_at(b, l->body_local_iseq);
 	e->size = (uint32_t)size;
 	e->lines_at = ruby_state__u64_at(b, l->lines_entries);
 	e->nlines = word_at(b, l->lines_count, l->lines_count_bytes);
@@ -465,6 +491,20 @@ static uint32_t frame_name(struct ruby *r, struct iseq_entry *e, struct me_entry
 
 /* --- a sample's frames ------------------------------------------------- */
 
+/* Whether method entry me is that of the frame running e. From 2.4 a
+ * frame's method entry is in its environment, read after the frames: a
+ * call that returned in between leaves its place to the next call at that
+ * depth, whose entry the read finds. A method's entry runs the sequence
+ * the frame's code belongs to: the frame's own, or the method a block,
+ * rescue or eval is in; define_method's block is its entry's own. A block
+ * inside define_method's block is not told apart: its class is not shown. */
+static bool runs(const struct ruby *r, const struct iseq_entry *e, const struct me_entry *me)
+{
+	if (!r->l.flag_local)
+		return true; /* 2.0: the frame holds its entry, read with it */
+	return me->iseq && (me->iseq == e->local || me->iseq == e->addr);
+}
+
 uint64_t ruby_names__known_body(struct ruby *r, uint64_t iseq)
 {
 	struct ruby_names *n = r->codes;
@@ -496,6 +536,8 @@ int ruby_names__name(struct ruby *r, struct ruby_raw_frame *raw, size_t nf, stru
 			me = method_entry(r, rd->me, rd->me_head);
 		if (f->kind == RUBY_FRAME_ISEQ && rd->body &&
 		    (e = iseq_entry(r, f->iseq, rd->body, rd->body_head)) != NULL) {
+			if (me && !runs(r, e, me))
+				me = NULL;
 			o->code = e->encoded;
 			o->code_end = e->encoded + 8ull * e->size;
 			o->name = frame_name(r, e, me, f->pc);

@@ -167,8 +167,20 @@ static inline uint64_t rb_method_entry(struct ruby_image *im, int i, uint64_t ow
 		rb_put64(im, o + 8, owner); /* defined_class */
 	rb_put32(im, d, func ? RUBY_METHOD_CFUNC : 0);
 	rb_put64(im, d + l->def_original_id, RB_ID(serial));
-	rb_put64(im, d + l->def_cfunc_func, func);
+	rb_put64(im, d + l->def_body, func);
 	return rb_at(o);
+}
+
+/* Method entry me runs instruction sequence is (a Ruby method's). */
+static inline void rb_method_runs(struct ruby_image *im, int me, int is)
+{
+	rb_put64(im, O_DEFS + 0x40u * (uint32_t)me + im->l->def_body, im->iseq[is]);
+}
+
+/* Instruction sequence `is` is a block, rescue or eval in method `in`. */
+static inline void rb_iseq_in(struct ruby_image *im, int is, int in)
+{
+	rb_put64(im, rb_off(im->body[is]) + im->l->body_local_iseq, im->iseq[in]);
 }
 
 /* Instruction sequence i labelled label (base label base), of 32
@@ -194,6 +206,7 @@ static inline void rb_iseq(struct ruby_image *im, int i, const char *label, cons
 	rb_put64(im, body + l->body_base_label, rb_string(im, base));
 	rb_put64(im, body + l->body_path, rb_string(im, "/srv/app/lib/app.rb"));
 	rb_put32(im, body + l->body_first_lineno, 10);
+	rb_put64(im, body + l->body_local_iseq, im->iseq[i]); /* a method's own */
 	/* four entries, at positions 0, 8, 16, 24 */
 	rb_put64(im, body + l->lines_entries, rb_at(lines));
 	if (l->lines_count_bytes == 4)
@@ -310,6 +323,10 @@ static inline void rb_build(struct ruby_image *im, unsigned major, unsigned mino
 	rb_iseq(im, IS_SPIN, "spin", "spin");
 	rb_iseq(im, IS_BLOCK, "block in spin", "spin");
 	rb_iseq(im, IS_OTHER, "other", "other");
+	rb_iseq_in(im, IS_BLOCK, IS_SPIN);
+	rb_method_runs(im, ME_OUTER, IS_OUTER);
+	rb_method_runs(im, ME_RUN, IS_RUN);
+	rb_method_runs(im, ME_SPIN, IS_SPIN);
 	if (l->cfp_flag >= 0) {
 		method = 0x11;
 		block = 0x21;

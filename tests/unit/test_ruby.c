@@ -135,6 +135,59 @@ Test(ruby, environments_read_later_leave_the_first_reads_alone)
 	free(im);
 }
 
+/* From 2.4 a frame's method entry is in its environment, read after the
+ * frames: a call that returned in between leaves its place to the next,
+ * whose entry is not the frame's. An entry is the frame's only when it
+ * runs the frame's sequence, or the method its block is in; else the frame
+ * is named without a class. define_method's entries run their block. */
+static void check_entries_match_their_frames(unsigned major, unsigned minor)
+{
+	struct ruby_image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct ruby_stack *st = malloc(sizeof(*st));
+	const uint32_t proc = 0x1f00, data = 0x1f40, spin_def = O_DEFS + 0x40u * ME_SPIN;
+	struct ruby *r;
+
+	rb_build(im, major, minor);
+	/* run's environment now holds outer's entry */
+	rb_put64(im, rb_off(im->ep[3]) - 16, rb_at(O_MES + 0x40u * ME_OUTER));
+	r = open_image(im, t, false);
+	cr_assert_eq(ruby__read_stack(r, RB_TID, 1, st), 0);
+	cr_assert_eq(st->n, 6);
+	cr_assert_str_eq(name(t, &st->f[3]), "run (app.rb)_[rb]", "%u.%u: %s", major, minor, name(t, &st->f[3]));
+	cr_assert_str_eq(name(t, &st->f[4]), "Object#outer (app.rb)_[rb]");
+	cr_assert_str_eq(name(t, &st->f[0]), "block in Other.spin (app.rb)_[rb]");
+	/* the block is one of run's: spin's entry is not its method's */
+	rb_iseq_in(im, IS_BLOCK, IS_RUN);
+	cr_assert_eq(ruby__read_stack(r, RB_TID, 2, st), 0);
+	cr_assert_str_eq(name(t, &st->f[0]), "block in spin (app.rb)_[rb]");
+	cr_assert_str_eq(name(t, &st->f[2]), "Other.spin (app.rb)_[rb]");
+	ruby__delete(r);
+	/* spin defined by define_method: a Proc (typed data) whose block runs
+	 * spin's sequence, then another's */
+	rb_put32(im, spin_def, RUBY_METHOD_BMETHOD);
+	rb_put64(im, spin_def + im->l->def_body, rb_at(proc));
+	rb_put64(im, proc, RUBY_T_DATA);
+	rb_put64(im, proc + RUBY_TYPED_DATA_PTR, rb_at(data));
+	rb_put64(im, data + 8, im->iseq[IS_SPIN]);
+	r = open_image(im, t, false);
+	cr_assert_eq(ruby__read_stack(r, RB_TID, 3, st), 0);
+	cr_assert_str_eq(name(t, &st->f[2]), "Other.spin (app.rb)_[rb]");
+	ruby__delete(r);
+	rb_put64(im, data + 8, im->iseq[IS_OTHER]);
+	r = open_image(im, t, false);
+	cr_assert_eq(ruby__read_stack(r, RB_TID, 4, st), 0);
+	cr_assert_str_eq(name(t, &st->f[2]), "spin (app.rb)_[rb]");
+	ruby__delete(r);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+Test(ruby, method_entries_read_after_their_frame_left_are_not_shown_25) { check_entries_match_their_frames(2, 5); }
+Test(ruby, method_entries_read_after_their_frame_left_are_not_shown_31) { check_entries_match_their_frames(3, 1); }
+Test(ruby, method_entries_read_after_their_frame_left_are_not_shown_33) { check_entries_match_their_frames(3, 3); }
+
 /* A thread whose context has no stack yet (being created) runs no Ruby,
  * and one whose native thread now runs another TID (3.2+ M:N) is not it. */
 Test(ruby, threads_without_a_stack_or_another_tid_are_not_read)
