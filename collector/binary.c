@@ -21,6 +21,7 @@
 #include "common/u64map.h"
 #include "common/userfile.h"
 #include "profile/frame_name.h"
+#include "profile/mappings.h"
 #include "symbolize/loadbudget.h"
 #include "symbolize/symindex.h"
 #include "unwind/cfi.h"
@@ -85,6 +86,7 @@ struct binaries {
 	bool self_known;
 	struct binary **all;
 	size_t n, cap;
+	struct mappings *mappings; /* every binary indexed, for dumps */
 };
 
 static uint64_t id_hash(uint64_t dev, uint64_t ino)
@@ -102,9 +104,12 @@ struct binaries *binaries__new(struct strtab *names)
 	bs->names = names;
 	bs->detail = NAME_DETAIL_DEFAULT;
 	bs->by_id = u64map__new(256);
+	bs->mappings = mappings__new();
 	bs->self_known = stat("/proc/self/ns/mnt", &bs->self_mnt) == 0 &&
 			 stat("/proc/self/root", &bs->self_root) == 0;
-	if (!bs->by_id) {
+	if (!bs->by_id || !bs->mappings) {
+		u64map__delete(bs->by_id);
+		mappings__delete(bs->mappings);
 		free(bs);
 		return NULL;
 	}
@@ -172,10 +177,12 @@ void binaries__delete(struct binaries *bs)
 		binary_delete(bs->all[i]);
 	free(bs->all);
 	u64map__delete(bs->by_id);
+	mappings__delete(bs->mappings);
 	free(bs);
 }
 
 size_t binaries__count(const struct binaries *bs) { return bs->n; }
+const struct mappings *binaries__mappings(const struct binaries *bs) { return bs->mappings; }
 
 static struct binary *find(const struct binaries *bs, uint64_t dev, uint64_t ino)
 {
@@ -510,10 +517,17 @@ struct symindex *binary__symindex(struct binary *b)
 		 * where distributions put it. */
 		fd = b->fd >= 0 ? fcntl(b->fd, F_DUPFD_CLOEXEC, 0) : -1;
 		if (symindex__new_budgeted(fd, b->path, b->module, b->names, b->cache, b->owner->budget,
-					   &b->sym) < 0)
+					   &b->sym) < 0) {
 			b->sym = NULL;
-		else
+		} else {
+			const unsigned char *id = NULL;
+			size_t len = symindex__build_id(b->sym, &id);
+
 			symindex__set_name_detail(b->sym, b->owner->detail);
+			/* best effort: a binary past the table's bound keeps its
+			 * frames, unnamed afterwards as they were before */
+			(void)mappings__add_bytes(b->owner->mappings, b->module, b->path, id, len);
+		}
 		b->owner->load_cpu_ns += selfusage__thread_cpu_ns() - t0;
 	}
 	return b->sym;

@@ -54,6 +54,10 @@ void binaries__set_name_detail(struct binaries *bs, enum name_detail detail);
 int binaries__get(struct binaries *bs, int pid, const char *path, uint64_t dev, uint64_t ino,
 		  uint64_t map_start, uint64_t map_end, struct binary **out);
 size_t binaries__count(const struct binaries *bs);
+/* Every binary whose symbols were indexed: module name, path and build
+ * ID, for the dumps' mappings (profile/mappings.h). */
+struct mappings;
+const struct mappings *binaries__mappings(const struct binaries *bs);
 /* Another reference to b / one reference less (b may be freed by the next
  * binaries__trim once unused for its grace period). */
 void binaries__ref(struct binary *b);

@@ -326,6 +326,7 @@ static int make_model(struct sampler *s, int with_kernel)
 		s->win[i].profile = profile__new(s->names);
 		if (!s->win[i].profile)
 			return -ENOMEM;
+		profile__meta(s->win[i].profile)->mappings = binaries__mappings(s->bins);
 		s->nwin++;
 	}
 	/* user frames with what was inlined at them, the language frames of

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "profile/mappings.h"
 #include "profile/profile.h"
 #include "common/parse.h"
 #include "common/strtab.h"
@@ -39,6 +40,7 @@ struct dump_merge {
 	int by_thread;
 	const char *unit; /* of the dumps merged (borrowed from the meta's
 	                     table of units); NULL before the first */
+	struct mappings *mappings; /* the used dumps' binaries, p's meta's */
 };
 
 static int distinct_init(struct distinct *d)
@@ -101,7 +103,8 @@ struct dump_merge *dump_merge__new(struct strtab *names, const struct dump_merge
 	m->f = *filter;
 	m->p = profile__new(names);
 	m->label_names = strtab__new();
-	if (!m->p || !m->label_names || distinct_init(&m->hosts) < 0 ||
+	m->mappings = mappings__new();
+	if (!m->p || !m->label_names || !m->mappings || distinct_init(&m->hosts) < 0 ||
 	    distinct_init(&m->kernels) < 0 || distinct_init(&m->arches) < 0 ||
 	    distinct_init(&m->events) < 0) {
 		dump_merge__delete(m);
@@ -111,6 +114,7 @@ struct dump_merge *dump_merge__new(struct strtab *names, const struct dump_merge
 	 * bound itself; here memory is the only bound. */
 	profile__set_max_stacks(m->p, SIZE_MAX);
 	profile__set_max_frames(m->p, SIZE_MAX);
+	profile__meta(m->p)->mappings = m->mappings;
 	return m;
 }
 
@@ -140,6 +144,7 @@ void dump_merge__delete(struct dump_merge *m)
 	distinct_free(&m->events);
 	free(m->frames);
 	free_globals(m);
+	mappings__delete(m->mappings);
 	free(m);
 }
 
@@ -503,6 +508,13 @@ int dump_merge__add(struct dump_merge *m, const struct dump *d)
 	if (used == d->nprofiles)
 		profile__drop(m->p, sat_mul(d->dropped, scale));
 	m->info.profiles_left_out += d->nprofiles - used;
+	for (i = 0; i < mappings__count(d->mappings); i++) {
+		const struct mapping *e = mappings__at(d->mappings, i);
+
+		rc = mappings__add(m->mappings, e->module, e->path, *e->build_id ? e->build_id : NULL);
+		if (rc == -ENOMEM)
+			return rc; /* past MAPPINGS_MAX: those frames stay unnamed */
+	}
 	return note_used_dump(m, d);
 }
 

@@ -19,6 +19,7 @@
 #include "common/fileio.h"
 #include "export/dump_read.h"
 #include "export/gzip.h"
+#include "profile/mappings.h"
 
 #define SCHEMA "smolder.profile/v1"
 #define MAX_PROFILES 100000u
@@ -42,6 +43,7 @@ struct dump_impl {
 	struct dump_label *labels;   /* global labels, then every profile's */
 	struct dump_profile *profiles;
 	struct dump_stack *stacks;   /* every profile's, back to back */
+	struct mappings *mappings;   /* d.mappings, owned; NULL: none listed */
 };
 
 struct ctx {
@@ -671,11 +673,51 @@ out_set:
 
 /* One document of buf (whitespace before it skipped by the caller); *used
  * is how many bytes it took. */
+/* "mappings" (optional: dumps before it have none): the binaries the
+ * unnamed frames are in, each {module, path, build_id}. */
+static int parse_mappings(struct ctx *c, json_t *root, struct dump_impl *di)
+{
+	static const char *const keys[] = {"module", "path", "build_id", NULL};
+	json_t *arr = json_object_get(root, "mappings"), *e;
+	char path[PATH_LEN];
+	size_t i;
+	int rc;
+
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return fail(c, "mappings: not an array");
+	if (json_array_size(arr) > MAPPINGS_MAX)
+		return fail(c, "mappings: more than %u", MAPPINGS_MAX);
+	di->mappings = mappings__new();
+	if (!di->mappings)
+		return -ENOMEM;
+	json_array_foreach(arr, i, e) {
+		const char *module, *file, *id;
+
+		path_index(path, sizeof(path), "", "mappings", i);
+		if (!json_is_object(e))
+			return fail(c, "%s: not an object", path);
+		if ((rc = closed(c, e, path, keys)) || (rc = get_string(c, e, path, "module", &module)) ||
+		    (rc = get_string(c, e, path, "path", &file)) || (rc = get_string(c, e, path, "build_id", &id)) ||
+		    (rc = no_controls(c, module, strlen(module), path)) ||
+		    (rc = no_controls(c, file, strlen(file), path)))
+			return rc;
+		rc = mappings__add(di->mappings, module, file, *id ? id : NULL);
+		if (rc == -EINVAL)
+			return fail(c, "%s: an empty module, or a build_id that is not lowercase hex", path);
+		if (rc < 0)
+			return rc;
+	}
+	di->d.mappings = di->mappings;
+	return 0;
+}
+
 static int parse_document(struct ctx *c0, const char *buf, size_t len, size_t *used,
 			  struct dump **out)
 {
 	static const char *const root_keys[] = {"schema", "agent", "host", "window", "event",
-						"labels", "profiles", "stats", NULL};
+						"labels", "profiles", "mappings", "stats", NULL};
 	struct ctx *c = c0;
 	struct dump_impl *di;
 	json_error_t jerr;
@@ -728,7 +770,7 @@ static int parse_document(struct ctx *c0, const char *buf, size_t len, size_t *u
 	}
 	di->d.labels = di->labels;
 	if ((rc = parse_labels(c, labels, "labels", di->labels, &di->d.nlabels)) ||
-	    (rc = parse_profiles(c, root, di, dropped)))
+	    (rc = parse_profiles(c, root, di, dropped)) || (rc = parse_mappings(c, root, di)))
 		goto out_free;
 	di->d.dropped = dropped;
 	*out = &di->d;
@@ -809,6 +851,7 @@ static void delete_one(struct dump_impl *di)
 	free(di->labels);
 	free(di->profiles);
 	free(di->stacks);
+	mappings__delete(di->mappings);
 	json_decref(di->root);
 	free(di);
 }

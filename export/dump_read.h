@@ -58,6 +58,9 @@ struct dump {
 	uint64_t total_samples;         /* stats.samples */
 	uint64_t dropped;               /* stats.dropped */
 	struct agent_stats stats;       /* the agent's counters (absent ones 0) */
+	/* the binaries its unnamed frames are in (profile/mappings.h); NULL
+	 * when the document lists none */
+	const struct mappings *mappings;
 };
 
 /* Parses and validates the JSON text buf[0..len): one document, or

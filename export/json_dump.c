@@ -10,8 +10,10 @@
 
 #include "common/strtab.h"
 #include "profile/agent_stats.h"
+#include "profile/mappings.h"
 #include "profile/profile.h"
 #include "export/collapsed.h"
+#include "export/dump_mappings.h"
 #include "export/json_dump.h"
 
 #ifndef SMOLDER_VERSION
@@ -250,6 +252,44 @@ out_nomem:
 	return NULL;
 }
 
+/* "mappings": the binaries the window's unnamed frames are in, in the
+ * order the recording met them; absent when there are none. */
+static int add_mappings(json_t *root, const struct profile *p)
+{
+	const struct mappings *m = profile__meta_const(p)->mappings;
+	size_t i, n = mappings__count(m);
+	json_t *arr = NULL;
+	bool *used;
+	long nused;
+
+	if (!n)
+		return 0;
+	used = calloc(n, sizeof(*used));
+	if (!used)
+		return -ENOMEM;
+	nused = dump_mappings__used(p, used);
+	if (nused > 0)
+		arr = json_array();
+	for (i = 0; arr && i < n; i++) {
+		const struct mapping *e = mappings__at(m, i);
+		json_t *o;
+
+		if (!used[i])
+			continue;
+		o = json_object();
+		if (!o || json_array_append_new(arr, o) < 0 || set(o, "module", jstr(e->module)) < 0 ||
+		    set(o, "path", jstr(e->path)) < 0 || set(o, "build_id", jstr(e->build_id)) < 0) {
+			json_decref(arr);
+			arr = NULL;
+			nused = -ENOMEM;
+		}
+	}
+	free(used);
+	if (nused < 0)
+		return (int)nused;
+	return arr ? set(root, "mappings", arr) : 0;
+}
+
 /* Like set(), but o may be NULL from a failed json_object(). */
 static int add_obj(json_t *root, const char *k, json_t *o)
 {
@@ -428,6 +468,8 @@ static json_t *build(const struct profile *p, const struct agent_stats *agent)
 		goto out_nomem_o;
 	}
 	profiles = NULL;
+	if (add_mappings(root, p) < 0)
+		goto out_nomem_o;
 	if (add_obj(root, "stats", build_stats(p, agent)) < 0)
 		goto out_nomem_o;
 

@@ -6,6 +6,7 @@ noinst_LIBRARIES += export/libexport.a
 export_libexport_a_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ZLIB_CFLAGS)
 export_libexport_a_SOURCES = \
 	export/json_dump.c export/json_dump.h \
+	export/dump_mappings.c export/dump_mappings.h \
 	export/collapsed.c export/collapsed.h \
 	export/top.c export/top.h \
 	export/encode.c export/encode.h \

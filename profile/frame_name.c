@@ -161,6 +161,39 @@ static size_t module_offset_prefix(const char *s, size_t len)
 	return 0;
 }
 
+/* " (FILE)" or " (FILE:LINE)" ending the len bytes of name: sets the
+ * parts' func_len, file and line. FILE holds no parenthesis, so a C++
+ * name's own "(...)" (operator(), void (int)) is never taken for one. */
+static void place_of(const char *name, size_t len, struct frame_parts *out)
+{
+	size_t open, i, colon = 0;
+	unsigned line = 0;
+
+	out->func_len = len;
+	if (len < 4 || name[len - 1] != ')')
+		return;
+	for (open = len - 1; open > 0 && name[open - 1] != '('; open--)
+		if (name[open - 1] == ')')
+			return;
+	if (open < 2 || name[open - 2] != ' ' || open == len - 1)
+		return;
+	for (i = open; i < len - 1; i++)
+		if (name[i] == ':')
+			colon = i;
+	if (colon && colon + 1 < len - 1) {
+		for (i = colon + 1; i < len - 1 && name[i] >= '0' && name[i] <= '9' && line < 100000000u; i++)
+			line = line * 10 + (unsigned)(name[i] - '0');
+		if (i != len - 1)
+			colon = 0, line = 0;
+	} else {
+		colon = 0;
+	}
+	out->func_len = open - 2;
+	out->file = name + open;
+	out->file_len = (colon ? colon : len - 1) - open;
+	out->line = line;
+}
+
 void frame_name__parse(const char *s, struct frame_parts *out)
 {
 	size_t len = s ? strlen(s) : 0, mod;
@@ -208,4 +241,8 @@ void frame_name__parse(const char *s, struct frame_parts *out)
 		out->module = s + 1;
 		out->module_len = len - 2;
 	}
+	out->func_len = out->name_len;
+	if (out->kind == FRAME_FUNCTION || out->kind == FRAME_INLINED || out->kind == FRAME_JIT ||
+	    out->kind == FRAME_INTERPRETED)
+		place_of(out->name, out->name_len, out);
 }

@@ -8,6 +8,9 @@
  *
  *   NAME_[k]        kernel function          [kernel]_[k], [kernel]: kernel code unnamed
  *   NAME_[i]        inlined into the frame below it
+ *   NAME (FILE:LINE) any function's name may end in where it runs: its
+ *                   file, and the line with --lines (the leaf's line,
+ *                   a caller's call)
  *   NAME_[j]        JIT code (perf map, jitdump, a JVM's compiled code)
  *   NAME_[0]        a method a bytecode interpreter runs (HotSpot)
  *   NAME_[py]       a Python function CPython runs: "qualname (file.py)"
@@ -65,6 +68,14 @@ struct frame_parts {
 	const char *module; /* FRAME_MODULE_OFFSET: MODULE; FRAME_BRACKETED:
 			     * inside the brackets; else NULL */
 	size_t module_len;
+	/* A function's name may end in its place, " (FILE)" or " (FILE:LINE)"
+	 * (interpreters always, native, Go and Java frames with --lines):
+	 * func_len is the name without it; file is NULL when there is none,
+	 * line 0 when it gives no line. */
+	size_t func_len;
+	const char *file;
+	size_t file_len;
+	unsigned line;
 };
 
 /* Interns sanitize(name) + suffix (suffix may be "" or e.g. "_[k]"). */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct mappings;
 struct strtab;
 struct profile;
 
@@ -36,6 +37,9 @@ struct profile_meta {
 	uint32_t frequency_hz;
 	size_t nlabels;
 	const char *const *label_names, *const *label_values; /* global labels */
+	/* the binaries of the frames no symbol named (profile/mappings.h),
+	 * borrowed; NULL: none known */
+	const struct mappings *mappings;
 };
 
 struct profile_group {

@@ -521,6 +521,14 @@ int symindex__remap_names(struct symindex *s, struct strtab_remap *r)
 	return err;
 }
 
+size_t symindex__build_id(const struct symindex *s, const unsigned char **id)
+{
+	GElf_Addr vaddr;
+	int len = s && s->mod ? dwfl_module_build_id(s->mod, id, &vaddr) : 0;
+
+	return len > 0 ? (size_t)len : 0;
+}
+
 void symindex__set_inline_budget(struct symindex *s, size_t bytes)
 {
 	if (s->inl)

@@ -67,6 +67,10 @@ int symindex__lookup(struct symindex *s, uint64_t vaddr, uint64_t func_start,
 struct strtab_remap;
 int symindex__remap_names(struct symindex *s, struct strtab_remap *r);
 
+/* The binary's GNU build ID: its length (0: none), *id pointing into the
+ * index's copy of the file's note (valid while s lives). */
+size_t symindex__build_id(const struct symindex *s, const unsigned char **id);
+
 /* Heap bytes of units' inlined-call trees kept (symbolize/inlineindex.h;
  * default INLINEINDEX_DEFAULT_BUDGET). */
 void symindex__set_inline_budget(struct symindex *s, size_t bytes);

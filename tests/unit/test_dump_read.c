@@ -13,6 +13,7 @@
 
 #include "export/dump_read.h"
 #include "export/gzip.h"
+#include "profile/mappings.h"
 
 #define FIXTURES SRCDIR "/tests/fixtures/dumps/"
 
@@ -231,6 +232,56 @@ Test(dump_read, validation_names_the_path)
 	BAD("\"schema\":\"smolder.profile/v1\"", "\"schema\":1", "schema: not a string");
 	BAD("\"start_ns\":1763740800000000000", "\"start_ns\":99999999999999999999",
 	    "not JSON");
+}
+
+/* "mappings" (optional): read back, each field checked and named. */
+Test(dump_read, mappings_read_and_checked)
+{
+	static const char *const ok = "\"mappings\":[{\"module\":\"app\",\"path\":\"/bin/app\","
+				      "\"build_id\":\"22bb\"}],\"stats\"";
+	char *buf;
+	size_t len;
+	struct dump *d = NULL;
+	const struct mapping *e;
+	bool amb;
+
+	cr_assert_eq(parse_edited("\"stats\"", ok), 0, "%s", err);
+	buf = slurp("valid.json", &len);
+	cr_assert_eq(dump__parse(buf, len, &d, err, sizeof(err)), 0);
+	cr_assert_null(d->mappings, "a dump without mappings lists none");
+	dump__delete(d);
+	free(buf);
+	BAD("\"stats\"", "\"mappings\":{},\"stats\"", "mappings: not an array");
+	BAD("\"stats\"", "\"mappings\":[1],\"stats\"", "mappings[0]: not an object");
+	BAD("\"stats\"", "\"mappings\":[{\"module\":\"a\",\"path\":\"\"}],\"stats\"",
+	    "mappings[0].build_id: missing");
+	BAD("\"stats\"", "\"mappings\":[{\"module\":\"a\",\"path\":\"\",\"build_id\":\"XY\"}],\"stats\"",
+	    "mappings[0]: an empty module, or a build_id that is not lowercase hex");
+	BAD("\"stats\"", "\"mappings\":[{\"module\":\"\",\"path\":\"\",\"build_id\":\"\"}],\"stats\"",
+	    "mappings[0]: an empty module");
+	BAD("\"stats\"", "\"mappings\":[{\"module\":\"a\",\"path\":\"\",\"build_id\":\"\",\"x\":1}],\"stats\"",
+	    "mappings[0].x: unexpected key");
+	BAD("\"stats\"", "\"mappings\":[{\"module\":\"a\\u0001\",\"path\":\"\",\"build_id\":\"\"}],\"stats\"",
+	    "mappings[0]: control character");
+	/* and what a good one holds */
+	{
+		const char *from = "\"stats\"";
+		char *text = slurp("valid.json", &len), *at = strstr(text, from), *out;
+		size_t tl = strlen(ok);
+
+		out = malloc(len + tl);
+		memcpy(out, text, (size_t)(at - text));
+		memcpy(out + (at - text), ok, tl);
+		memcpy(out + (at - text) + tl, at + strlen(from), len - (size_t)(at - text) - strlen(from));
+		cr_assert_eq(dump__parse(out, len - strlen(from) + tl, &d, err, sizeof(err)), 0, "%s", err);
+		e = mappings__find(d->mappings, "app", 3, &amb);
+		cr_assert_not_null(e);
+		cr_assert_str_eq(e->build_id, "22bb");
+		cr_assert_str_eq(e->path, "/bin/app");
+		dump__delete(d);
+		free(out);
+		free(text);
+	}
 }
 
 Test(dump_read, parse_rejects_structure_abuse)

@@ -177,3 +177,47 @@ Test(frame_name, parse_module_offsets_and_edge_cases)
 	cr_assert_eq(parts("_[k]").kind, FRAME_KERNEL, "a bare suffix is still the kernel's");
 	cr_assert_eq(parts("_[k]").name_len, 0);
 }
+
+static int place_is(const struct frame_parts *p, const char *func, const char *file, unsigned line)
+{
+	if (p->func_len != strlen(func) || memcmp(p->name, func, p->func_len) != 0)
+		return 0;
+	if (!file)
+		return p->file == NULL && p->line == 0;
+	return p->file && p->file_len == strlen(file) && !memcmp(p->file, file, p->file_len) && p->line == line;
+}
+
+/* A name's place, " (FILE)" or " (FILE:LINE)", comes apart from the
+ * function; a C++ name's own parentheses never pass for one. */
+Test(frame_name, parse_places)
+{
+	struct frame_parts p;
+
+	p = parts(fname("hot_loop (spin.c:42)", ""));
+	cr_assert(place_is(&p, "hot_loop", "spin.c", 42));
+	p = parts(fname("dot<double> (matrix.h:7)", FRAME_SUFFIX_INLINED));
+	cr_assert(place_is(&p, "dot<double>", "matrix.h", 7));
+	p = parts(fname("inner (app.py)", FRAME_SUFFIX_PYTHON));
+	cr_assert(place_is(&p, "inner", "app.py", 0));
+	p = parts(fname("Klass::run (/srv/a b/index.php:12)", FRAME_SUFFIX_PHP));
+	cr_assert(place_is(&p, "Klass::run", "/srv/a b/index.php", 12));
+	p = parts(fname("<module> (C:x.py:3)", FRAME_SUFFIX_PYTHON));
+	cr_assert(place_is(&p, "<module>", "C:x.py", 3));
+	p = parts(fname("f (x.c:12a)", ""));
+	cr_assert(place_is(&p, "f", "x.c:12a", 0));
+	/* no place */
+	p = parts(fname("Foo::operator()", ""));
+	cr_assert(place_is(&p, "Foo::operator()", NULL, 0));
+	p = parts(fname("std::function<void (int)>::operator()", ""));
+	cr_assert(place_is(&p, "std::function<void (int)>::operator()", NULL, 0));
+	p = parts(fname("f(int) const", ""));
+	cr_assert(place_is(&p, "f(int) const", NULL, 0));
+	p = parts(fname("g ()", ""));
+	cr_assert(place_is(&p, "g ()", NULL, 0));
+	p = parts(fname("Kernel#require", FRAME_SUFFIX_RUBY));
+	cr_assert(place_is(&p, "Kernel#require", NULL, 0));
+	p = parts("libz.so.1+0x5d80");
+	cr_assert_null(p.file);
+	p = parts("[truncated]");
+	cr_assert_null(p.file);
+}

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "export/json_dump.h"
+#include "profile/mappings.h"
 #include "tests/unit/profile_fixture.h"
 
 #ifndef SRCDIR
@@ -418,4 +419,37 @@ Test(json, user_label)
 			       "\"comm\":\"postgres\",\"user\":\"alice\"},\"samples\":2"), "%s", text);
 	free(text);
 	expect_valid("user labels");
+}
+
+/* The binaries of the window's unnamed frames, and only theirs, are
+ * listed: what names "libz.so.1+0x5d80" later from its debug file. */
+Test(json, mappings_of_the_unnamed_frames)
+{
+	struct profile_key k = key("svc", "/bin/app", "app", -1);
+	struct mappings *m = mappings__new();
+	uint32_t f[3] = { id("main"), id("app+0x1130"), id("[libz.so.1]") };
+	char *text;
+
+	cr_assert_not_null(m);
+	cr_assert_eq(mappings__add(m, "libc.so.6", "/usr/lib/libc.so.6", "11aa"), 0);
+	cr_assert_eq(mappings__add(m, "app", "/bin/app", "22bb"), 0);
+	cr_assert_eq(mappings__add(m, "libz.so.1", "/usr/lib/libz.so.1", NULL), 0);
+	profile__reset(prof);
+	profile__meta(prof)->mappings = m;
+	cr_assert_eq(profile__add(prof, &k, f, 3, 2), 0);
+	text = capture_json();
+	cr_assert(strstr(text, "],\"mappings\":[{\"module\":\"app\",\"path\":\"/bin/app\",\"build_id\":\"22bb\"},"
+			       "{\"module\":\"libz.so.1\",\"path\":\"/usr/lib/libz.so.1\",\"build_id\":\"\"}],"
+			       "\"stats\":"), "%s", text);
+	cr_assert_null(strstr(text, "libc.so.6"), "%s", text);
+	free(text);
+	expect_valid("mappings");
+	/* none used: none listed */
+	profile__reset(prof);
+	cr_assert_eq(profile__add(prof, &k, f, 1, 2), 0);
+	text = capture_json();
+	cr_assert_null(strstr(text, "\"mappings\""), "%s", text);
+	free(text);
+	profile__meta(prof)->mappings = NULL;
+	mappings__delete(m);
 }
