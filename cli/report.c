@@ -25,8 +25,12 @@
 #include "export/dump_read.h"
 #include "export/encode.h"
 #include "export/out_path.h"
+#include "symbolize/late_names.h"
 
 #define MAX_LABELS 64
+/* --debug-dir given at most, and the default after them. */
+#define MAX_DEBUG_DIRS 16
+#define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 #define DEFAULT_TOP 20
 /* Hosts named in a title before "and N more". */
 #define TITLE_HOSTS 3
@@ -44,6 +48,8 @@ struct report {
 	const struct profile *now, *base;
 	const struct dump_merge_info *info, *base_info;
 	struct pprof_opts pprof;
+	const char *debug_dirs[MAX_DEBUG_DIRS + 1];
+	size_t ndebug_dirs;
 };
 
 static void usage(FILE *f)
@@ -52,7 +58,7 @@ static void usage(FILE *f)
 		"Usage: smolder report FILE|DIR ... [--format top|svg|pprof|collapsed|json] [-o FILE]\n"
 		"                      [--from T] [--until T] [--label NAME=VALUE ...] [--pid PID]\n"
 		"                      [--group-by thread] [--diff BASE ...] [--icicle] [--top N]\n"
-		"                      [--title TEXT]\n"
+		"                      [--title TEXT] [--debug-dir DIR ...]\n"
 		"\n"
 		"Merges smolder dumps (files, or every *.json / *.json.gz of a directory such as\n"
 		"the spool) into one report.\n"
@@ -87,6 +93,11 @@ static void usage(FILE *f)
 		"      --icicle          flame graph with the root at the top\n"
 		"      --top N           rows of the top tables (default %d, 0: all)\n"
 		"      --title TEXT      flame graph title\n"
+		"      --debug-dir DIR   name the functions of stripped binaries (MODULE+0x...)\n"
+		"                        from their debug files, DIR/.build-id/xx/rest.debug,\n"
+		"                        by the build IDs the dumps keep (repeatable; "
+		DEFAULT_DEBUG_DIR " is\n"
+		"                        searched last)\n"
 		"  -h, --help            this help\n",
 		DEFAULT_TOP);
 }
@@ -349,7 +360,7 @@ static void pprof_period(struct report *r)
 	r->pprof.duration_ns = in->end_ns - in->start_ns;
 }
 
-enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE, OPT_GROUP_BY, OPT_EVENT };
+enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE, OPT_GROUP_BY, OPT_EVENT, OPT_DEBUG_DIR };
 
 /* One option with a value. Returns 0, 2 on a usage error, 1 on another
  * failure (both logged). */
@@ -405,6 +416,17 @@ static int parse_option(struct report *r, int c, const char *arg, uint64_t now_n
 		}
 		r->filter.event = arg;
 		return 0;
+	case OPT_DEBUG_DIR:
+		if (!*arg) {
+			log__error("--debug-dir: empty directory name");
+			return 2;
+		}
+		if (r->ndebug_dirs == MAX_DEBUG_DIRS) {
+			log__error("--debug-dir %s: at most %d directories", arg, MAX_DEBUG_DIRS);
+			return 2;
+		}
+		r->debug_dirs[r->ndebug_dirs++] = arg;
+		return 0;
 	case OPT_GROUP_BY:
 		if (strcmp(arg, "thread") != 0 && strcmp(arg, "process") != 0) {
 			log__error("--group-by: '%s' is not thread or process", arg);
@@ -457,6 +479,7 @@ static int parse_args(int argc, char **argv, struct report *r)
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -556,6 +579,50 @@ static int merge_all(struct report *r, struct strtab *names, struct dump_merge *
 	return 0;
 }
 
+/* Appends "; left: N what" (then ", N what") to buf when n is not 0. */
+static void left_part(char *buf, size_t size, int *len, const char **sep, size_t count, const char *what)
+{
+	int k;
+
+	if (!count || *len < 0 || (size_t)*len >= size)
+		return;
+	k = snprintf(buf + *len, size - (size_t)*len, "%s%zu %s", *sep, count, what);
+	*len += k > 0 ? k : 0;
+	*sep = ", ";
+}
+
+/* The stripped functions of a merge named from debug files (--debug-dir,
+ * then the default directory). Returns 0, or 1 after logging. */
+static int name_late(struct report *r, struct dump_merge *m, struct strtab *names, const char *what)
+{
+	struct profile *p = dump_merge__profile(m);
+	struct late_names_stats st;
+	char why[512];
+	const char *sep = "; left: ";
+	size_t left;
+	int rc, n;
+
+	r->debug_dirs[r->ndebug_dirs] = DEFAULT_DEBUG_DIR;
+	rc = late_names__apply(p, names, profile__meta_const(p)->mappings, r->debug_dirs, r->ndebug_dirs + 1, &st);
+	if (rc < 0) {
+		log__error("naming the stripped functions%s: %s", what, strerror(-rc));
+		return 1;
+	}
+	left = st.no_build_id + st.ambiguous + st.no_file + st.no_symbol;
+	if (!st.named && !(left && r->ndebug_dirs))
+		return 0;
+	n = snprintf(why, sizeof(why), "named %zu of %zu stripped functions%s from %zu debug file%s",
+		     st.named, st.named + left, what, st.files, st.files == 1 ? "" : "s");
+	left_part(why, sizeof(why), &n, &sep, st.no_file, "with no debug file found");
+	left_part(why, sizeof(why), &n, &sep, st.no_symbol, "that it names no function at");
+	left_part(why, sizeof(why), &n, &sep, st.no_build_id, "whose binary the dumps give no build ID of");
+	left_part(why, sizeof(why), &n, &sep, st.ambiguous, "of a module name two binaries share");
+	log__notice("%s", why);
+	if (st.wrong_files)
+		log__warn("%zu debug files found under a build ID were another binary's: not used", st.wrong_files);
+	return 0;
+}
+
 /* To -o (export/out_path.h: atomically, or in place to the caller's FIFO
  * or device) or standard output. Returns 0 or 1 after logging. */
 static int write_result(struct report *r)
@@ -600,6 +667,10 @@ int report_cmd__main(int argc, char **argv)
 	}
 	if (status == 0)
 		status = merge_all(&r, names, &now, &base);
+	if (status == 0)
+		status = name_late(&r, now, names, "");
+	if (status == 0 && base)
+		status = name_late(&r, base, names, " of the base");
 	if (status == 0) {
 		pprof_period(&r);
 		status = write_result(&r);

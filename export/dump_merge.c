@@ -539,7 +539,7 @@ int dump_merge__check_labels(const struct dump_merge *m, const char **unknown)
 	return 0;
 }
 
-const struct profile *dump_merge__profile(struct dump_merge *m)
+struct profile *dump_merge__profile(struct dump_merge *m)
 {
 	struct profile_meta *meta = profile__meta(m->p);
 

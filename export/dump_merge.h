@@ -116,7 +116,7 @@ void dump_merge__set_group_by_thread(struct dump_merge *m, int on);
  * average; global labels those with one value in every used dump; no
  * window id. Its stats hold only the merged samples (the other counters of
  * the dumps are not merged). Recomputes meta on each call. */
-const struct profile *dump_merge__profile(struct dump_merge *m);
+struct profile *dump_merge__profile(struct dump_merge *m);
 /* Counters; strings owned by m and valid until the next add or delete. */
 const struct dump_merge_info *dump_merge__info(const struct dump_merge *m);
 /* The sampling rates of the used dumps as a title says them: "99 Hz"

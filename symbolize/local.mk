@@ -6,6 +6,7 @@ symbolize_libsymbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS)
 symbolize_libsymbolize_a_SOURCES = \
 	symbolize/symbolizer.c symbolize/symbolizer.h \
 	symbolize/symindex.c symbolize/symindex.h \
+	symbolize/late_names.c symbolize/late_names.h \
 	symbolize/debugcache.c symbolize/debugcache.h \
 	symbolize/debugdata.c symbolize/debugdata.h \
 	symbolize/loadbudget.c symbolize/loadbudget.h \

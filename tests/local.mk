@@ -176,6 +176,7 @@ INTEGRATION_TESTS = \
 	tests/integration/probe.sh \
 	tests/integration/bad_input.sh \
 	tests/integration/chain.sh \
+	tests/integration/late_names.sh \
 	tests/integration/sample_bias.sh \
 	tests/integration/chain_system.sh \
 	tests/integration/linkers.sh \

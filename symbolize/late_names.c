@@ -1,0 +1,211 @@
+/* Naming a dump's unnamed frames from debug files found by build ID
+ * (late_names.h). Each distinct frame is looked at once; each build ID's
+ * debug file is opened once, as a symbol index of its own. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/hash.h"
+#include "common/strtab.h"
+#include "common/u64map.h"
+#include "profile/frame_name.h"
+#include "profile/mappings.h"
+#include "profile/profile.h"
+#include "symbolize/late_names.h"
+#include "symbolize/symindex.h"
+
+/* Frames one function start may give (the function is the last). */
+#define LOOKUP_MAX 32
+/* Debug files opened at most: each is an index of a whole binary. */
+#define FILES_MAX 4096
+
+struct file_ent {
+	const char *build_id; /* borrowed from the mappings */
+	struct symindex *s;   /* NULL: no directory had it */
+};
+
+struct late {
+	struct strtab *names;
+	const struct mappings *m;
+	const char *const *dirs;
+	size_t ndirs;
+	struct u64map *renamed; /* frame id -> new id */
+	struct u64map *by_id;   /* hash of a build ID -> file + 1 */
+	struct file_ent *files;
+	size_t nfiles, cap;
+	struct late_names_stats *st;
+	int err;
+};
+
+/* DIR/.build-id/xx/rest.debug of the first directory that has it as a
+ * regular file; 0, or -ENOENT. */
+static int find_debug_file(const struct late *l, const char *build_id, char *path, size_t size)
+{
+	struct stat st;
+	size_t i;
+
+	if (strlen(build_id) < 4)
+		return -ENOENT;
+	for (i = 0; i < l->ndirs; i++) {
+		int n = snprintf(path, size, "%s/.build-id/%.2s/%s.debug", l->dirs[i], build_id, build_id + 2);
+
+		if (n > 0 && (size_t)n < size && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Whether the file s indexes has the build ID hex. */
+static bool same_build_id(const struct symindex *s, const char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *id = NULL;
+	size_t i, len = symindex__build_id(s, &id);
+
+	if (!len || strlen(hex) != 2 * len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (hex[2 * i] != digits[id[i] >> 4] || hex[2 * i + 1] != digits[id[i] & 15])
+			return false;
+	return true;
+}
+
+/* The index of build_id's debug file, opened at its first use; NULL when
+ * none is found (remembered too). */
+static struct symindex *debug_index(struct late *l, const struct mapping *e)
+{
+	uint64_t key = hash__bytes(e->build_id, strlen(e->build_id), 0), v;
+	char path[4096];
+	struct file_ent *f;
+
+	if (u64map__get(l->by_id, key, &v) && v - 1 < l->nfiles && !strcmp(l->files[v - 1].build_id, e->build_id))
+		return l->files[v - 1].s;
+	if (l->nfiles == FILES_MAX)
+		return NULL;
+	if (l->nfiles == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct file_ent *grown = realloc(l->files, cap * sizeof(*grown));
+
+		if (!grown) {
+			l->err = -ENOMEM;
+			return NULL;
+		}
+		l->files = grown;
+		l->cap = cap;
+	}
+	f = &l->files[l->nfiles];
+	f->build_id = e->build_id;
+	f->s = NULL;
+	if (find_debug_file(l, e->build_id, path, sizeof(path)) == 0 &&
+	    symindex__new(path, e->module, l->names, &f->s) == 0) {
+		if (same_build_id(f->s, e->build_id)) {
+			l->st->files++;
+		} else {
+			/* a file put under another's name names nothing */
+			l->st->wrong_files++;
+			symindex__delete(f->s);
+			f->s = NULL;
+		}
+	} else {
+		f->s = NULL;
+	}
+	if (u64map__put(l->by_id, key, l->nfiles + 1) != 0) {
+		symindex__delete(f->s);
+		l->err = -ENOMEM;
+		return NULL;
+	}
+	return l->files[l->nfiles++].s;
+}
+
+/* The new name of "MODULE+0xSTART", or 0 when it keeps its own. */
+static uint32_t name_of(struct late *l, const struct frame_parts *fp)
+{
+	const char *hex = fp->module + fp->module_len + 3; /* past "+0x" */
+	uint32_t frames[LOOKUP_MAX];
+	const struct mapping *e;
+	struct frame_parts got;
+	struct symindex *s;
+	uint64_t start;
+	bool ambiguous;
+	size_t n = 0;
+	char *end;
+
+	e = mappings__find(l->m, fp->module, fp->module_len, &ambiguous);
+	if (!e || !*e->build_id) {
+		if (ambiguous)
+			l->st->ambiguous++;
+		else
+			l->st->no_build_id++;
+		return 0;
+	}
+	s = debug_index(l, e);
+	if (!s) {
+		l->st->no_file++;
+		return 0;
+	}
+	start = strtoull(hex, &end, 16);
+	if (*end || symindex__lookup(s, start, start, frames, LOOKUP_MAX, &n) != 0 || !n) {
+		l->st->no_symbol++;
+		return 0;
+	}
+	/* the function, not what was inlined at its first instruction */
+	frame_name__parse(strtab__str(l->names, frames[n - 1]), &got);
+	if (got.kind != FRAME_FUNCTION) {
+		l->st->no_symbol++;
+		return 0;
+	}
+	l->st->named++;
+	return frames[n - 1];
+}
+
+static uint32_t rename_frame(void *ctx, uint32_t id)
+{
+	struct late *l = ctx;
+	struct frame_parts fp;
+	uint64_t v;
+	uint32_t to;
+
+	if (l->err || u64map__get(l->renamed, id, &v))
+		return l->err ? id : (uint32_t)v;
+	frame_name__parse(strtab__str(l->names, id), &fp);
+	to = fp.kind == FRAME_MODULE_OFFSET ? name_of(l, &fp) : 0;
+	if (!to)
+		to = id;
+	if (u64map__put(l->renamed, id, to) != 0)
+		l->err = -ENOMEM;
+	return to;
+}
+
+int late_names__apply(struct profile *p, struct strtab *names, const struct mappings *m, const char *const *dirs,
+		      size_t ndirs, struct late_names_stats *stats)
+{
+	struct late l;
+	size_t i;
+	int rc;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!mappings__count(m) || !ndirs)
+		return 0;
+	memset(&l, 0, sizeof(l));
+	l.names = names;
+	l.m = m;
+	l.dirs = dirs;
+	l.ndirs = ndirs;
+	l.st = stats;
+	l.renamed = u64map__new(1024);
+	l.by_id = u64map__new(64);
+	rc = l.renamed && l.by_id ? profile__rename_frames(p, rename_frame, &l) : -ENOMEM;
+	if (!rc && l.err)
+		rc = l.err; /* a frame past the failure kept its name */
+	for (i = 0; i < l.nfiles; i++)
+		symindex__delete(l.files[i].s);
+	free(l.files);
+	u64map__delete(l.renamed);
+	u64map__delete(l.by_id);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/* Naming a dump's unnamed frames after the recording, on a machine that has
+ * the debug files: "MODULE+0xSTART" becomes the function at START in the
+ * debug file whose build ID the dump's mappings give for MODULE
+ * (profile/mappings.h), found as DIR/.build-id/xx/rest.debug under each
+ * directory asked, in order, and used only when it has that build ID. START is the function's start, so the name is
+ * the function's: no line, no inlined frames (the dump keeps no pc).
+ *
+ * For `smolder report --debug-dir` (and the uploader, before it sends).
+ * The directories are the user's own choice and read as that user: the
+ * process doing this is not the daemon. Not thread-safe. */
+#ifndef SMOLDER_SYMBOLIZE_LATE_NAMES_H
+#define SMOLDER_SYMBOLIZE_LATE_NAMES_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct mappings;
+struct profile;
+struct strtab;
+
+/* What a renaming did, frame names counted once each. */
+struct late_names_stats {
+	size_t named;       /* MODULE+0xSTART frames given their function's name */
+	size_t no_build_id; /* ... left: their module is in no mapping, or has no build ID */
+	size_t ambiguous;   /* ... left: two binaries of the dump share the module's name */
+	size_t no_file;     /* ... left: no directory has the debug file */
+	size_t no_symbol;   /* ... left: the debug file names no function there */
+	size_t files;       /* debug files opened */
+	size_t wrong_files; /* files found under a build ID that is not theirs */
+};
+
+/* Renames p's frames in place (profile__rename_frames), interning the new
+ * names in names (p's table); m is p's binaries (NULL: nothing to do).
+ * dirs[0..ndirs) are searched in order. Returns 0, or -ENOMEM (p may be
+ * unchanged; past a failure mid-way, frames keep their names). */
+int late_names__apply(struct profile *p, struct strtab *names, const struct mappings *m, const char *const *dirs,
+		      size_t ndirs, struct late_names_stats *stats);
+
+#endif
