@@ -15,8 +15,12 @@
 #     the other (the stack is read just after the sample, and only what
 #     the sample's own words prove is shown);
 #  4. threads: each thread's Python stack is its own; a pool's short tasks
-#     (0.5-2 ms, at random) are each named for their own task in >= 95% of
-#     their samples, for the other in <= 0.5%;
+#     (0.5-2 ms, at random) are named for the other task in <= 0.5% of
+#     their samples, and for their own in >= 90% (95-97% on a quiet host;
+#     the rest is [unproven]: the read, after the sample, found the thread
+#     in its next task, which happens more the later it reads, as under
+#     the load of make -j2; where the task is not shown, the frame that is
+#     must be the [unproven] marker in >= 99% of the samples);
 #  5. --python-lines: frames carry the line they run (inner's loop, and the
 #     lines where outer and middle call), from 2.7's and 3.11's tables.
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -43,7 +47,7 @@ mode, name = sys.argv[2], sys.argv[3]
 st = d["stats"]
 total = chain = rooted = inz = under = 0
 told = whole = mixedc = 0
-ptold = pright = pwrong = 0
+ptold = pright = pwrong = pmarked = 0
 threads = mixed = own = 0
 
 def pyname(f):
@@ -91,6 +95,7 @@ for p in d["profiles"]:
                 right, wrong = ("task_a", "task_b") if z else ("task_b", "task_a")
                 pright += n if right in names else 0
                 pwrong += n if wrong in names else 0
+                pmarked += n if right not in names and names and names[-1] == "[unproven]_[py]" else 0
         if mode == "threads" and "start_thread" in fr:
             threads += n
             a, b = "worker_a" in names, "worker_b" in names
@@ -140,9 +145,13 @@ if mode == "chains":
           % (told, pct(whole, told), pct(mixedc, told)))
     sys.exit(0 if told >= 500 and pct(whole, told) >= 85 and pct(mixedc, told) <= 1 else 1)
 if mode == "pool":
-    print("  %d samples whose leaf tells the task: %.1f%% the right task, %.2f%% the wrong one"
-          % (ptold, pct(pright, ptold), pct(pwrong, ptold)))
-    sys.exit(0 if ptold >= 500 and pct(pright, ptold) >= 95 and pct(pwrong, ptold) <= 0.5 else 1)
+    print("  %d samples whose leaf tells the task: %.1f%% the right task, %.2f%% the wrong one, "
+          "%.1f%% marked [unproven] (lag mean %.0f us, max %.1f ms)"
+          % (ptold, pct(pright, ptold), pct(pwrong, ptold), pct(pmarked, ptold),
+             st["runtimes"]["cpython"]["lag_ns"] / 1e3 / max(st["runtimes"]["cpython"]["stacks"], 1),
+             st["runtimes"]["cpython"]["lag_max_ns"] / 1e6))
+    sys.exit(0 if ptold >= 500 and pct(pright, ptold) >= 90 and pct(pright + pmarked, ptold) >= 99
+             and pct(pwrong, ptold) <= 0.5 else 1)
 if mode == "threads":
     print("  %d thread samples: %.1f%% their own stack, %.1f%% mixed" % (threads, pct(own, threads), pct(mixed, threads)))
     sys.exit(0 if threads >= 500 and pct(own, threads) >= 90 and mixed == 0 else 1)
@@ -205,7 +214,8 @@ done
 record system-chains /usr/bin/python3 chains 4 || fail "Debian's python3: stacks mix the chains, or miss them"
 # A pool of threads running short tasks, each in its own C library, the
 # GIL released there: every sample is its own thread's task.
-record system-pool /usr/bin/python3 pool 4 || fail "Debian's python3: samples of a pool's tasks are named for another task"
+record system-pool /usr/bin/python3 pool 4 ||
+	fail "Debian's python3: samples of a pool's tasks are named for another task, or miss theirs unmarked"
 EXTRA=--python-lines
 record system-lines /usr/bin/python3 chain "$CHAIN_S" lines || fail "Python frames do not carry the right lines (3.11)"
 py=$(pyenv_python 2.7)
