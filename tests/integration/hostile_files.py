@@ -64,6 +64,10 @@ while time.time() < end and p.poll() is None:
 subprocess.call(["umount", mp])
 p.terminate()
 p.wait()
+try:
+    os.unlink(mp)  # killed, the workload left its map behind
+except OSError:
+    pass
 '''
 
 
