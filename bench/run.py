@@ -377,11 +377,16 @@ def rate(a, b):
 
 # --- parsing the two profilers' output ---------------------------------------
 
+_PLACE = re.compile(r" \([^()]*\)$")
+
+
 def _strip_suffix(frame):
+    """The function: without its origin suffix, nor its place (--lines)."""
     for suf in ("_[i]", "_[j]"):
         if frame.endswith(suf):
-            return frame[:-len(suf)]
-    return frame
+            frame = frame[:-len(suf)]
+            break
+    return _PLACE.sub("", frame)
 
 
 def parse_dump(path, comms, entry_names=()):
@@ -565,7 +570,8 @@ class Bench:
                 marker = self._mark_later(wl, 3.0, mid)
         try:
             m = run_measured([self.smolder, "record", "-a", "-F", str(hz), "-d", self._secs(secs),
-                              "-q", "--cache-dir", self.cache, "-o", dump], timeout=secs + 120,
+                              "-q", "--cache-dir", self.cache, "-o", dump] +
+                             (["--lines"] if wl.name.endswith("_lines") else []), timeout=secs + 120,
                              stderr_path=base + ".err", on_start=started)
         finally:
             poller.stop()
@@ -649,6 +655,10 @@ class Bench:
             # the kernel's copy): what reading the rest of a stack costs
             ("deep", [wd + "/cpu_c", "0", "300"], {"cpu_c"}, None, "full"),
             ("cpp_inline", [wd + "/cpp_inline"], {"cpp_inline"}, None, "full"),
+            # the same two with --lines: a file and line per frame (the C
+            # one's loop, the C++ one's inlined calls at their call sites)
+            ("cpu_c_lines", [wd + "/cpu_c"], {"cpu_c"}, None, "full"),
+            ("cpp_inline_lines", [wd + "/cpp_inline"], {"cpp_inline"}, None, "full"),
             ("many_200", [wd + "/many", "200"], {"many"}, None, "full"),
             ("many_20", [wd + "/many", "20"], {"many"}, None, "rss"),
             ("churn", [wd + "/churn", "200", wd + "/churn_child"], {"churn", "churn_child"}, None, "full"),
@@ -1329,6 +1339,16 @@ class Report:
                 L.append("- ruby 99 Hz: peak RSS %s MB, cpu_c's %s–%s MB (target within: %s)" % (
                     fmt(med(rr), 1), fmt(min(cr), 1), fmt(max(cr), 1),
                     "met" if med(rr) <= max(cr) * 1.05 else "MISSED"))
+        # --lines against the same workload without: the target is within
+        # 10 % of its steady cost per sample
+        for name in [n for n in self.res if n.endswith("_lines") and n[:-6] in self.res]:
+            for hz in (99, 999):
+                ls = med(self.per_run(name, lambda r: self.steady_us(r, hz)))
+                bs = med(self.per_run(name[:-6], lambda r: self.steady_us(r, hz)))
+                if ls is not None and bs:
+                    L.append("- %s %d Hz: agent CPU %s µs/sample steady, %s× %s's %s (target ≤ 1.1×: %s)" % (
+                        name, hz, fmt(ls, 1), fmt(ls / bs, 2), name[:-6], fmt(bs, 1),
+                        "met" if ls <= 1.1 * bs else "MISSED"))
         if "many_200" in self.res and "many_20" in self.res:
             r200 = med(self.per_run("many_200", lambda r: r["s99"]["maxrss_kb"] / 1024))
             r20 = med(self.per_run("many_20", lambda r: r["s99"]["maxrss_kb"] / 1024))

@@ -17,6 +17,7 @@
 #include "common/strtab.h"
 #include "daemon/startup.h"
 #include "symbolize/demangle.h"
+#include "symbolize/symbolizer.h"
 #include "symbolize/symindex.h"
 
 #define SYMBOLIZE_MAX_FRAMES 32
@@ -28,6 +29,7 @@ struct symbolize_args {
 	const char *cache_dir;
 	enum name_detail names;
 	int stats;
+	int lines;
 };
 
 static void usage(FILE *out)
@@ -44,6 +46,8 @@ static void usage(FILE *out)
 		"addresses are read from standard input, one per line.\n"
 		"\n"
 		"  --names DETAIL   short (default) or full, as for record\n"
+		"  --lines          each frame with its file and line, as record --lines:\n"
+		"                   the address's own, and an inlined call's call site\n"
 		"  --cache-dir DIR  the cache of inline indexes (default " CACHEDIR_DEFAULT_PATH "):\n"
 		"                   a binary's index is read from there, or built from its\n"
 		"                   DWARF and written there, so that profiles of it later\n"
@@ -56,7 +60,7 @@ static void usage(FILE *out)
 		"is reported with its line and skipped, and makes the status 1).\n");
 }
 
-enum { OPT_NAMES = 256, OPT_CACHE, OPT_NOCACHE, OPT_STATS };
+enum { OPT_NAMES = 256, OPT_CACHE, OPT_NOCACHE, OPT_STATS, OPT_LINES };
 
 static int parse_args(int argc, char **argv, struct symbolize_args *a)
 {
@@ -65,6 +69,7 @@ static int parse_args(int argc, char **argv, struct symbolize_args *a)
 		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -93,6 +98,9 @@ static int parse_args(int argc, char **argv, struct symbolize_args *a)
 			break;
 		case OPT_STATS:
 			a->stats = 1;
+			break;
+		case OPT_LINES:
+			a->lines = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -197,6 +205,7 @@ int symbolize_cmd__main(int argc, char **argv)
 	}
 	if (a.cache_dir)
 		cache = startup__open_cache(a.cache_dir, CACHEDIR_DEFAULT_MAX_BYTES);
+	symbolizer__set_lines(a.lines);
 	base = strrchr(a.file, '/');
 	base = base ? base + 1 : a.file;
 	err = symindex__new_cached(a.file, base, names, cache, &s);

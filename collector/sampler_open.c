@@ -315,6 +315,7 @@ static int make_model(struct sampler *s, int with_kernel)
 		proctable__keep_thread_names(s->procs, o->group_by_thread);
 	s->accountant = accountant__new(NULL, s->names);
 	ro.lines = o->lines;
+	symbolizer__set_lines(o->lines);
 	ro.keep_native = o->keep_native;
 	s->runtimes = s->procs && s->accountant ?
 		runtimes__new(s->names, s->procs, s->accountant, &s->win[0].stats, &ro) : NULL;

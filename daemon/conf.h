@@ -32,8 +32,9 @@ struct conf {
 	int per_pid;               /* per_pid = no */
 	int group_by_thread;       /* group_by = process | thread: one profile
 	                            * per thread name too (a "thread" label) */
-	int python_lines;          /* python_lines = no: Python frames carry
-	                            * the line they run */
+	int python_lines;          /* lines = no (python_lines, its first
+	                            * name): frames carry their file and
+	                            * line, native and interpreted */
 	int python_eval_frames;    /* python_eval_frames = no: keep CPython's
 	                            * native eval-loop frames beside the Python
 	                            * frames they ran */

@@ -90,7 +90,8 @@ static const struct key keys[] = {
 	{ "per_pid", K_BOOL, F(per_pid), 0, 0, 0 },
 	{ "group_by", K_GROUP_BY, F(group_by_thread), 0, 0, 0 },
 	{ "python_eval_frames", K_BOOL, F(python_eval_frames), 0, 0, 0 },
-	{ "python_lines", K_BOOL, F(python_lines), 0, 0, 0 },
+	{ "lines", K_BOOL, F(python_lines), 0, 0, 0 },
+	{ "python_lines", K_BOOL, F(python_lines), 0, 0, 0 }, /* lines' first name */
 	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
 	{ "nice", K_INT, F(nice), (uint64_t)-20, 19, 0 },
 	{ "names", K_NAMES, F(names), 0, 0, 0 },

@@ -176,7 +176,7 @@ static void keep_restart_keys(struct service *sv, struct conf *nc)
 	    nc->python_eval_frames != c->python_eval_frames || nc->python_lines != c->python_lines ||
 	    !same_str(nc->event, c->event))
 		log__notice("reload: sampling settings (frequency, stack_size, max_frames, event, "
-			    "per_pid, group_by, python_eval_frames, python_lines) take effect at the next "
+			    "per_pid, group_by, python_eval_frames, lines) take effect at the next "
 			    "restart");
 	if (!same_str(nc->spool_dir, c->spool_dir))
 		log__notice("reload: spool_dir takes effect at the next restart; still using %s",

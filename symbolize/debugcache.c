@@ -44,7 +44,9 @@ static int entry_name(int fd, const char *prefix, const unsigned char *id, size_
 		return -errno;
 	for (i = 0; i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	h = hash__mix(hash__mix(DEBUGCACHE_VERSION, (uint64_t)st.st_dev), (uint64_t)st.st_ino);
+	/* a copy made with the line tables is another copy than one without */
+	h = hash__mix(hash__mix(DEBUGCACHE_VERSION + (inlines__lines() ? 0x100 : 0), (uint64_t)st.st_dev),
+		      (uint64_t)st.st_ino);
 	h = hash__mix(hash__mix(h, (uint64_t)st.st_size), (uint64_t)st.st_mtim.tv_sec);
 	h = hash__mix(hash__mix(h, (uint64_t)st.st_mtim.tv_nsec), (uint64_t)st.st_uid);
 	n = snprintf(buf, size, "%s-%s-%016llx", prefix, hex, (unsigned long long)h);

@@ -77,6 +77,8 @@ size_t inlineindex__key(const struct stat *st, const unsigned char *id, size_t i
 	fields[3] = (uint64_t)st->st_mtim.tv_nsec;
 	memcpy(key, fields, sizeof(fields));
 	n = sizeof(fields);
+	/* trees built with call sites (lines asked) are other trees */
+	key[n++] = inlines__lines() ? 'L' : '-';
 	key[n++] = (unsigned char)id_len;
 	if (id_len) {
 		memcpy(key + n, id, id_len);
@@ -602,4 +604,22 @@ size_t inlineindex__at(struct inlineindex *x, uint64_t vaddr, struct inline_fram
 	u->last_use = ++x->tick;
 	t = tree_of(x, u);
 	return t ? inlines__at(t, vaddr, out, max) : 0;
+}
+
+int inlineindex__line(struct inlineindex *x, uint64_t vaddr, const char **file, unsigned *line)
+{
+	struct unit *u = x ? find_unit(x, vaddr) : NULL;
+	Dwarf_Die cudie;
+	Dwarf_Line *l;
+	const char *src;
+	int lineno = 0;
+
+	/* the unit's line table, read by libdw once and kept with the DWARF */
+	if (!u || !open_dwarf(x) || !dwarf_offdie(x->dbg, u->die_off, &cudie) ||
+	    !(l = dwarf_getsrc_die(&cudie, vaddr - (uint64_t)x->shift)) || dwarf_lineno(l, &lineno) != 0 ||
+	    lineno <= 0 || !(src = dwarf_linesrc(l, NULL, NULL)) || !*src)
+		return -ENOENT;
+	*file = src;
+	*line = (unsigned)lineno;
+	return 0;
 }

@@ -66,6 +66,11 @@ void inlineindex__delete(struct inlineindex *x);
  * vaddr, or its tree could not be had). */
 size_t inlineindex__at(struct inlineindex *x, uint64_t vaddr, struct inline_frame *out, size_t max);
 
+/* The file and line of vaddr from its unit's line table (read only when
+ * lines were asked: inlines__set_lines): 0, or -ENOENT (x NULL, no unit,
+ * no row, line 0). *file points into libdw's data, valid while x lives. */
+int inlineindex__line(struct inlineindex *x, uint64_t vaddr, const char **file, unsigned *line);
+
 /* Housekeeping, called now and then: what was built and not saved is
  * written once it is at least `age_ns` old. */
 void inlineindex__maintain(struct inlineindex *x, uint64_t now_ns, uint64_t age_ns);

@@ -21,7 +21,7 @@
 struct cachedir;
 struct inlines;
 
-#define INLFILE_VERSION 1
+#define INLFILE_VERSION 2
 
 struct inlfile_range {
 	uint64_t lo, hi;

@@ -22,7 +22,7 @@
 /* A top-level range that does not contain pc may still be nested in an
  * earlier one (a nested function, overlapping junk): look back this far. */
 #define INL_BACKSCAN 8
-#define INL_MAGIC 0x314c4e49u /* "INL1" */
+#define INL_MAGIC 0x324c4e49u /* "INL2": nodes carry their call site */
 #define INL_FLAG 0x80000000u  /* high bit of name (linkage) and next (subprogram) */
 
 /* The block. */
@@ -39,6 +39,9 @@ struct inl_node {
 	uint32_t name;       /* offset in names; INL_FLAG: a linkage name */
 	uint32_t next;       /* INL_FLAG: a subprogram */
 	uint32_t ranges;     /* first << 8 | count, when count > 1 */
+	uint32_t call_file;  /* an inlined call's: the file (offset in names,
+	                      * 0: unknown) and line it was called at */
+	uint32_t call_line;
 };
 
 /* A range of a node with no enclosing node (normally a subprogram), sorted. */
@@ -53,7 +56,8 @@ struct inl_range {
 /* While building: absolute addresses, names as libdw's pointers. */
 struct b_node {
 	uint64_t lo, hi;
-	const char *name;
+	const char *name, *call_file;
+	uint32_t call_line;
 	uint32_t next, ranges;
 	uint16_t nranges;
 	uint8_t linkage, subprogram;
@@ -76,8 +80,25 @@ struct builder {
 	struct b_top *top;
 	size_t ntop, top_cap;
 	int64_t shift;
+	Dwarf_Files *files;  /* the unit's file names, for call sites; NULL:
+	                      * no line table read (lines not asked) */
+	size_t nfiles;
 	int err;
 };
+
+/* Whether frames are to carry lines: the line tables are then read, and
+ * call sites kept. Set once, before any unit is read. */
+static int lines_wanted;
+
+void inlines__set_lines(int on)
+{
+	lines_wanted = on != 0;
+}
+
+int inlines__lines(void)
+{
+	return lines_wanted;
+}
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -159,6 +180,23 @@ static const char *raw_name(Dwarf_Die *die, uint8_t *linkage)
 	return name;
 }
 
+/* An inlined call's site: DW_AT_call_file (an index into the unit's line
+ * table's files) and DW_AT_call_line. */
+static void call_site(const struct builder *b, Dwarf_Die *die, struct b_node *node)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word file = 0, line = 0;
+
+	node->call_file = NULL;
+	node->call_line = 0;
+	if (node->subprogram || !b->files)
+		return;
+	if (dwarf_attr(die, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &file) == 0 && file < b->nfiles)
+		node->call_file = dwarf_filesrc(b->files, (size_t)file, NULL, NULL);
+	if (dwarf_attr(die, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &line) == 0 && line <= UINT32_MAX)
+		node->call_line = (uint32_t)line;
+}
+
 /* Appends a node for die if it has code. Returns its index, or -1 (no
  * code, or an error recorded in b->err). */
 static long add_node(struct builder *b, Dwarf_Die *die, int subprogram, int top_level)
@@ -219,6 +257,7 @@ static long add_node(struct builder *b, Dwarf_Die *die, int subprogram, int top_
 	}
 	node->name = raw_name(die, &node->linkage);
 	node->subprogram = (uint8_t)subprogram;
+	call_site(b, die, node);
 	node->next = (uint32_t)b->n;
 	for (i = 0; top_level && i < nr; i++) {
 		b->top[b->ntop].lo = r[i].lo;
@@ -367,10 +406,13 @@ static int serialize(struct builder *b, struct inlines **out)
 	nt.buf[nt.len++] = '\0';
 	/* names first: their total size sizes the block */
 	for (i = 0; i < b->n && !err; i++) {
-		uint32_t off = 0;
+		uint32_t off = 0, file = 0;
 
 		err = name_offset(&nt, b->nodes[i].name, &off);
+		if (!err)
+			err = name_offset(&nt, b->nodes[i].call_file, &file);
 		b->nodes[i].name = (const char *)(uintptr_t)off;
+		b->nodes[i].call_file = (const char *)(uintptr_t)file;
 	}
 	if (err)
 		goto out;
@@ -397,6 +439,8 @@ static int serialize(struct builder *b, struct inlines **out)
 		d->name = (uint32_t)(uintptr_t)s->name | (s->linkage ? INL_FLAG : 0);
 		d->next = s->next | (s->subprogram ? INL_FLAG : 0);
 		d->ranges = s->nranges > 1 ? s->ranges << 8 | s->nranges : 0;
+		d->call_file = (uint32_t)(uintptr_t)s->call_file;
+		d->call_line = s->call_line;
 	}
 	for (i = 0; i < b->ntop; i++) {
 		block_top(h)[i].lo = (uint32_t)(b->top[i].lo - base);
@@ -421,6 +465,8 @@ int inlines__build(Dwarf_Die *cudie, int64_t shift, struct inlines **out)
 	int err;
 
 	b.shift = shift;
+	if (lines_wanted && dwarf_getsrcfiles(cudie, &b.files, &b.nfiles) != 0)
+		b.files = NULL;
 	walk(&b, cudie, 0, 1);
 	err = b.err;
 	if (!err) {
@@ -464,7 +510,8 @@ int inlines__check(const void *p, size_t len)
 		const struct inl_node *n = &nodes[i];
 		uint32_t next = n->next & ~INL_FLAG, cnt = n->ranges & 0xff;
 
-		if ((n->name & ~INL_FLAG) >= h->names_bytes || next <= i || next > h->nnodes ||
+		if ((n->name & ~INL_FLAG) >= h->names_bytes || n->call_file >= h->names_bytes || next <= i ||
+		    next > h->nnodes ||
 		    n->lo > n->hi || (cnt > 1 && (n->ranges >> 8) + cnt > h->nranges))
 			return 0;
 		/* a subtree lies inside its parent's, and nesting is bounded */
@@ -535,6 +582,8 @@ static void frame_of(const struct inl_header *h, uint32_t node, struct inline_fr
 	f->name = block_names(h) + (name & ~INL_FLAG);
 	f->linkage = (name & INL_FLAG) != 0;
 	f->subprogram = sub;
+	f->call_file = block_nodes(h)[node].call_file ? block_names(h) + block_nodes(h)[node].call_file : NULL;
+	f->call_line = block_nodes(h)[node].call_line;
 }
 
 size_t inlines__at(const struct inlines *t, uint64_t addr, struct inline_frame *out, size_t max)
@@ -580,6 +629,8 @@ size_t inlines__at(const struct inlines *t, uint64_t addr, struct inline_frame *
 
 int inlines__unused_section(const char *name)
 {
+	if (lines_wanted && (elffile__is_section(name, ".debug_line") || elffile__is_section(name, ".debug_line_str")))
+		return 0;
 	static const char *const unused[] = {
 		".debug_loc", ".debug_loclists", ".debug_line", ".debug_macro", ".debug_macinfo",
 		".debug_aranges", ".debug_pubnames", ".debug_pubtypes", ".debug_frame",

@@ -26,7 +26,20 @@ struct inline_frame {
 	const char *name;  /* raw: a linkage (mangled) name or DW_AT_name; "" if none */
 	int linkage;       /* name is a linkage name (to demangle) */
 	int subprogram;    /* the enclosing function (outermost frame) */
+	/* an inlined frame's call site, in the frame outside it: the file as
+	 * the line table names it (NULL: unknown) and the line (0: unknown);
+	 * known only when lines were asked (inlines__set_lines) */
+	const char *call_file;
+	uint32_t call_line;
 };
+
+/* Frames are to carry lines: the units' line tables are then read (and
+ * kept in debug copies, inlines__unused_section) and inlined calls keep
+ * their call sites. Set once at start, before any unit is read; a tree
+ * built without call sites is never used with lines (inlineindex keys its
+ * cache by it). */
+void inlines__set_lines(int on);
+int inlines__lines(void);
 
 /* Builds the block of the unit cudie; every address of the unit plus shift
  * is what lookups are asked (shift turns DWARF addresses into the ELF
@@ -50,7 +63,8 @@ size_t inlines__count(const struct inlines *t);
  * compressed .zdebug_*) is one that building and naming trees never reads:
  * locations, line tables, macros, lookup tables, CFI. libdw reads every
  * DWARF section of a file it opens, whole: these are hidden from it
- * (symbolize/symindex.c) or left out of copies (symbolize/debugcache.c). */
+ * (symbolize/symindex.c) or left out of copies (symbolize/debugcache.c).
+ * With lines asked, the line tables are read. */
 int inlines__unused_section(const char *name);
 
 /* Frames containing pc, innermost first: the inlined subroutines, then the

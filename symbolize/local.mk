@@ -7,6 +7,7 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/symbolizer.c symbolize/symbolizer.h \
 	symbolize/symindex.c symbolize/symindex.h \
 	symbolize/late_names.c symbolize/late_names.h \
+	symbolize/places.c symbolize/places.h \
 	symbolize/debugcache.c symbolize/debugcache.h \
 	symbolize/debugdata.c symbolize/debugdata.h \
 	symbolize/loadbudget.c symbolize/loadbudget.h \

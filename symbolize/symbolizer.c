@@ -12,6 +12,7 @@
 #include "symbolize/jitnames.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/kallsyms_cache.h"
+#include "symbolize/inlines.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/symindex.h"
 
@@ -85,6 +86,11 @@ static uint32_t module_frame(struct symbolizer *sz, const struct symbolize_code 
 	if (frame_name__module(sz->names, strtab__str(sz->names, code->path), &id) < 0)
 		return sz->id_unknown;
 	return id;
+}
+
+void symbolizer__set_lines(int on)
+{
+	inlines__set_lines(on);
 }
 
 int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc, uint64_t pc,

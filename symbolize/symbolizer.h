@@ -60,6 +60,12 @@ struct symbolize_process {
 	uint32_t jitdump;        /* strtab id of its jit-PID.dump path; 0: none */
 };
 
+/* Native frames named from now on carry their file and line (DWARF line
+ * tables; inlined frames their call sites): "f (file.c:LINE)". Process-
+ * wide (the binaries and their caches are shared): set once at start,
+ * before any binary is indexed. */
+void symbolizer__set_lines(int on);
+
 /* names is borrowed (frames are interned there) and must outlive the
  * symbolizer. With kernel set, the kernel's symbol table is loaded (from
  * cache when it holds this boot's, cache may be NULL); without, every

@@ -28,6 +28,7 @@
 #include "profile/frame_name.h"
 #include "runtimes/gopclntab_elf.h"
 #include "symbolize/loadbudget.h"
+#include "symbolize/places.h"
 #include "symbolize/debugcache.h"
 #include "symbolize/debugdata.h"
 #include "symbolize/debugfind.h"
@@ -89,6 +90,7 @@ struct symindex {
 	uid_t owner;            /* of the file: whose share the budget charges */
 	uint64_t charged;       /* inflated debug data reserved in the budget */
 	enum name_detail detail; /* of demangled names */
+	bool lines;              /* names carry their file and line */
 	/* Go's pc-line table (runtimes/gopclntab.h), NULL: no Go binary. It
 	 * names Go's functions and what they inlined, stripped or not, so a
 	 * stripped build and its unstripped twin show the same frames */
@@ -437,6 +439,7 @@ int symindex__new_budgeted(int fd, const char *path, const char *module, struct 
 	s->budget = budget;
 	s->owner = fd >= 0 && fstat(fd, &st) == 0 ? st.st_uid : 0;
 	s->detail = NAME_DETAIL_DEFAULT;
+	s->lines = inlines__lines() != 0;
 	s->module = strdup(module && *module ? module : "unknown");
 	s->cache = u64map__new(1024);
 	s->starts = u64map__new(64);
@@ -599,31 +602,39 @@ static struct func *find_func(struct symindex *s, uint64_t vaddr)
 	return NULL;
 }
 
-static int func_id(struct symindex *s, struct func *f, uint32_t *id)
+/* The raw (mangled) name of f's symbol, without a symbol version: into
+ * *copy (to free) when it had one; NULL on allocation failure. */
+static const char *symbol_name(struct symindex *s, const struct func *f, char **copy)
 {
 	GElf_Sym sym;
 	GElf_Addr addr;
-	const char *name;
+	const char *name = dwfl_module_getsym_info(s->mod, f->ndx, &sym, &addr, NULL, NULL, NULL);
+	const char *at;
+
+	*copy = NULL;
+	if (!name)
+		return "";
+	/* "memcpy@@GLIBC_2.14" in a debug symtab: the version would split
+	 * one function into several frames */
+	at = strchr(name, '@');
+	if (!at || at == name)
+		return name;
+	*copy = strndup(name, (size_t)(at - name));
+	return *copy;
+}
+
+static int func_id(struct symindex *s, struct func *f, uint32_t *id)
+{
 	int err;
 
 	if (!f->id) {
-		char *base = NULL;
-		const char *at;
+		char *copy;
+		const char *name = symbol_name(s, f, &copy);
 
-		name = dwfl_module_getsym_info(s->mod, f->ndx, &sym, &addr, NULL, NULL, NULL);
 		if (!name)
-			name = "";
-		/* "memcpy@@GLIBC_2.14" in a debug symtab: the version would split
-		 * one function into several frames */
-		at = strchr(name, '@');
-		if (at && at != name) {
-			base = strndup(name, (size_t)(at - name));
-			if (!base)
-				return -ENOMEM;
-			name = base;
-		}
+			return -ENOMEM;
 		err = intern_name(s, name, "", &f->id);
-		free(base);
+		free(copy);
 		if (err < 0)
 			return err;
 	}
@@ -665,6 +676,47 @@ static int dwarf_frames(struct symindex *s, uint64_t vaddr, uint32_t *frames, si
 		}
 	}
 	return err < 0 ? err : 0;
+}
+
+/* The frames at vaddr with their places (--lines), innermost first: each
+ * inlined frame at the line it runs (the innermost, from the line table)
+ * or calls the one inside it (its call site), then the function at the
+ * line of its own call of the outermost inlined frame, or of vaddr. */
+static int frames_with_lines(struct symindex *s, uint64_t vaddr, struct func *f, uint32_t *frames, size_t *n)
+{
+	struct inline_frame inl[SYMBIN_MAX_FRAMES];
+	const char *file = NULL;
+	unsigned line = 0;
+	size_t ninl = s->has_dwarf ? inlineindex__at(s->inl, vaddr, inl, SYMBIN_MAX_FRAMES) : 0, i;
+	const struct inline_frame *sub = ninl && inl[ninl - 1].subprogram ? &inl[ninl - 1] : NULL;
+	const char *raw;
+	char *dem, *copy = NULL;
+	int err = 0;
+
+	(void)inlineindex__line(s->inl, vaddr, &file, &line);
+	*n = 0;
+	for (i = 0; i < ninl && !err; i++) {
+		if (inl[i].subprogram)
+			break;
+		dem = inl[i].linkage ? demangle(inl[i].name, s->detail) : NULL;
+		err = places__intern(s->names, dem ? dem : inl[i].name, file, line, FRAME_SUFFIX_INLINED,
+				     &frames[(*n)++]);
+		free(dem);
+		file = inl[i].call_file;
+		line = inl[i].call_line;
+	}
+	if (err)
+		return err;
+	raw = sub && sub->name && *sub->name ? sub->name : NULL;
+	if (f && !(raw = symbol_name(s, f, &copy)))
+		return -ENOMEM;
+	if (!raw)
+		return -ENOENT; /* inlined frames with no function: as without lines */
+	dem = demangle(raw, s->detail);
+	err = places__intern(s->names, dem ? dem : raw, file, line, "", &frames[(*n)++]);
+	free(dem);
+	free(copy);
+	return err;
 }
 
 /* Makes room for one more cache entry using count pool slots: when either
@@ -740,6 +792,17 @@ static int resolve(struct symindex *s, uint64_t vaddr, uint64_t *val)
 		if (n > 1)
 			goto out_pool;
 	}
+	if (s->mod && s->lines) {
+		f = find_func(s, vaddr);
+		err = frames_with_lines(s, vaddr, f, frames, &n);
+		if (err == -ENOMEM)
+			return err;
+		if (err) {
+			*val = VAL_UNKNOWN << VAL_TAG_SHIFT;
+			goto out_put;
+		}
+		goto out_frames;
+	}
 	if (s->mod) {
 		f = find_func(s, vaddr);
 		if (s->has_dwarf) {
@@ -761,6 +824,7 @@ static int resolve(struct symindex *s, uint64_t vaddr, uint64_t *val)
 		*val = VAL_UNKNOWN << VAL_TAG_SHIFT;
 		goto out_put;
 	}
+out_frames:
 	if (n == 1) {
 		*val = (VAL_ONE << VAL_TAG_SHIFT) | frames[0];
 		goto out_put;

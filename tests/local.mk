@@ -25,6 +25,7 @@ WORKLOAD_LINK_FLAGS =
 
 check_PROGRAMS += \
 	tests/workloads/chain \
+	tests/workloads/lines \
 	tests/workloads/dlopen_main \
 	tests/workloads/libdlwork.so \
 	tests/workloads/threads \
@@ -53,6 +54,9 @@ check_PROGRAMS += \
 	tests/workloads/truncate_own \
 	tests/workloads/libtrunc.so
 
+tests_workloads_lines_SOURCES = tests/workloads/lines.c tests/workloads/wl_time.h
+tests_workloads_lines_CFLAGS = $(WORKLOAD_C_FLAGS)
+tests_workloads_lines_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
 tests_workloads_chain_SOURCES = tests/workloads/chain.c tests/workloads/wl_time.h
 tests_workloads_chain_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_chain_LDFLAGS = $(WORKLOAD_LINK_FLAGS)
@@ -177,6 +181,7 @@ INTEGRATION_TESTS = \
 	tests/integration/bad_input.sh \
 	tests/integration/chain.sh \
 	tests/integration/late_names.sh \
+	tests/integration/native_lines.sh \
 	tests/integration/sample_bias.sh \
 	tests/integration/chain_system.sh \
 	tests/integration/linkers.sh \

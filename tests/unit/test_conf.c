@@ -828,3 +828,19 @@ Test(conf, events_list)
 	cr_assert_eq(conf__set(&c, "events", " , ", err, sizeof(err)), -EINVAL);
 	conf__free(&c);
 }
+
+/* lines = yes, and python_lines, its former name, set the same thing. */
+Test(conf, lines_and_its_former_name)
+{
+	struct conf c;
+	char err[256];
+
+	cr_assert_eq(conf__init(&c), 0);
+	cr_assert_eq(c.python_lines, 0);
+	cr_assert_eq(conf__set(&c, "lines", "yes", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.python_lines, 1);
+	cr_assert_eq(conf__set(&c, "python_lines", "no", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.python_lines, 0);
+	cr_assert_eq(conf__set(&c, "lines", "maybe", err, sizeof(err)), -EINVAL);
+	conf__free(&c);
+}

@@ -42,7 +42,7 @@ static const char *raw_name(Dwarf_Die *die)
  * dwarf_getscopes, which symindex used before, is no reference: past the
  * first inlined subroutine it continues with the scopes of its abstract
  * origin, so deeper inlining levels and the enclosing function are lost.) */
-static void collect(Dwarf_Die *parent, uint64_t pc, const char **chain, int *sub, size_t *n,
+static void collect(Dwarf_Die *parent, uint64_t pc, const char **chain, int *sub, unsigned *calls, size_t *n,
 		    int depth)
 {
 	Dwarf_Die child;
@@ -54,8 +54,14 @@ static void collect(Dwarf_Die *parent, uint64_t pc, const char **chain, int *sub
 
 		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
 		    dwarf_haspc(&child, pc) > 0 && *n < MAXF) {
+			Dwarf_Attribute attr;
+			Dwarf_Word line = 0;
+
 			chain[*n] = raw_name(&child);
 			sub[*n] = tag == DW_TAG_subprogram;
+			if (dwarf_attr(&child, DW_AT_call_line, &attr))
+				(void)dwarf_formudata(&attr, &line);
+			calls[*n] = (unsigned)line;
 			(*n)++;
 		}
 		if (tag == DW_TAG_imported_unit) {
@@ -63,28 +69,41 @@ static void collect(Dwarf_Die *parent, uint64_t pc, const char **chain, int *sub
 			Dwarf_Die unit;
 
 			if (dwarf_attr(&child, DW_AT_import, &attr) && dwarf_formref_die(&attr, &unit))
-				collect(&unit, pc, chain, sub, n, depth + 1);
+				collect(&unit, pc, chain, sub, calls, n, depth + 1);
 		}
-		collect(&child, pc, chain, sub, n, depth + 1);
+		collect(&child, pc, chain, sub, calls, n, depth + 1);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static size_t reference(Dwarf_Die *cu, uint64_t pc, const char **out)
+/* The frames at pc, innermost first; call_lines (may be NULL) gets each
+ * one's DW_AT_call_line (0: none). */
+static size_t reference_calls(Dwarf_Die *cu, uint64_t pc, const char **out, unsigned *call_lines)
 {
 	const char *chain[MAXF];
 	int sub[MAXF];
+	unsigned calls[MAXF];
 	size_t n = 0, k = 0, i, last;
 
-	collect(cu, pc, chain, sub, &n, 0);
+	collect(cu, pc, chain, sub, calls, &n, 0);
 	if (!n)
 		return 0;
 	/* innermost first, down to the innermost subprogram (or the root) */
 	for (last = n - 1; last > 0 && !sub[last]; last--)
 		;
-	for (i = n; i-- > last + 1;)
+	for (i = n; i-- > last + 1;) {
+		if (call_lines)
+			call_lines[k] = calls[i];
 		out[k++] = chain[i];
+	}
+	if (call_lines)
+		call_lines[k] = 0;
 	out[k++] = chain[last];
 	return k;
+}
+
+static size_t reference(Dwarf_Die *cu, uint64_t pc, const char **out)
+{
+	return reference_calls(cu, pc, out, NULL);
 }
 
 static int same(const char *a, const char *b)
@@ -236,4 +255,61 @@ Test(inlines, same_frames_as_reference_libc)
 	if (!n)
 		cr_skip_test("no C library with local debug info (install libc6-dbg)");
 	cr_assert_gt(inl, 0);
+}
+
+/* With lines asked, an inlined frame keeps its call site: the line (and
+ * the file) DWARF gives its inlined call at; without, none. */
+static size_t check_call_sites(int lines)
+{
+	Dwfl_Module *mod;
+	Dwfl *dwfl = dwflmod_open(SYMBOLIZE_FIXTURES_BUILDDIR "/fixture_deep", &mod);
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t checked = 0;
+
+	inlines__set_lines(lines);
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+		struct inlines *t;
+		Dwarf_Die fn;
+
+		cr_assert_eq(inlines__build(cu, 0, &t), 0);
+		cr_assert(inlines__check(t, inlines__bytes(t)));
+		if (dwarf_child(cu, &fn) == 0) {
+			do {
+				Dwarf_Addr lo, hi, base, pc;
+				ptrdiff_t off = 0;
+
+				if (dwarf_tag(&fn) != DW_TAG_subprogram)
+					continue;
+				while ((off = dwarf_ranges(&fn, off, &base, &lo, &hi)) > 0) {
+					for (pc = lo; pc < hi; pc++) {
+						const char *want[MAXF];
+						unsigned calls[MAXF];
+						struct inline_frame got[MAXF];
+						size_t ng = inlines__at(t, pc, got, MAXF), i;
+
+						cr_assert_eq(reference_calls(cu, pc, want, calls), ng);
+						for (i = 0; i + 1 < ng; i++, checked++) {
+							cr_assert_eq(got[i].call_line, lines ? calls[i] : 0,
+								     "pc 0x%" PRIx64 " frame %zu: call line %u, want %u",
+								     pc, i, got[i].call_line, calls[i]);
+							cr_assert(lines ? got[i].call_file != NULL : !got[i].call_file);
+						}
+						if (ng)
+							cr_assert_null(got[ng - 1].call_file, "the function has no call site");
+					}
+				}
+			} while (dwarf_siblingof(&fn, &fn) == 0);
+		}
+		free(t);
+	}
+	dwfl_end(dwfl);
+	inlines__set_lines(0);
+	return checked;
+}
+
+Test(inlines, inlined_frames_keep_their_call_sites_with_lines)
+{
+	cr_assert_gt(check_call_sites(1), 0, "no inlined frame in fixture_deep");
+	cr_assert_gt(check_call_sites(0), 0);
 }
