@@ -1,4 +1,4 @@
-/* Go's pc-line table: functions, names, SP deltas, inline trees. */
+/* Go's pc-line table: functions, names, SP deltas, lines, inline trees. */
 #include "config.h"
 
 #include <errno.h>
@@ -28,6 +28,12 @@ struct gopclntab {
 	size_t nfuncdata_at;
 	uint64_t gofunc;
 	bool inlines;       /* its inline trees can be read */
+	bool files;         /* its file table can be read */
+	size_t filetab;     /* 1.2: the uint32 offsets of file names, whose
+	                       first is their count; 1.16 on: the names */
+	size_t nfiles;      /* 1.2: filetab's uint32s */
+	size_t cutab;       /* 1.16 on: per unit, its files' offsets */
+	size_t ncu;         /* of them, up to filetab */
 	struct gopclntab_region regions[GOPCLNTAB_MAX_REGIONS];
 	size_t nregions;
 };
@@ -127,6 +133,38 @@ static bool read_header(struct gopclntab *t)
 	return t->ftab < t->size && t->size - t->ftab >= need;
 }
 
+/* Where file names are. A table whose file table is damaged still names
+ * functions and unwinds: only lines are lost, so this never refuses it. */
+static void read_files(struct gopclntab *t)
+{
+	uint64_t cu, files;
+	uint32_t at, n;
+
+	switch (t->ver) {
+	case GOPCLNTAB_12:
+		/* the offset of the file table follows the functab's last
+		 * entry, the end of the code (a pc word alone) */
+		if (!u32_at(t, t->ftab + (size_t)t->nfunc * 16 + 8, &at) || !u32_at(t, at, &n) ||
+		    n > (t->size - at) / 4)
+			return;
+		t->filetab = at;
+		t->nfiles = n;
+		break;
+	default:
+		/* cuOffset then filetabOffset, after funcnameOffset; the
+		 * linker writes the cutab right before the file names */
+		at = t->ver == GOPCLNTAB_116 ? 32 : 40;
+		if (!u64_at(t, at, &cu) || !u64_at(t, at + 8, &files) || cu >= files ||
+		    files >= t->size)
+			return;
+		t->cutab = (size_t)cu;
+		t->filetab = (size_t)files;
+		t->ncu = (size_t)(files - cu) / 4;
+		break;
+	}
+	t->files = true;
+}
+
 int gopclntab__open(const struct gopclntab_source *src, struct gopclntab **out)
 {
 	struct gopclntab *t;
@@ -142,6 +180,7 @@ int gopclntab__open(const struct gopclntab_source *src, struct gopclntab **out)
 		free(t);
 		return -EINVAL;
 	}
+	read_files(t);
 	if (t->ver >= GOPCLNTAB_118 && t->text == 0)
 		t->text = src->text;
 	t->gofunc = src->gofunc;
@@ -427,38 +466,150 @@ static uint64_t inline_tree(const struct gopclntab *t, const struct gopclntab_fu
 	return u64_at(t, p + 8 * FUNCDATA_INLTREE, &addr) ? addr : 0;
 }
 
+/* The name of f's file number fno (a value of its pcfile table). */
+static const char *file_name(const struct gopclntab *t, const struct gopclntab_func *f, int32_t fno)
+{
+	uint32_t cu, off;
+	uint64_t i;
+
+	if (!t->files || fno < 0)
+		return NULL;
+	if (t->ver == GOPCLNTAB_12) {
+		/* numbers index the whole binary's table; 0 is its count */
+		if (fno == 0 || (size_t)fno >= t->nfiles ||
+		    !u32_at(t, t->filetab + 4 * (size_t)fno, &off))
+			return NULL;
+		return name_at(t, 0, off);
+	}
+	/* numbers index f's compilation unit's files, from its cuOffset */
+	if (!u32_at(t, t->funcs + f->off + (t->ver >= GOPCLNTAB_118 ? 32 : 36), &cu))
+		return NULL;
+	i = (uint64_t)cu + (uint64_t)fno;
+	if (i >= t->ncu || !u32_at(t, t->cutab + 4 * (size_t)i, &off) || off == UINT32_MAX)
+		return NULL;
+	return name_at(t, t->filetab, off);
+}
+
+int gopclntab__line(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
+		    const char **file, uint32_t *line)
+{
+	size_t at = t->funcs + f->off + (t->ver >= GOPCLNTAB_118 ? 20 : 24);
+	uint32_t pcfile, pcln;
+	int32_t fno, ln;
+	const char *name;
+
+	/* pcfile and pcln follow pcsp; lines are absolute in every version
+	 * (1.20's startLine is for the runtime's own use, not a base) */
+	if (pc < f->entry || pc >= f->end || !u32_at(t, at, &pcfile) || !u32_at(t, at + 4, &pcln) ||
+	    pcvalue(t, f, pcfile, pc, &fno) != 0 || pcvalue(t, f, pcln, pc, &ln) != 0 || ln <= 0 ||
+	    !(name = file_name(t, f, fno)))
+		return -ENOENT;
+	*file = name;
+	*line = (uint32_t)ln;
+	return 0;
+}
+
+/* The call inlined at pc, when there is one: 0 with its index in f's
+ * inline tree, -ENOENT when pc is f's own code. */
+static int inlined_at(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
+		      int32_t *ix)
+{
+	return gopclntab__pcdata(t, f, PCDATA_INLTREE, pc, ix) == 0 && *ix >= 0 ? 0 : -ENOENT;
+}
+
+/* Entry ix of f's inline tree: the inlined function's name, and where it
+ * was called: at parentPc, an offset from f's entry, whose code the
+ * compiler marked with the call's position and the caller's own index
+ * (Go 1.12 on). false where the tree is damaged. */
+static bool inlined_call(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t tree,
+			 int32_t ix, const char **name, uint64_t *call)
+{
+	size_t esz = t->ver == GOPCLNTAB_120 ? 16 : 20;
+	const uint8_t *e = region_at(t, tree + (uint64_t)ix * esz, esz);
+	int32_t nameoff, parent_pc;
+	const char *s;
+
+	if (!e)
+		return false;
+	if (t->ver == GOPCLNTAB_120) {
+		memcpy(&nameoff, e + 4, 4);
+		memcpy(&parent_pc, e + 8, 4);
+	} else {
+		memcpy(&nameoff, e + 12, 4);
+		memcpy(&parent_pc, e + 16, 4);
+	}
+	s = name_at(t, t->names, nameoff);
+	if (!s || parent_pc < 0 || (uint64_t)parent_pc >= f->end - f->entry)
+		return false;
+	*name = s;
+	*call = f->entry + (uint64_t)parent_pc;
+	return true;
+}
+
 size_t gopclntab__inlined(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
 			  const char **names, size_t max)
 {
-	size_t esz = t->ver == GOPCLNTAB_120 ? 16 : 20, n = 0;
+	size_t n = 0;
 	uint64_t tree;
+	const char *name;
 	int32_t ix;
 
 	if (!t->inlines || !(tree = inline_tree(t, f)))
 		return 0;
 	if (max > MAX_INLINE_DEPTH)
 		max = MAX_INLINE_DEPTH;
-	/* each inlined call's caller is found where its call was: at
-	 * parentPc, an offset from the function's entry */
-	while (n < max && gopclntab__pcdata(t, f, PCDATA_INLTREE, pc, &ix) == 0 && ix >= 0) {
-		const uint8_t *e = region_at(t, tree + (uint64_t)ix * esz, esz);
-		int32_t nameoff, parent_pc;
-		const char *name;
-
-		if (!e)
-			break;
-		if (t->ver == GOPCLNTAB_120) {
-			memcpy(&nameoff, e + 4, 4);
-			memcpy(&parent_pc, e + 8, 4);
-		} else {
-			memcpy(&nameoff, e + 12, 4);
-			memcpy(&parent_pc, e + 16, 4);
-		}
-		name = name_at(t, t->names, nameoff);
-		if (!name || parent_pc < 0 || (uint64_t)parent_pc >= f->end - f->entry)
-			break;
+	while (n < max && inlined_at(t, f, pc, &ix) == 0 && inlined_call(t, f, tree, ix, &name, &pc))
 		names[n++] = name;
-		pc = f->entry + (uint64_t)parent_pc;
-	}
 	return n;
+}
+
+static void frame_at(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
+		     struct gopclntab_frame *fr)
+{
+	if (gopclntab__line(t, f, pc, &fr->file, &fr->line) != 0) {
+		fr->file = NULL;
+		fr->line = 0;
+	}
+}
+
+size_t gopclntab__frames(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
+			 struct gopclntab_frame *frames, size_t max)
+{
+	uint64_t tree = t->inlines ? inline_tree(t, f) : 0;
+	size_t n = 0, depth;
+	bool known = true;
+	int32_t ix;
+
+	if (max == 0)
+		return 0;
+	/* pc's own position is the innermost frame's; each step out moves pc
+	 * to the call, in f's code, whose position is the caller's line. The
+	 * walk goes on past the frames kept, for f's line. */
+	for (depth = 0; inlined_at(t, f, pc, &ix) == 0; depth++) {
+		const char *name;
+		uint64_t call;
+
+		if (!tree || depth == MAX_INLINE_DEPTH ||
+		    !inlined_call(t, f, tree, ix, &name, &call)) {
+			/* pc is in an inlined call whose caller cannot be
+			 * told: f's line would be that call's, which is
+			 * not f's */
+			known = false;
+			break;
+		}
+		if (n < max - 1) {
+			frames[n].name = name;
+			frame_at(t, f, pc, &frames[n]);
+			n++;
+		}
+		pc = call;
+	}
+	frames[n].name = gopclntab__name(t, f);
+	if (known) {
+		frame_at(t, f, pc, &frames[n]);
+	} else {
+		frames[n].file = NULL;
+		frames[n].line = 0;
+	}
+	return n + 1;
 }

@@ -3,8 +3,11 @@
  * binary, stripped or not. A pure parser over bytes the caller holds (a
  * binary's section, or a fuzzer's buffer): it finds the function of a pc,
  * its name, its stack-pointer delta at the pc (how far the frame reaches:
- * what unwinds a Go frame without CFI) and the calls inlined at the pc
- * (Go's inline tree, FUNCDATA_InlTree with PCDATA_InlTreeIndex).
+ * what unwinds a Go frame without CFI), the calls inlined at the pc (Go's
+ * inline tree, FUNCDATA_InlTree with PCDATA_InlTreeIndex) and the source
+ * file and line of each of these frames (pcfile, pcln and the file table:
+ * 1.2-1.15's one table of the binary, 1.16's cutab of each compilation
+ * unit's files).
  *
  * The layouts it reads, by magic (src/runtime/symtab.go of each version):
  *  - 0xfffffffb, Go 1.2-1.15: the table starts with nfunctab and the
@@ -127,5 +130,36 @@ int gopclntab__pcdata(const struct gopclntab *t, const struct gopclntab_func *f,
  * them is not one of them): their names, at most max. Returns how many. */
 size_t gopclntab__inlined(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
 			  const char **names, size_t max);
+
+/* The source position of the code at pc in f, as runtime.FuncForPC(pc)
+ * .FileLine(pc) gives it: the file (NUL-terminated in the table, at most
+ * GOPCLNTAB_NAME_MAX bytes) and line (> 0). Where pc is in a call inlined
+ * into f, that is a line of the inlined function's body, not of f
+ * (gopclntab__frames gives each frame its own). pc is the address looked
+ * up, as is: for a return address the caller passes pc - 1, as Go's
+ * traceback does. 0 with *file and *line; -ENOENT when pc is outside f or
+ * the table has no position for it (none, or a damaged one). */
+int gopclntab__line(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
+		    const char **file, uint32_t *line);
+
+/* A frame at a pc: a function and where in its source it is. */
+struct gopclntab_frame {
+	const char *name; /* in the table; NULL when its offset leads nowhere */
+	const char *file; /* in the table; NULL when not known (line 0) */
+	uint32_t line;
+};
+
+/* The frames at pc in f, innermost first: the calls inlined at pc (the
+ * names gopclntab__inlined gives), then f itself, the last. The innermost
+ * is at pc's position (gopclntab__line); each other one at its call of
+ * the frame before it: the inline tree's parentPc, looked up in f's own
+ * tables, as runtime.CallersFrames does. pc as for gopclntab__line. At
+ * most max: deeper inlined calls leave out their outermost ones, and f
+ * stays the last, at its own line. A frame whose position cannot be told
+ * has no file (f's too when its inline tree cannot be read but pc is in
+ * an inlined call: the line there is not f's). Returns how many: 0 only
+ * for max 0. No allocation; names and files point into the table. */
+size_t gopclntab__frames(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t pc,
+			 struct gopclntab_frame *frames, size_t max);
 
 #endif

@@ -4,8 +4,8 @@
  * moduledata.gofunc; bytes 1-2 the length of the inline-tree region that
  * follows (at the gofunc address, and at the address 1.2-1.17 funcdata
  * pointers take); the rest is the table, copied to a buffer of exactly its
- * size. Every function is found, named and asked for its SP delta, pcdata
- * and inlined calls at each of its first pcs. */
+ * size. Every function is found, named and asked for its SP delta, pcdata,
+ * inlined calls, line and frames at each of its first pcs. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -17,6 +17,18 @@
 #define TREE_VADDR 0x800000u
 #define PCS_PER_FUNC 64
 #define MAX_FUNCS 512
+
+/* what names and files point to is read through, for ASan to see */
+static volatile size_t sink;
+
+static void read_frames(const struct gopclntab_frame *fr, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		sink += (fr[k].name ? strlen(fr[k].name) : 0) + (fr[k].file ? strlen(fr[k].file) : 0) +
+			fr[k].line;
+}
 
 static void walk(const struct gopclntab *t)
 {
@@ -35,9 +47,16 @@ static void walk(const struct gopclntab *t)
 			continue;
 		(void)gopclntab__name(t, &f);
 		for (pc = f.entry; pc < f.end && pc - f.entry < PCS_PER_FUNC; pc++) {
+			struct gopclntab_frame fr[8];
+			const char *file;
+			uint32_t line;
+
 			(void)gopclntab__spdelta(t, &f, pc, &d);
 			(void)gopclntab__pcdata(t, &f, 2, pc, &v);
 			(void)gopclntab__inlined(t, &f, pc, names, 8);
+			if (gopclntab__line(t, &f, pc, &file, &line) == 0)
+				sink += strlen(file) + line;
+			read_frames(fr, gopclntab__frames(t, &f, pc, fr, 1 + pc % 8));
 		}
 	}
 	gopclntab__range(t, &lo, &hi);

@@ -197,7 +197,7 @@ fuzz: fuzz-build
 		dump) ml=$(fuzz_max_len_dump);; elf) ml=$(fuzz_max_len_elf);; \
 		unwind) ml=$(fuzz_max_len_unwind);; \
 		kallsyms_cache) ml=$(fuzz_max_len_kallsyms_cache);; \
-		x86_frame) ml=$(fuzz_max_len_x86_frame);; *) ml=4096;; \
+		x86_frame) ml=$(fuzz_max_len_x86_frame);; \
 		gopclntab) ml=$(fuzz_max_len_gopclntab);; *) ml=4096;; \
 		esac; \
 		mkdir -p $$b/corpus/$$t; \

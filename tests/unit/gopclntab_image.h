@@ -10,6 +10,11 @@
  *   main.leaf             0x10a0-0x10c0  8; main.inlined inlined at
  *                         [+0, +0x10), called from +0x12
  *
+ * Their source positions (goimg_lines), in runtime/asm_amd64.s (the
+ * runtime's), main.go and inl.go (main.inlined's body): 1.2's file numbers
+ * index one table of the binary, 1.16's a compilation unit's files, the
+ * runtime's unit and main's.
+ *
  * The inline tree lives in a second region (at GOIMG_GOFUNC: go:func.*),
  * which 1.18+ funcdata address as offsets and older ones as pointers. */
 #ifndef SMOLDER_TESTS_GOPCLNTAB_IMAGE_H
@@ -30,6 +35,7 @@ struct goimg {
 	uint8_t table[GOIMG_MAX];
 	size_t size;
 	size_t func_at[GOIMG_NFUNC]; /* each _func's offset in table */
+	size_t cutab, filetab;       /* in table (1.2: no cutab) */
 	uint8_t tree[64];
 	size_t tree_size;
 	struct gopclntab_region region;
@@ -46,6 +52,25 @@ static const struct {
 	{ "runtime.systemstack_switch", 0x1060, 0x1070, 0 },
 	{ "runtime.systemstack", 0x1070, 0x10a0, 0 },
 	{ "main.leaf", 0x10a0, 0x10c0, 1 },
+};
+
+#define GOIMG_NFILES 3
+static const char *const goimg_files[GOIMG_NFILES] = { "runtime/asm_amd64.s", "main.go", "inl.go" };
+
+/* pc-value runs of each function's positions: file (its index in
+ * goimg_files) and line from start + from on. */
+#define GOIMG_MAX_RUNS 4
+static const struct {
+	uint32_t from[GOIMG_MAX_RUNS];
+	int32_t file[GOIMG_MAX_RUNS], line[GOIMG_MAX_RUNS];
+	size_t n;
+} goimg_lines[GOIMG_NFUNC] = {
+	{ { 0 }, { 0 }, { 1700 }, 1 },
+	{ { 0, 4 }, { 1, 1 }, { 10, 12 }, 2 },
+	{ { 0 }, { 0 }, { 480 }, 1 },
+	{ { 0, 0x10 }, { 0, 0 }, { 500, 510 }, 2 },
+	/* main.inlined's body, then main.leaf, its call of it at +0x12 */
+	{ { 0, 0x10, 0x12, 0x14 }, { 2, 1, 1, 1 }, { 5, 30, 31, 32 }, 4 },
 };
 
 static void goimg_put(uint8_t *p, size_t at, uint64_t v, size_t n)
@@ -88,8 +113,9 @@ static void goimg_build(struct goimg *img, uint32_t magic)
 	int v118 = magic == GOPCLNTAB_MAGIC_118 || magic == GOPCLNTAB_MAGIC_120;
 	int v116 = magic == GOPCLNTAB_MAGIC_116;
 	int v120 = magic == GOPCLNTAB_MAGIC_120;
-	size_t names, pctab, pcln, ftab, at, i;
+	size_t names, pctab, pcln, ftab, at, i, cutab = 0, filetab;
 	size_t name_off[GOIMG_NFUNC], pcsp_off[GOIMG_NFUNC], inl_off = 0, func_off[GOIMG_NFUNC];
+	size_t pcfile_off[GOIMG_NFUNC], pcln_off[GOIMG_NFUNC];
 	size_t esz = v120 ? 16 : 20, inl_name = 0;
 
 	memset(img, 0, sizeof(*img));
@@ -108,6 +134,29 @@ static void goimg_build(struct goimg *img, uint32_t magic)
 	inl_name = at - (magic == GOPCLNTAB_MAGIC_12 ? 0 : names);
 	memcpy(p + at, "main.inlined", 13);
 	at += 13;
+	/* the file table: 1.2's count and offsets from the table's start
+	 * (file numbers from 1); 1.16's cutab, the runtime's unit [asm],
+	 * main's [main.go, inl.go], then the names */
+	at = (at + 3) & ~(size_t)3;
+	if (magic == GOPCLNTAB_MAGIC_12) {
+		filetab = at;
+		goimg_put(p, at, GOIMG_NFILES + 1, 4);
+		at += 4 * (GOIMG_NFILES + 1);
+		for (i = 0; i < GOIMG_NFILES; i++) {
+			goimg_put(p, filetab + 4 * (i + 1), at, 4);
+			memcpy(p + at, goimg_files[i], strlen(goimg_files[i]) + 1);
+			at += strlen(goimg_files[i]) + 1;
+		}
+	} else {
+		cutab = at;
+		filetab = at + 4 * GOIMG_NFILES;
+		at = filetab;
+		for (i = 0; i < GOIMG_NFILES; i++) {
+			goimg_put(p, cutab + 4 * i, at - filetab, 4);
+			memcpy(p + at, goimg_files[i], strlen(goimg_files[i]) + 1);
+			at += strlen(goimg_files[i]) + 1;
+		}
+	}
 	pctab = (at + 7) & ~(size_t)7;
 	at = pctab + 1; /* offset 0 means "no table" */
 	for (i = 0; i < GOIMG_NFUNC; i++) {
@@ -133,6 +182,33 @@ static void goimg_build(struct goimg *img, uint32_t magic)
 		inl_off = at - (magic == GOPCLNTAB_MAGIC_12 ? 0 : pctab);
 		at = goimg_pcvalue(p, at, vals, lens, 2);
 	}
+	for (i = 0; i < GOIMG_NFUNC; i++) {
+		int32_t fnos[GOIMG_MAX_RUNS];
+		uint32_t lens[GOIMG_MAX_RUNS], flens[GOIMG_MAX_RUNS];
+		size_t r, nf = 0, n = goimg_lines[i].n;
+
+		for (r = 0; r < n; r++) {
+			int32_t file = goimg_lines[i].file[r];
+			/* 1.16: inl.go is the second of main's unit */
+			int32_t fno = magic == GOPCLNTAB_MAGIC_12 ? file + 1 : file == 2 ? 1 : 0;
+
+			lens[r] = (r + 1 < n ? goimg_lines[i].from[r + 1] :
+					       goimg_funcs[i].end - goimg_funcs[i].start) -
+				  goimg_lines[i].from[r];
+			/* a run goes on while the value does: a delta of 0
+			 * would end the table */
+			if (nf > 0 && fnos[nf - 1] == fno) {
+				flens[nf - 1] += lens[r];
+			} else {
+				fnos[nf] = fno;
+				flens[nf++] = lens[r];
+			}
+		}
+		pcfile_off[i] = at - (magic == GOPCLNTAB_MAGIC_12 ? 0 : pctab);
+		at = goimg_pcvalue(p, at, fnos, flens, nf);
+		pcln_off[i] = at - (magic == GOPCLNTAB_MAGIC_12 ? 0 : pctab);
+		at = goimg_pcvalue(p, at, goimg_lines[i].line, lens, n);
+	}
 	pcln = (at + 7) & ~(size_t)7;
 	if (magic == GOPCLNTAB_MAGIC_12) {
 		ftab = 16;
@@ -142,12 +218,18 @@ static void goimg_build(struct goimg *img, uint32_t magic)
 	}
 	/* header offsets */
 	if (v116) {
+		goimg_put(p, 16, GOIMG_NFILES, 8);
 		goimg_put(p, 24, names, 8);
+		goimg_put(p, 32, cutab, 8);
+		goimg_put(p, 40, filetab, 8);
 		goimg_put(p, 48, pctab, 8);
 		goimg_put(p, 56, pcln, 8);
 	} else if (v118) {
+		goimg_put(p, 16, GOIMG_NFILES, 8);
 		goimg_put(p, 24, GOIMG_TEXT, 8);
 		goimg_put(p, 32, names, 8);
+		goimg_put(p, 40, cutab, 8);
+		goimg_put(p, 48, filetab, 8);
 		goimg_put(p, 56, pctab, 8);
 		goimg_put(p, 64, pcln, 8);
 	}
@@ -165,12 +247,19 @@ static void goimg_build(struct goimg *img, uint32_t magic)
 			goimg_put(p, f, goimg_funcs[i].start - GOIMG_TEXT, 4);
 			goimg_put(p, f + 4, name_off[i], 4);
 			goimg_put(p, f + 16, pcsp_off[i], 4);
+			goimg_put(p, f + 20, pcfile_off[i], 4);
+			goimg_put(p, f + 24, pcln_off[i], 4);
 			goimg_put(p, f + 28, npcdata, 4);
+			goimg_put(p, f + 32, i == 1 || i == 4, 4); /* cuOffset */
 		} else {
 			goimg_put(p, f, goimg_funcs[i].start, 8);
 			goimg_put(p, f + 8, name_off[i], 4);
 			goimg_put(p, f + 20, pcsp_off[i], 4);
+			goimg_put(p, f + 24, pcfile_off[i], 4);
+			goimg_put(p, f + 28, pcln_off[i], 4);
 			goimg_put(p, f + 32, npcdata, 4);
+			if (v116)
+				goimg_put(p, f + 36, i == 1 || i == 4, 4);
 		}
 		at = f + pcdata_at;
 		if (goimg_funcs[i].inl) {
@@ -203,7 +292,12 @@ static void goimg_build(struct goimg *img, uint32_t magic)
 			goimg_put(p, e + 8, fo, 8);
 		}
 	}
+	/* 1.2: the file table's offset follows the functab's end */
+	if (magic == GOPCLNTAB_MAGIC_12)
+		goimg_put(p, ftab + GOIMG_NFUNC * 16 + 8, filetab, 4);
 	img->size = at;
+	img->cutab = cutab;
+	img->filetab = filetab;
 	/* the inline tree: one call, main.inlined, from +0x12 */
 	if (v120) {
 		goimg_put(img->tree, 4, inl_name, 4);

@@ -26,6 +26,7 @@ UNIT_TESTS = \
 	tests/unit/test_pycmd \
 	tests/unit/test_gostack \
 	tests/unit/test_gopclntab \
+	tests/unit/test_gopclntab_lines \
 	tests/unit/test_gojoin \
 	tests/unit/test_hotspot \
 	tests/unit/test_x86_frame \
@@ -206,6 +207,11 @@ tests_unit_test_gopclntab_SOURCES = tests/unit/test_gopclntab.c tests/unit/gopcl
 tests_unit_test_gopclntab_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_gopclntab_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_gopclntab_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_gopclntab_lines_SOURCES = tests/unit/test_gopclntab_lines.c tests/unit/gopclntab_image.h
+tests_unit_test_gopclntab_lines_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_gopclntab_lines_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_gopclntab_lines_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_gojoin_SOURCES = tests/unit/test_gojoin.c tests/unit/gopclntab_image.h
 tests_unit_test_gojoin_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -624,6 +630,9 @@ EXTRA_DIST += \
 	tests/fixtures/dumps/valid.json \
 	tests/fixtures/dumps/valid.json.gz \
 	tests/fixtures/dumps/window_reversed.json
+
+# The Go program test_gopclntab_lines builds.
+EXTRA_DIST += tests/fixtures/go/lines.go
 
 # Text fixtures of the symbolize tests (ELF fixtures are built above).
 EXTRA_DIST += \

@@ -1,6 +1,7 @@
 /* runtimes/gopclntab, gopclntab_elf, gobuildinfo, golayout: Go's pc-line
  * table in each layout (synthetic tables, tests/unit/gopclntab_image.h):
- * functions found by pc, named, their SP deltas and inlined calls; damaged
+ * functions found by pc, named, their SP deltas and inlined calls (lines:
+ * test_gopclntab_lines.c); damaged
  * tables never read outside their bytes; and the real Go binaries of the
  * machine (Debian's Go toolchain, stripped) read whole. */
 #include "config.h"
@@ -203,9 +204,16 @@ static unsigned walk(struct gopclntab *t)
 		if (name)
 			seen += (unsigned)strlen(name) > 0;
 		for (pc = f.entry; pc < f.end && pc - f.entry < 0x100; pc++) {
+			struct gopclntab_frame fr[8];
+			const char *file;
+			uint32_t line;
+
 			(void)gopclntab__spdelta(t, &f, pc, &d);
 			(void)gopclntab__pcdata(t, &f, 2, pc, &v);
 			seen += (unsigned)gopclntab__inlined(t, &f, pc, names, 8);
+			if (gopclntab__line(t, &f, pc, &file, &line) == 0)
+				seen += (unsigned)strlen(file) > 0 && line > 0;
+			seen += (unsigned)gopclntab__frames(t, &f, pc, fr, 8);
 		}
 	}
 	for (pc = GOIMG_TEXT - 8; pc < GOIMG_END + 8; pc += 3) {
