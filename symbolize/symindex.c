@@ -749,6 +749,25 @@ static int cache_reserve(struct symindex *s, size_t count)
 /* The frames of a Go function at vaddr from its pc-line table, innermost
  * first: what it inlined there ("_[i]"), then itself. 0 with *n (0: no Go
  * function there), or -ENOMEM. */
+/* Go's frames at vaddr in f with their places (--lines), from its own
+ * pc-line table: an inlined call's caller at the call. */
+static int go_frames_with_lines(struct symindex *s, const struct gopclntab_func *f, uint64_t vaddr,
+				uint32_t *frames, size_t max, size_t *n)
+{
+	struct gopclntab_frame gf[SYMBIN_MAX_FRAMES];
+	size_t k = gopclntab__frames(s->go, f, vaddr, gf, max < SYMBIN_MAX_FRAMES ? max : SYMBIN_MAX_FRAMES), i;
+	int err;
+
+	for (i = 0; i < k; i++) {
+		err = places__intern(s->names, gf[i].name ? gf[i].name : "", gf[i].file, gf[i].line,
+				     i + 1 < k ? FRAME_SUFFIX_INLINED : "", &frames[i]);
+		if (err < 0)
+			return err;
+	}
+	*n = k;
+	return 0;
+}
+
 static int go_frames(struct symindex *s, uint64_t vaddr, uint32_t *frames, size_t max, size_t *n)
 {
 	const char *inl[SYMBIN_MAX_FRAMES];
@@ -760,6 +779,8 @@ static int go_frames(struct symindex *s, uint64_t vaddr, uint32_t *frames, size_
 	*n = 0;
 	if (gopclntab__find(s->go, vaddr, &f) != 0 || !(name = gopclntab__name(s->go, &f)))
 		return 0;
+	if (s->lines)
+		return go_frames_with_lines(s, &f, vaddr, frames, max, n);
 	k = gopclntab__inlined(s->go, &f, vaddr, inl, max - 1);
 	for (i = 0; i < k; i++) {
 		err = frame_name__intern(s->names, inl[i], FRAME_SUFFIX_INLINED, &frames[i]);

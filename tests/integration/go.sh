@@ -13,7 +13,10 @@
 #    work for a goroutine on g0 (GC assist, write-barrier flushes, stack
 #    growth) carry the user function that caused it in >= 90 % (g0 stacks
 #    joined to their goroutines, runtimes/gojoin.h), and not 10 points
-#    fewer than pprof's.
+#    fewer than pprof's;
+#  - go_chain stripped, --lines: >= 90 % of its samples show outerLoop and
+#    middleStep at their calls and leafWork in its loop, from Go's own
+#    pc-line table (the build has no DWARF).
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_perf process
 command -v go >/dev/null 2>&1 || skip "go not installed (Debian: golang-go)"
@@ -115,3 +118,35 @@ print("g0 work for a goroutine (gcAssistAlloc1, wbBufFlush1, newstack): smolder 
 ok &= work >= 10 and pct(with_main, work) >= 90 and (ref == 0 or pct(with_main, work) >= pct(ref_main, ref) - 10)
 sys.exit(0 if ok else 1)
 PY
+
+# --lines on the stripped build: places from the pc-line table
+run_smolder 60 record --lines -F 999 -o "$TMP/go_lines.json" -- "$TMP/go/go_chain_s" 2
+expect_ok
+keep_artifact "$TMP/go_lines.json" go_lines.out.json
+"$PYTHON3" - "$TMP/go_lines.json" "$TMP/go/chain.go" <<'PY' || fail "Go frames do not carry their lines"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+src = open(sys.argv[2]).read().split("\n")
+at = {}
+for i, t in enumerate(src, 1):
+    for fn in ("leafWork", "middleStep", "outerLoop"):
+        if t.startswith("func %s(" % fn):
+            at[fn] = i
+loop = {at["leafWork"] + k for k in range(1, 6)}
+total = good = 0
+for p in d["profiles"]:
+    if p["labels"]["comm"] != "go_chain_s":
+        continue
+    for s in p["stacks"]:
+        fr = s["stack"].split(";")
+        total += s["count"]
+        lw = [f for f in fr if f.startswith("main.leafWork (chain.go:")]
+        if ("main.outerLoop (chain.go:%d)" % at["outerLoop"]) in fr and \
+                ("main.middleStep (chain.go:%d)" % at["middleStep"]) in fr and lw and \
+                int(re.search(r":(\d+)\)", lw[-1]).group(1)) in loop:
+            good += s["count"]
+print("go --lines: %d samples, %.1f%% with outerLoop and middleStep at their calls and leafWork in its loop"
+      % (total, 100.0 * good / max(total, 1)))
+sys.exit(0 if total >= 300 and good >= 0.9 * total else 1)
+PY
+exit 0
