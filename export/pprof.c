@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "profile/frame_name.h"
+#include "profile/mappings.h"
 #include "profile/profile.h"
 #include "common/hash.h"
 #include "common/hashidx.h"
@@ -28,22 +29,30 @@ enum {
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
 enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
 enum { LABEL_KEY = 1, LABEL_STR = 2 };
-enum { MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7 };
+enum { MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+       MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10 };
 enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4 };
-enum { LINE_FUNCTION_ID = 1 };
-enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
+enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4 };
 
-#define INLINED_BIT (1ull << 63)
-/* The mapping sid is the NAME of a "[NAME]" frame. */
-#define BRACKET_BIT (1ull << 62)
-#define FLAG_BITS (INLINED_BIT | BRACKET_BIT)
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 #define JIT_MAPPING "[jit]"
 #define UNKNOWN_NAME FRAME_UNKNOWN
 #define NO_STACK_NAME "[no stack]"
 
-/* Distinct locations: (mapping id, function ids leaf-most first) sequences
- * in an arena, found through an open-addressing index. */
+/* A frame as pprof sees it: its function (name and file), its line, its
+ * mapping's file name (sid; 0: the group's exe). */
+struct finfo {
+	uint32_t fn;      /* function id */
+	uint32_t line;    /* 0: none */
+	uint32_t map;     /* sid of the module's file name; 0: the exe */
+	bool inlined;     /* into the frame below it */
+	bool bracket;     /* map is the NAME of a "[NAME]" frame */
+};
+
+/* Distinct locations: (mapping id, then (function id, line) per Line,
+ * leaf-most first) sequences in an arena, found through an
+ * open-addressing index. */
 struct loc {
 	size_t off;   /* into arena: mapping id, then n - 1 function ids */
 	uint32_t n;
@@ -54,11 +63,16 @@ struct enc {
 	const struct profile *p;
 	const struct strtab *names;
 	struct strtab *strs;        /* pprof string table: index = id, 0 = "" */
-	struct u64map *frame_info;  /* frame id -> fn sid | map sid << 32 | INLINED_BIT */
+	struct u64map *frame_info;  /* frame id -> index into finfo + 1 */
+	struct finfo *finfo;
+	size_t nfinfo, finfo_cap;
 	struct u64map *mapping_ids; /* mapping filename sid -> mapping id */
 	uint32_t *mapping_files;    /* mapping id - 1 -> filename sid */
 	size_t nmappings, mappings_cap;
-	struct u64map *functions;   /* fn sid (= function id) -> 1 */
+	struct u64map *functions;   /* name sid | file sid << 32 -> function id */
+	uint32_t *fn_name, *fn_file; /* function id - 1 -> sids */
+	size_t nfns, fn_name_cap, fn_file_cap;
+	bool has_lines, has_files, has_inlines;
 	uint32_t *arena;
 	size_t arena_len, arena_cap;
 	struct loc *locs;
@@ -129,47 +143,79 @@ static int mapping_of(struct enc *e, uint32_t file_sid, uint32_t *id)
 	return 0;
 }
 
-/* Classifies a frame once: its function name sid (suffix stripped), its
- * mapping's filename sid (0 = the group's exe) and whether it is inlined. */
-static int frame_info(struct enc *e, uint32_t frame, uint64_t *info)
+/* The function id of (name, file) sids, added if new. */
+static int function_of(struct enc *e, uint32_t name, uint32_t file, uint32_t *id)
+{
+	uint64_t key = name | (uint64_t)file << 32, v;
+
+	if (u64map__get(e->functions, key, &v)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	if (grow((void **)&e->fn_name, &e->fn_name_cap, e->nfns + 1, sizeof(*e->fn_name)) < 0 ||
+	    grow((void **)&e->fn_file, &e->fn_file_cap, e->nfns + 1, sizeof(*e->fn_file)) < 0)
+		return -ENOMEM;
+	if (u64map__put(e->functions, key, e->nfns + 1) < 0)
+		return -ENOMEM;
+	e->fn_name[e->nfns] = name;
+	e->fn_file[e->nfns] = file;
+	*id = (uint32_t)++e->nfns;
+	return 0;
+}
+
+/* Classifies a frame once: its function (name with suffix and place
+ * stripped, and the file of its place), its line, its mapping's filename
+ * sid (0 = the group's exe) and whether it is inlined. */
+static int frame_info(struct enc *e, uint32_t frame, const struct finfo **out)
 {
 	struct frame_parts fp;
-	uint32_t fn = 0, map = 0;
-	int inl = 0, bracket = 0, rc = 0;
+	struct finfo fi;
+	uint32_t name = 0, file = 0;
+	uint64_t v;
+	int rc = 0;
 
-	if (u64map__get(e->frame_info, frame, info))
+	if (u64map__get(e->frame_info, frame, &v)) {
+		*out = &e->finfo[v - 1];
 		return 0;
+	}
+	memset(&fi, 0, sizeof(fi));
 	frame_name__parse(frame ? strtab__str(e->names, frame) : NULL, &fp);
 	switch (fp.kind) {
 	case FRAME_KERNEL:
-		rc = sid(e, KERNEL_MAPPING, &map);
+		rc = sid(e, KERNEL_MAPPING, &fi.map);
 		break;
 	case FRAME_JIT:
 	case FRAME_INTERPRETED:
-		rc = sid(e, JIT_MAPPING, &map);
+		rc = sid(e, JIT_MAPPING, &fi.map);
 		break;
 	case FRAME_INLINED:
-		inl = 1;
+		fi.inlined = true;
+		e->has_inlines = true;
 		break;
 	case FRAME_MODULE_OFFSET:
-		rc = sid_n(e, fp.module, fp.module_len, &map);
+		rc = sid_n(e, fp.module, fp.module_len, &fi.map);
 		break;
 	case FRAME_BRACKETED:
 		/* Resolved per group: the exe when MODULE is its file name. */
-		bracket = 1;
-		rc = sid_n(e, fp.module, fp.module_len, &map);
+		fi.bracket = true;
+		rc = sid_n(e, fp.module, fp.module_len, &fi.map);
 		break;
 	case FRAME_FUNCTION:
 	case FRAME_UNKNOWN_CODE:
 		break;
 	}
-	if (rc < 0 || (rc = sid_n(e, fp.name, fp.name_len, &fn)) < 0)
+	if (rc < 0 || (rc = sid_n(e, fp.name, fp.func_len, &name)) < 0 ||
+	    (fp.file && (rc = sid_n(e, fp.file, fp.file_len, &file)) < 0) ||
+	    (rc = function_of(e, name, file, &fi.fn)) < 0)
 		return rc;
-	*info = fn | ((uint64_t)map << 32) | (inl ? INLINED_BIT : 0) | (bracket ? BRACKET_BIT : 0);
-	if (u64map__put(e->frame_info, frame, *info) < 0)
+	fi.line = fp.line;
+	e->has_files |= file != 0;
+	e->has_lines |= fp.line != 0;
+	if (grow((void **)&e->finfo, &e->finfo_cap, e->nfinfo + 1, sizeof(*e->finfo)) < 0 ||
+	    u64map__put(e->frame_info, frame, e->nfinfo + 1) < 0)
 		return -ENOMEM;
-	if (u64map__put(e->functions, fn, 1) < 0)
-		return -ENOMEM;
+	e->finfo[e->nfinfo] = fi;
+	*out = &e->finfo[e->nfinfo++];
 	return 0;
 }
 
@@ -271,9 +317,10 @@ static int begin_group(struct enc *e, size_t g)
 	return 0;
 }
 
-static int mapping_id_for(struct enc *e, uint64_t info, uint32_t *id)
+/* The mapping of a frame that is no inlined one (NULL: the exe). */
+static int mapping_id_for(struct enc *e, const struct finfo *fi, uint32_t *id)
 {
-	uint32_t file = (uint32_t)((info & ~FLAG_BITS) >> 32);
+	uint32_t file = fi ? fi->map : 0;
 	const char *name;
 	char buf[512];
 
@@ -284,7 +331,7 @@ static int mapping_id_for(struct enc *e, uint64_t info, uint32_t *id)
 	/* "[libfoo.so]" names a file; "[anon]", "[vdso]" stay pseudo-mappings
 	 * in brackets, which pprof never takes for the main binary. */
 	name = strtab__str(e->strs, file);
-	if ((info & BRACKET_BIT) && name && !strchr(name, '.')) {
+	if (fi->bracket && name && !strchr(name, '.')) {
 		snprintf(buf, sizeof(buf), "[%s]", name);
 		if (sid(e, buf, &file) < 0)
 			return -ENOMEM;
@@ -300,35 +347,39 @@ static int add_sample(void *ctx, const uint32_t *frames, size_t n, uint64_t coun
 	int rc;
 
 	if (grow((void **)&e->loc_ids, &e->loc_ids_cap, n + 1, sizeof(*e->loc_ids)) < 0 ||
-	    grow((void **)&e->key, &e->key_cap, n + 2, sizeof(*e->key)) < 0)
+	    grow((void **)&e->key, &e->key_cap, 2 * n + 3, sizeof(*e->key)) < 0)
 		return -ENOMEM;
 	/* pprof drops samples without a location: an empty stack becomes one
 	 * pseudo-frame in the exe, so totals stay equal to the samples. */
 	if (n == 0) {
-		if (sid(e, NO_STACK_NAME, &e->key[1]) < 0 || u64map__put(e->functions, e->key[1], 1) < 0)
+		uint32_t name;
+
+		if (sid(e, NO_STACK_NAME, &name) < 0 || function_of(e, name, 0, &e->key[1]) < 0)
 			return -ENOMEM;
 		e->key[0] = e->exe_map;
-		if ((rc = location_of(e, e->key, 2, &e->loc_ids[nloc])) < 0)
+		e->key[2] = 0;
+		if ((rc = location_of(e, e->key, 3, &e->loc_ids[nloc])) < 0)
 			return rc;
 		nloc++;
 	}
 	/* Leaf first: inlined frames, then the frame they were inlined into. */
 	while (i > 0) {
 		size_t k = 1;
-		uint64_t info = 0;
+		const struct finfo *fi = NULL;
 		uint32_t map;
 
 		for (;;) {
 			i--;
-			if ((rc = frame_info(e, frames[i], &info)) < 0)
+			if ((rc = frame_info(e, frames[i], &fi)) < 0)
 				return rc;
-			e->key[k++] = (uint32_t)info;
-			if (!(info & INLINED_BIT) || i == 0)
+			e->key[k++] = fi->fn;
+			e->key[k++] = fi->line;
+			if (!fi->inlined || i == 0)
 				break;
 		}
 		/* Inlined frames at the root, with nothing they were inlined
 		 * into, form a location of their own in the exe. */
-		if ((rc = mapping_id_for(e, info & INLINED_BIT ? 0 : info, &map)) < 0)
+		if ((rc = mapping_id_for(e, fi->inlined ? NULL : fi, &map)) < 0)
 			return rc;
 		e->key[0] = map;
 		if ((rc = location_of(e, e->key, k, &e->loc_ids[nloc])) < 0)
@@ -359,23 +410,54 @@ static int value_type(struct enc *e, uint32_t field, const char *type, const cha
 	return protobuf__message(&e->out, field, &e->msg);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* A mapping's file name and build ID from the binaries the profile knows
+ * (profile/mappings.h), by the file name the frames gave it: the file's
+ * path and build ID when one binary has that name, else the name alone. */
+static int mapping_details(struct enc *e, uint32_t file_sid, uint32_t *path_sid, uint32_t *id_sid)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct mappings *m = profile__meta_const(e->p)->mappings;
+	const char *file = strtab__str(e->strs, file_sid), *base;
+	const struct mapping *b;
+	bool ambiguous;
 
-	return x < y ? -1 : x > y;
+	*path_sid = file_sid;
+	*id_sid = 0;
+	if (!m || !file || file[0] == '[')
+		return 0;
+	base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	b = mappings__find(m, base, strlen(base), &ambiguous);
+	/* the exe's mapping is named by its path: only that file's entry */
+	if (!b || (base != file && strcmp(b->path, file) != 0))
+		return 0;
+	if (*b->path && sid(e, b->path, path_sid) < 0)
+		return -ENOMEM;
+	if (*b->build_id && sid(e, b->build_id, id_sid) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 static int write_tables(struct enc *e)
 {
-	uint64_t *fns, key, val;
-	size_t i, j, pos = 0, nfns = u64map__count(e->functions);
+	size_t i, j;
 
 	for (i = 0; i < e->nmappings; i++) {
+		uint32_t path, build_id;
+
+		if (mapping_details(e, e->mapping_files[i], &path, &build_id) < 0)
+			return -ENOMEM;
 		protobuf__reset(&e->msg);
 		protobuf__uint64(&e->msg, MAPPING_ID, i + 1);
-		protobuf__int64(&e->msg, MAPPING_FILENAME, e->mapping_files[i]);
+		protobuf__int64(&e->msg, MAPPING_FILENAME, path);
+		if (build_id)
+			protobuf__int64(&e->msg, MAPPING_BUILD_ID, build_id);
 		protobuf__uint64(&e->msg, MAPPING_HAS_FUNCTIONS, 1);
+		if (e->has_files)
+			protobuf__uint64(&e->msg, MAPPING_HAS_FILENAMES, 1);
+		if (e->has_lines)
+			protobuf__uint64(&e->msg, MAPPING_HAS_LINE_NUMBERS, 1);
+		if (e->has_inlines)
+			protobuf__uint64(&e->msg, MAPPING_HAS_INLINE_FRAMES, 1);
 		protobuf__message(&e->out, PROFILE_MAPPING, &e->msg);
 	}
 	for (i = 0; i < e->nlocs; i++) {
@@ -384,29 +466,25 @@ static int write_tables(struct enc *e)
 		protobuf__reset(&e->msg);
 		protobuf__uint64(&e->msg, LOCATION_ID, i + 1);
 		protobuf__uint64(&e->msg, LOCATION_MAPPING_ID, k[0]);
-		for (j = 1; j < e->locs[i].n; j++) {
+		for (j = 1; j + 1 < e->locs[i].n; j += 2) {
 			protobuf__reset(&e->sub);
 			protobuf__uint64(&e->sub, LINE_FUNCTION_ID, k[j]);
+			if (k[j + 1])
+				protobuf__int64(&e->sub, LINE_LINE, k[j + 1]);
 			protobuf__message(&e->msg, LOCATION_LINE, &e->sub);
 		}
 		protobuf__message(&e->out, PROFILE_LOCATION, &e->msg);
 	}
-	/* Functions in id order, so the output does not depend on hashing. */
-	fns = calloc(nfns ? nfns : 1, sizeof(*fns));
-	if (!fns)
-		return -ENOMEM;
-	for (i = 0; i < nfns && u64map__next(e->functions, &pos, &key, &val); i++)
-		fns[i] = key;
-	qsort(fns, i, sizeof(*fns), cmp_u64);
-	nfns = i;
-	for (i = 0; i < nfns; i++) {
+	/* Functions in id order: the order they were met, as the profile's */
+	for (i = 0; i < e->nfns; i++) {
 		protobuf__reset(&e->msg);
-		protobuf__uint64(&e->msg, FUNCTION_ID, fns[i]);
-		protobuf__int64(&e->msg, FUNCTION_NAME, (int64_t)fns[i]);
-		protobuf__int64(&e->msg, FUNCTION_SYSTEM_NAME, (int64_t)fns[i]);
+		protobuf__uint64(&e->msg, FUNCTION_ID, i + 1);
+		protobuf__int64(&e->msg, FUNCTION_NAME, e->fn_name[i]);
+		protobuf__int64(&e->msg, FUNCTION_SYSTEM_NAME, e->fn_name[i]);
+		if (e->fn_file[i])
+			protobuf__int64(&e->msg, FUNCTION_FILENAME, e->fn_file[i]);
 		protobuf__message(&e->out, PROFILE_FUNCTION, &e->msg);
 	}
-	free(fns);
 	return e->out.err;
 }
 
@@ -414,8 +492,11 @@ static void enc_free(struct enc *e)
 {
 	strtab__delete(e->strs);
 	u64map__delete(e->frame_info);
+	free(e->finfo);
 	u64map__delete(e->mapping_ids);
 	u64map__delete(e->functions);
+	free(e->fn_name);
+	free(e->fn_file);
 	free(e->mapping_files);
 	free(e->arena);
 	free(e->locs);

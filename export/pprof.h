@@ -17,17 +17,22 @@
  * - the "_[k]", "_[i]", "_[j]" suffixes, and those of interpreted frames
  *   ("_[0]", "_[py]", "_[rb]"), are stripped from function names: the
  *   Location structure carries inlining and the Mapping carries kernel
- *   ("[kernel.kallsyms]") and JIT or interpreted code ("[jit]"); one
- *   Function per distinct name
- *   (name = system_name);
+ *   ("[kernel.kallsyms]") and JIT or interpreted code ("[jit]");
+ * - a name's place, " (FILE:LINE)" (--lines, and interpreters' files),
+ *   becomes the Line's line and the Function's filename: one Function per
+ *   distinct (name, file), name = system_name, so -lines, -list and
+ *   -traces read them;
  * - a Mapping per module the frame names reveal: "MODULE+0xSTART" frames
  *   map to MODULE, "[NAME]" frames to NAME when it looks like a file name
  *   (has a '.'), else to "[NAME]" (pseudo-mappings such as "[anon]"); both
- *   to the group's exe when MODULE or NAME is the exe's file name; other frames (and "[unknown]") to the
- *   group's exe ("[unknown]" when the exe is unknown). Dumps carry no
- *   addresses or build ids, so every Mapping has start = limit = offset = 0,
- *   an empty build id and has_functions set (pprof then never tries to
- *   symbolize); Locations have address 0. */
+ *   to the group's exe when MODULE or NAME is the exe's file name; other
+ *   frames (and "[unknown]") to the group's exe ("[unknown]" when the exe
+ *   is unknown). Where the profile's binaries (profile/mappings.h) know
+ *   the module (or the exe's path), the Mapping carries its path and build
+ *   ID; has_functions is always set (pprof then never tries to symbolize),
+ *   has_filenames, has_line_numbers and has_inline_frames where any frame
+ *   has them. Dumps keep no addresses: every Mapping has start = limit =
+ *   offset = 0 and Locations address 0. */
 #ifndef SMOLDER_EXPORT_PPROF_H
 #define SMOLDER_EXPORT_PPROF_H
 #include <stddef.h>

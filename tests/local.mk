@@ -309,5 +309,5 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 # Dump fixtures of the report tests.
 EXTRA_DIST += tests/fixtures/report/a.json tests/fixtures/report/b.json \
 	tests/fixtures/report/c.json tests/fixtures/report/truncated.json \
-	tests/fixtures/report/threads.json tests/fixtures/report/a_b.collapsed \
+	tests/fixtures/report/threads.json tests/fixtures/report/lines.json tests/fixtures/report/a_b.collapsed \
 	tests/fixtures/report/users.json

@@ -7,6 +7,8 @@
 #    call of hot, and hot in its loop (the loop's line or step's call);
 #  - of the samples in step (inlined into hot), >= 90% show step at its own
 #    lines and hot at the line that calls it;
+#  - record --lines --format pprof: go tool pprof -top -lines lists hot at
+#    its loop's line (when go is installed);
 #  - without --lines, names are as they were: no place on any frame.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_workload lines
@@ -50,6 +52,18 @@ print("lines at %s: %d samples, %.1f%% main -> caller -> hot at their lines; %d 
       "lines under hot's call" % (line, total, pct(whole, total), instep, pct(stepok, instep)))
 sys.exit(0 if total >= 500 and pct(whole, total) >= 90 and instep >= 50 and pct(stepok, instep) >= 90 else 1)
 PY
+
+if command -v go >/dev/null 2>&1; then
+	run_smolder 60 record --lines -F 999 --format pprof -o "$TMP/lines.pb.gz" -- "$WORKLOADS/lines" 2
+	expect_ok
+	loop=$(grep -n 'LINE_LOOP' "$SRC" | cut -d: -f1)
+	go tool pprof -top -lines "$TMP/lines.pb.gz" >"$TMP/top.txt" 2>"$TMP/pprof.err" ||
+		fail "go tool pprof -top -lines: $(cat "$TMP/pprof.err")"
+	head -n 14 "$TMP/top.txt"
+	grep -q " hot lines\.c:$loop\$" "$TMP/top.txt" || fail "pprof -top -lines does not list hot at lines.c:$loop"
+else
+	echo "go not installed: pprof's reading of lines not checked"
+fi
 
 run_smolder 60 record -F 999 -o "$TMP/plain.json" -- "$WORKLOADS/lines" 1
 expect_ok

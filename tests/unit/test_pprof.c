@@ -71,12 +71,13 @@ struct decoded {
 	int64_t label_key[MAXN][8], label_str[MAXN][8]; /* string indexes */
 	size_t nlabels_of_sample[MAXN];
 	size_t nsamples;
-	uint64_t loc_nlines[MAXN], loc_lines[MAXN][8], loc_mapping[MAXN];
+	uint64_t loc_nlines[MAXN], loc_lines[MAXN][8], loc_line_no[MAXN][8], loc_mapping[MAXN];
 	size_t nlocs;
 	uint64_t fn_id[MAXN];
-	int64_t fn_name[MAXN];
+	int64_t fn_name[MAXN], fn_file[MAXN];
 	size_t nfns;
-	int64_t map_file[MAXN];
+	int64_t map_file[MAXN], map_build_id[MAXN];
+	uint64_t map_has_lines[MAXN];
 	uint64_t map_has_functions[MAXN];
 	size_t nmaps;
 	int64_t period, time_nanos, duration_nanos, period_type[2];
@@ -150,6 +151,10 @@ static void decode(const uint8_t *buf, size_t len, struct decoded *d)
 			while (rd_field(&sub, &f2, &v2, &s2)) {
 				if (f2 == 5)
 					d->map_file[d->nmaps] = (int64_t)v2;
+				if (f2 == 6)
+					d->map_build_id[d->nmaps] = (int64_t)v2;
+				if (f2 == 9)
+					d->map_has_lines[d->nmaps] = v2;
 				if (f2 == 7)
 					d->map_has_functions[d->nmaps] = v2;
 			}
@@ -159,10 +164,15 @@ static void decode(const uint8_t *buf, size_t len, struct decoded *d)
 			while (rd_field(&sub, &f2, &v2, &s2)) {
 				if (f2 == 2)
 					d->loc_mapping[d->nlocs] = v2;
-				if (f2 == 4) {
-					while (rd_field(&s2, &f3, &v3, &s3))
-						if (f3 == 1 && d->loc_nlines[d->nlocs] < 8)
-							d->loc_lines[d->nlocs][d->loc_nlines[d->nlocs]++] = v3;
+				if (f2 == 4 && d->loc_nlines[d->nlocs] < 8) {
+					size_t k = d->loc_nlines[d->nlocs]++;
+
+					while (rd_field(&s2, &f3, &v3, &s3)) {
+						if (f3 == 1)
+							d->loc_lines[d->nlocs][k] = v3;
+						if (f3 == 2)
+							d->loc_line_no[d->nlocs][k] = v3;
+					}
 				}
 			}
 			d->nlocs++;
@@ -173,6 +183,8 @@ static void decode(const uint8_t *buf, size_t len, struct decoded *d)
 					d->fn_id[d->nfns] = v2;
 				if (f2 == 2)
 					d->fn_name[d->nfns] = (int64_t)v2;
+				if (f2 == 4)
+					d->fn_file[d->nfns] = (int64_t)v2;
 			}
 			d->nfns++;
 			break;
@@ -411,6 +423,76 @@ Test(pprof, user_label)
 	cr_assert_eq(root, 7);
 	cr_assert_eq(alice, 4);
 	cr_assert_eq(postgres, 2);
+	decoded_free(&d);
+	free(buf);
+	dump_merge__delete(m);
+	strtab__delete(names);
+}
+
+static const char *fn_file(const struct decoded *d, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < d->nfns; i++)
+		if (d->fn_id[i] == id)
+			return str(d, d->fn_file[i]);
+	return NULL;
+}
+
+/* Places become Lines (function, line) and Functions' file names, one
+ * Function per (name, file); a module the dump's mappings know gets its
+ * path and build ID. */
+Test(pprof, lines_files_and_build_ids)
+{
+	static const char *const files[] = {"lines.json", NULL};
+	struct strtab *names = strtab__new();
+	struct dump_merge_filter f;
+	struct dump_merge *m;
+	struct pprof_opts o = { 40000000, T0 * S, 10 * S };
+	struct decoded d;
+	void *buf = NULL;
+	size_t len = 0, i, j, hot = 0, lib = 0;
+	int folded = 0, loop = 0;
+
+	filter_init(&f);
+	m = merge(names, &f, files);
+	cr_assert_eq(pprof__encode(dump_merge__profile(m), &o, &buf, &len), 0);
+	decode(buf, len, &d);
+	for (i = 0; i < d.nfns; i++) {
+		hot += !strcmp(str(&d, d.fn_name[i]), "hot");
+		cr_assert_null(strchr(str(&d, d.fn_name[i]), '('), "a place left in %s", str(&d, d.fn_name[i]));
+	}
+	cr_assert_eq(hot, 1, "hot at two lines is one function");
+	for (i = 0; i < d.nlocs; i++) {
+		const char *l0 = fn_name(&d, d.loc_lines[i][0]);
+
+		if (!strcmp(l0, "step")) {
+			cr_assert_eq(d.loc_nlines[i], 2);
+			cr_assert_eq(d.loc_line_no[i][0], 13);
+			cr_assert_str_eq(fn_name(&d, d.loc_lines[i][1]), "hot");
+			cr_assert_eq(d.loc_line_no[i][1], 22, "hot at the inlined call");
+			cr_assert_str_eq(fn_file(&d, d.loc_lines[i][0]), "app.c");
+			folded++;
+		} else if (!strcmp(l0, "hot")) {
+			cr_assert_eq(d.loc_line_no[i][0], 21);
+			loop++;
+		} else if (!strcmp(l0, "main")) {
+			cr_assert_eq(d.loc_line_no[i][0], 40);
+		} else if (!strcmp(l0, "libz.so.1+0x5d80")) {
+			cr_assert_eq(d.loc_line_no[i][0], 0);
+			cr_assert_str_eq(fn_file(&d, d.loc_lines[i][0]), "", "no file");
+			for (j = 0; j < d.nmaps; j++)
+				if (j + 1 == d.loc_mapping[i]) {
+					cr_assert_str_eq(str(&d, d.map_file[j]), "/usr/lib/x86_64-linux-gnu/libz.so.1");
+					cr_assert_str_eq(str(&d, d.map_build_id[j]), "0a1b2c");
+					cr_assert_eq(d.map_has_lines[j], 1);
+					lib++;
+				}
+		}
+	}
+	cr_assert_eq(folded, 1);
+	cr_assert_eq(loop, 1);
+	cr_assert_eq(lib, 1);
 	decoded_free(&d);
 	free(buf);
 	dump_merge__delete(m);
