@@ -8,6 +8,8 @@ int probe_cmd__main(int argc, char **argv);
 int run_cmd__main(int argc, char **argv);
 int upload_cmd__main(int argc, char **argv);
 int report_cmd__main(int argc, char **argv);
+/* DEBUGINFOD_URLS as smolder was started with (main unsets it); NULL. */
+const char *cli__env_debuginfod(void);
 int symbolize_cmd__main(int argc, char **argv);
 
 #endif

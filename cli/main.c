@@ -41,6 +41,13 @@ static void raise_fd_limit(void)
 	}
 }
 
+static char env_debuginfod[4096];
+
+const char *cli__env_debuginfod(void)
+{
+	return env_debuginfod[0] ? env_debuginfod : NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -59,7 +66,10 @@ int main(int argc, char **argv)
 		printf("smolder %s\n", SMOLDER_VERSION);
 		return 0;
 	}
-	/* Debug info must never be fetched over the network on the sampling path. */
+	/* Debug info must never be fetched over the network on the sampling
+	 * path; report --debuginfod env asks for the servers given here. */
+	if (getenv("DEBUGINFOD_URLS"))
+		snprintf(env_debuginfod, sizeof(env_debuginfod), "%s", getenv("DEBUGINFOD_URLS"));
 	unsetenv("DEBUGINFOD_URLS");
 	raise_fd_limit();
 	if (strcmp(cmd, "record") == 0)

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "runtimes/accountant.h"
 #include "symbolize/loadbudget.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "symbolize/demangle.h"
 
 static void usage(FILE *out)
@@ -290,6 +291,10 @@ int probe_cmd__main(int argc, char **argv)
 	perf_events__probe_attr(&f);
 	print_host(&f);
 	printf("%-24s%s\n", "demangler:", demangle__engine());
+	printf("%-24s%s\n", "debuginfod:",
+	       debuginfod_fetch__available()
+		       ? "client present: report --debuginfod URL fetches debug files (off by default; never record, run)"
+		       : "no client (" DEBUGINFOD_SONAME "): report --debug-dir only");
 	if (!f.open.ok) {
 		char eb[32];
 

@@ -25,6 +25,7 @@
 #include "export/dump_read.h"
 #include "export/encode.h"
 #include "export/out_path.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "symbolize/late_names.h"
 
 #define MAX_LABELS 64
@@ -50,6 +51,9 @@ struct report {
 	struct pprof_opts pprof;
 	const char *debug_dirs[MAX_DEBUG_DIRS + 1];
 	size_t ndebug_dirs;
+	const char *debuginfod;           /* --debuginfod URLS; NULL: none */
+	const char *env_debuginfod;       /* DEBUGINFOD_URLS as smolder started */
+	struct debuginfod_fetch *fetch;
 };
 
 static void usage(FILE *f)
@@ -58,7 +62,7 @@ static void usage(FILE *f)
 		"Usage: smolder report FILE|DIR ... [--format top|svg|pprof|collapsed|json] [-o FILE]\n"
 		"                      [--from T] [--until T] [--label NAME=VALUE ...] [--pid PID]\n"
 		"                      [--group-by thread] [--diff BASE ...] [--icicle] [--top N]\n"
-		"                      [--title TEXT] [--debug-dir DIR ...]\n"
+		"                      [--title TEXT] [--debug-dir DIR ...] [--debuginfod URL]\n"
 		"\n"
 		"Merges smolder dumps (files, or every *.json / *.json.gz of a directory such as\n"
 		"the spool) into one report.\n"
@@ -98,6 +102,9 @@ static void usage(FILE *f)
 		"                        by the build IDs the dumps keep (repeatable; "
 		DEFAULT_DEBUG_DIR " is\n"
 		"                        searched last)\n"
+		"      --debuginfod URL  and then from these debuginfod servers (space-separated,\n"
+		"                        as DEBUGINFOD_URLS; 'env' takes DEBUGINFOD_URLS):\n"
+		"                        off by default; needs libdebuginfod.so.1\n"
 		"  -h, --help            this help\n",
 		DEFAULT_TOP);
 }
@@ -360,7 +367,8 @@ static void pprof_period(struct report *r)
 	r->pprof.duration_ns = in->end_ns - in->start_ns;
 }
 
-enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE, OPT_GROUP_BY, OPT_EVENT, OPT_DEBUG_DIR };
+enum { OPT_FROM = 256, OPT_UNTIL, OPT_DIFF, OPT_ICICLE, OPT_TOP, OPT_TITLE, OPT_GROUP_BY, OPT_EVENT, OPT_DEBUG_DIR,
+       OPT_DEBUGINFOD };
 
 /* One option with a value. Returns 0, 2 on a usage error, 1 on another
  * failure (both logged). */
@@ -427,6 +435,9 @@ static int parse_option(struct report *r, int c, const char *arg, uint64_t now_n
 		}
 		r->debug_dirs[r->ndebug_dirs++] = arg;
 		return 0;
+	case OPT_DEBUGINFOD:
+		r->debuginfod = arg;
+		return 0;
 	case OPT_GROUP_BY:
 		if (strcmp(arg, "thread") != 0 && strcmp(arg, "process") != 0) {
 			log__error("--group-by: '%s' is not thread or process", arg);
@@ -480,6 +491,7 @@ static int parse_args(int argc, char **argv, struct report *r)
 		{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -591,6 +603,30 @@ static void left_part(char *buf, size_t size, int *len, const char **sep, size_t
 	*sep = ", ";
 }
 
+/* The debuginfod client of --debuginfod. Returns 0, or 1 after logging. */
+static int open_debuginfod(struct report *r)
+{
+	const char *urls = r->debuginfod;
+	char msg[256];
+	int rc;
+
+	if (!urls)
+		return 0;
+	if (strcmp(urls, "env") == 0)
+		urls = r->env_debuginfod;
+	if (!urls || !*urls) {
+		log__error("--debuginfod env: DEBUGINFOD_URLS is not set");
+		return 1;
+	}
+	rc = debuginfod_fetch__open(urls, &r->fetch, msg, sizeof(msg));
+	if (rc < 0) {
+		log__error("--debuginfod: %s%s", msg,
+			   rc == -ENOENT ? " (Debian: libdebuginfod1; RHEL: elfutils-debuginfod-client)" : "");
+		return 1;
+	}
+	return 0;
+}
+
 /* The stripped functions of a merge named from debug files (--debug-dir,
  * then the default directory). Returns 0, or 1 after logging. */
 static int name_late(struct report *r, struct dump_merge *m, struct strtab *names, const char *what)
@@ -603,16 +639,19 @@ static int name_late(struct report *r, struct dump_merge *m, struct strtab *name
 	int rc, n;
 
 	r->debug_dirs[r->ndebug_dirs] = DEFAULT_DEBUG_DIR;
-	rc = late_names__apply(p, names, profile__meta_const(p)->mappings, r->debug_dirs, r->ndebug_dirs + 1, &st);
+	rc = late_names__apply(p, names, profile__meta_const(p)->mappings, r->debug_dirs, r->ndebug_dirs + 1,
+			       r->fetch, &st);
 	if (rc < 0) {
 		log__error("naming the stripped functions%s: %s", what, strerror(-rc));
 		return 1;
 	}
 	left = st.no_build_id + st.ambiguous + st.no_file + st.no_symbol;
-	if (!st.named && !(left && r->ndebug_dirs))
+	if (!st.named && !(left && (r->ndebug_dirs || r->fetch)))
 		return 0;
 	n = snprintf(why, sizeof(why), "named %zu of %zu stripped functions%s from %zu debug file%s",
 		     st.named, st.named + left, what, st.files, st.files == 1 ? "" : "s");
+	if (st.fetched && n > 0 && (size_t)n < sizeof(why))
+		n += snprintf(why + n, sizeof(why) - (size_t)n, " (%zu from debuginfod)", st.fetched);
 	left_part(why, sizeof(why), &n, &sep, st.no_file, "with no debug file found");
 	left_part(why, sizeof(why), &n, &sep, st.no_symbol, "that it names no function at");
 	left_part(why, sizeof(why), &n, &sep, st.no_build_id, "whose binary the dumps give no build ID of");
@@ -657,6 +696,7 @@ int report_cmd__main(int argc, char **argv)
 	r.filter.until_ns = UINT64_MAX;
 	r.filter.pid = -1;
 	r.filter.labels = r.labels;
+	r.env_debuginfod = cli__env_debuginfod();
 	status = parse_args(argc, argv, &r);
 	for (i = optind; status == 0 && i < argc; i++)
 		if (add_input(&r.inputs, argv[i]) < 0)
@@ -668,6 +708,8 @@ int report_cmd__main(int argc, char **argv)
 	if (status == 0)
 		status = merge_all(&r, names, &now, &base);
 	if (status == 0)
+		status = open_debuginfod(&r);
+	if (status == 0)
 		status = name_late(&r, now, names, "");
 	if (status == 0 && base)
 		status = name_late(&r, base, names, " of the base");
@@ -675,6 +717,7 @@ int report_cmd__main(int argc, char **argv)
 		pprof_period(&r);
 		status = write_result(&r);
 	}
+	debuginfod_fetch__close(r.fetch);
 	dump_merge__delete(base);
 	dump_merge__delete(now);
 	strtab__delete(names);

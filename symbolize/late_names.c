@@ -16,6 +16,7 @@
 #include "profile/frame_name.h"
 #include "profile/mappings.h"
 #include "profile/profile.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "symbolize/late_names.h"
 #include "symbolize/symindex.h"
 
@@ -34,6 +35,7 @@ struct late {
 	const struct mappings *m;
 	const char *const *dirs;
 	size_t ndirs;
+	struct debuginfod_fetch *fetch;
 	struct u64map *renamed; /* frame id -> new id */
 	struct u64map *by_id;   /* hash of a build ID -> file + 1 */
 	struct file_ent *files;
@@ -82,6 +84,7 @@ static struct symindex *debug_index(struct late *l, const struct mapping *e)
 	uint64_t key = hash__bytes(e->build_id, strlen(e->build_id), 0), v;
 	char path[4096];
 	struct file_ent *f;
+	bool found = false, fetched = false;
 
 	if (u64map__get(l->by_id, key, &v) && v - 1 < l->nfiles && !strcmp(l->files[v - 1].build_id, e->build_id))
 		return l->files[v - 1].s;
@@ -101,10 +104,14 @@ static struct symindex *debug_index(struct late *l, const struct mapping *e)
 	f = &l->files[l->nfiles];
 	f->build_id = e->build_id;
 	f->s = NULL;
-	if (find_debug_file(l, e->build_id, path, sizeof(path)) == 0 &&
-	    symindex__new(path, e->module, l->names, &f->s) == 0) {
+	if (find_debug_file(l, e->build_id, path, sizeof(path)) == 0)
+		found = true;
+	else if (l->fetch && debuginfod_fetch__debuginfo(l->fetch, e->build_id, path, sizeof(path)) == 0)
+		found = fetched = true;
+	if (found && symindex__new(path, e->module, l->names, &f->s) == 0) {
 		if (same_build_id(f->s, e->build_id)) {
 			l->st->files++;
+			l->st->fetched += fetched;
 		} else {
 			/* a file put under another's name names nothing */
 			l->st->wrong_files++;
@@ -182,20 +189,21 @@ static uint32_t rename_frame(void *ctx, uint32_t id)
 }
 
 int late_names__apply(struct profile *p, struct strtab *names, const struct mappings *m, const char *const *dirs,
-		      size_t ndirs, struct late_names_stats *stats)
+		      size_t ndirs, struct debuginfod_fetch *fetch, struct late_names_stats *stats)
 {
 	struct late l;
 	size_t i;
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
-	if (!mappings__count(m) || !ndirs)
+	if (!mappings__count(m) || (!ndirs && !fetch))
 		return 0;
 	memset(&l, 0, sizeof(l));
 	l.names = names;
 	l.m = m;
 	l.dirs = dirs;
 	l.ndirs = ndirs;
+	l.fetch = fetch;
 	l.st = stats;
 	l.renamed = u64map__new(1024);
 	l.by_id = u64map__new(64);

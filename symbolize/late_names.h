@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct debuginfod_fetch;
 struct mappings;
 struct profile;
 struct strtab;
@@ -26,13 +27,15 @@ struct late_names_stats {
 	size_t no_symbol;   /* ... left: the debug file names no function there */
 	size_t files;       /* debug files opened */
 	size_t wrong_files; /* files found under a build ID that is not theirs */
+	size_t fetched;     /* ... of the files, those a debuginfod server gave */
 };
 
 /* Renames p's frames in place (profile__rename_frames), interning the new
  * names in names (p's table); m is p's binaries (NULL: nothing to do).
- * dirs[0..ndirs) are searched in order. Returns 0, or -ENOMEM (p may be
+ * dirs[0..ndirs) are searched in order, then the servers of fetch (NULL:
+ * none; symbolize/debuginfod_fetch.h). Returns 0, or -ENOMEM (p may be
  * unchanged; past a failure mid-way, frames keep their names). */
 int late_names__apply(struct profile *p, struct strtab *names, const struct mappings *m, const char *const *dirs,
-		      size_t ndirs, struct late_names_stats *stats);
+		      size_t ndirs, struct debuginfod_fetch *fetch, struct late_names_stats *stats);
 
 #endif

@@ -8,6 +8,7 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/symindex.c symbolize/symindex.h \
 	symbolize/late_names.c symbolize/late_names.h \
 	symbolize/places.c symbolize/places.h \
+	symbolize/debuginfod_fetch.c symbolize/debuginfod_fetch.h \
 	symbolize/debugcache.c symbolize/debugcache.h \
 	symbolize/debugdata.c symbolize/debugdata.h \
 	symbolize/loadbudget.c symbolize/loadbudget.h \
@@ -23,4 +24,4 @@ symbolize_libsymbolize_a_SOURCES = \
 	symbolize/demangle.c symbolize/demangle.h \
 	symbolize/demangle_shorten.c \
 	symbolize/demangle_cxxabi.cc
-SYMBOLIZE_LIBS = symbolize/libsymbolize.a $(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS)
+SYMBOLIZE_LIBS = symbolize/libsymbolize.a $(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS) $(DL_LIBS)

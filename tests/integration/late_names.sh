@@ -4,7 +4,9 @@
 # build ID. The same dump read by `report --debug-dir DIR`, with the debug
 # file under DIR/.build-id/xx/rest.debug, names them: >= 90% of the
 # workload's samples show main;a;b;c again. A debug file of another binary
-# put under that build ID names nothing.
+# put under that build ID names nothing. With --debuginfod, a real
+# debuginfod server started here on 127.0.0.1 (serving a directory that
+# holds the debug file) gives it, when elfutils' debuginfod is installed.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_workload chain
 need_perf process
@@ -55,4 +57,25 @@ run_smolder 60 report --format collapsed -o "$TMP/wrong.txt" --debug-dir "$TMP/d
 expect_ok
 grep -q "another binary's: not used" "$TMP/smolder.err" || fail "a wrong debug file was not refused"
 grep -q ';main;a;b;c' "$TMP/wrong.txt" && fail "a wrong debug file named frames"
+
+# from a debuginfod server: the debug file fetched by its build ID
+if ! command -v debuginfod >/dev/null 2>&1; then
+	echo "debuginfod not installed (Debian: debuginfod): --debuginfod not checked"
+	exit 0
+fi
+mkdir -p "$TMP/srv" "$TMP/dcache"
+cp "$TMP/chain.debug" "$TMP/srv/"
+port=$("$PYTHON3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+debuginfod -F -p "$port" -d "$TMP/dbgd.sqlite" -t 1 -g 0 "$TMP/srv" >"$TMP/dbgd.log" 2>&1 &
+BG_PIDS="$BG_PIDS $!"
+i=0
+while [ $i -lt 60 ] && ! grep -q "fts traversed" "$TMP/dbgd.log"; do sleep 0.25; i=$((i + 1)); done
+export DEBUGINFOD_CACHE_PATH="$TMP/dcache"
+run_smolder 60 report --format json -o "$TMP/fetched.json" --debuginfod "http://127.0.0.1:$port" \
+	--debug-dir "$TMP/nothing-here" "$TMP/out.json"
+expect_ok
+grep -q "from 1 debug file (1 from debuginfod)" "$TMP/smolder.err" ||
+	fail "report --debuginfod did not fetch the debug file: $(cat "$TMP/smolder.err"; tail -n 5 "$TMP/dbgd.log")"
+$CHECK share "$TMP/fetched.json" --exe chain --seq 'main;a;b;c' --min 90 --label late_names_debuginfod ||
+	fail "report --debuginfod did not name the chain"
 exit 0
