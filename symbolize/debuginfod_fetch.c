@@ -89,7 +89,8 @@ void debuginfod_fetch__close(struct debuginfod_fetch *f)
 		return;
 	f->end(f->client);
 	unsetenv("DEBUGINFOD_URLS");
-	dlclose(f->lib);
+	/* not dlclose()d: the client's libraries (libcurl, libstdc++) keep
+	 * global state that unloading would strand; it stays until exit */
 	free(f);
 }
 
