@@ -144,11 +144,9 @@ int mappings__add(struct mappings *m, const char *module, const char *path, cons
 	return 0;
 }
 
-int mappings__add_bytes(struct mappings *m, const char *module, const char *path, const unsigned char *id,
-			size_t len)
+void mappings__hex(const unsigned char *id, size_t len, char *hex)
 {
 	static const char digits[] = "0123456789abcdef";
-	char hex[MAPPING_BUILD_ID_HEX_MAX + 1];
 	size_t i;
 
 	if (len > MAPPING_BUILD_ID_HEX_MAX / 2)
@@ -158,6 +156,14 @@ int mappings__add_bytes(struct mappings *m, const char *module, const char *path
 		hex[2 * i + 1] = digits[id[i] & 15];
 	}
 	hex[2 * len] = '\0';
+}
+
+int mappings__add_bytes(struct mappings *m, const char *module, const char *path, const unsigned char *id,
+			size_t len)
+{
+	char hex[MAPPING_BUILD_ID_HEX_MAX + 1];
+
+	mappings__hex(id, len, hex);
 	return mappings__add(m, module, path, len ? hex : NULL);
 }
 

@@ -34,6 +34,9 @@ void mappings__delete(struct mappings *m);
  * MAPPINGS_MAX, -EINVAL for an empty module or a build ID that is not
  * hex, or -ENOMEM. */
 int mappings__add(struct mappings *m, const char *module, const char *path, const char *build_id);
+/* A build ID's bytes in lowercase hex into hex (MAPPING_BUILD_ID_HEX_MAX
+ * + 1 bytes; a longer ID is cut there). */
+void mappings__hex(const unsigned char *id, size_t len, char *hex);
 /* The same from a build ID's bytes. */
 int mappings__add_bytes(struct mappings *m, const char *module, const char *path, const unsigned char *id,
 			size_t len);

@@ -65,16 +65,14 @@ static int find_debug_file(const struct late *l, const char *build_id, char *pat
 /* Whether the file s indexes has the build ID hex. */
 static bool same_build_id(const struct symindex *s, const char *hex)
 {
-	static const char digits[] = "0123456789abcdef";
+	char got[MAPPING_BUILD_ID_HEX_MAX + 1];
 	const unsigned char *id = NULL;
-	size_t i, len = symindex__build_id(s, &id);
+	size_t len = symindex__build_id(s, &id);
 
-	if (!len || strlen(hex) != 2 * len)
+	if (!len)
 		return false;
-	for (i = 0; i < len; i++)
-		if (hex[2 * i] != digits[id[i] >> 4] || hex[2 * i + 1] != digits[id[i] & 15])
-			return false;
-	return true;
+	mappings__hex(id, len, got);
+	return strcmp(got, hex) == 0;
 }
 
 /* The index of build_id's debug file, opened at its first use; NULL when
