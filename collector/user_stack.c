@@ -349,6 +349,7 @@ static void describe_code(struct user_stack *u, const struct unwind_frame *f,
 	    (code->instance = runtimes__instance(u->rs, u->cur, f->runtime, &code->reader)) != NULL) {
 		code->exact = f->exact;
 		code->slot = f->code == UNWIND_CODE_INTERPRETED ? f->method : 0;
+		code->bcp = f->code == UNWIND_CODE_INTERPRETED ? f->bcp : 0;
 		code->now_ns = u->now_ns ? u->now_ns : clock__mono_ns();
 	}
 	code->path = proc_map__path(m);

@@ -135,6 +135,8 @@ struct runtime_frame {
 	uint64_t slot;   /* the word the shape keeps (unwind_frame.method) */
 	bool exact;      /* pc is where the frame was, not a return address */
 	uint64_t now_ns; /* CLOCK_MONOTONIC: readers pace re-reads by it */
+	uint64_t bcp;    /* an interpreted frame's position in its method
+	                    (unwind_frame.bcp); 0: unknown */
 };
 
 /* What an instance counts, since it was opened. */

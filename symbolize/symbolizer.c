@@ -115,7 +115,8 @@ int symbolizer__user(struct symbolizer *sz, const struct symbolize_process *proc
 	/* a runtime's code, named from its own description; what it cannot
 	 * name falls to its perf map, as other JIT code */
 	if (code->reader && code->reader->name_frame) {
-		struct runtime_frame f = { pc, code->slot, code->exact != 0, code->now_ns };
+		struct runtime_frame f = { .pc = pc, .slot = code->slot, .exact = code->exact != 0,
+					   .now_ns = code->now_ns, .bcp = code->bcp };
 
 		if (code->reader->name_frame(code->instance, &f, out, max, n) == 0)
 			return 0;

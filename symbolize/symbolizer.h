@@ -42,6 +42,8 @@ struct symbolize_code {
 	void *instance;
 	uint64_t slot;           /* the word the frame's shape keeps (an
 	                          * interpreted frame's method) */
+	uint64_t bcp;            /* an interpreted frame's position in its
+	                          * method (unwind_frame.bcp); 0: unknown */
 	uint64_t now_ns;         /* CLOCK_MONOTONIC now: readers pace their
 	                          * re-reads by it (sample times may be
 	                          * another clock) */

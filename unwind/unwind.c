@@ -297,17 +297,23 @@ static bool sized_step(const struct unwind_module *mod, const struct unwind_fram
 }
 
 /* An interpreter frame: rbp-based like a frame-pointer frame, and it
- * holds the method it runs and the caller's unextended sp. */
+ * holds the method it runs, where in it it is, and the caller's
+ * unextended sp. */
 static bool interpreted_step(const struct unwind_module *mod, struct unwind_frame *f,
 			     const struct unwind_regs *cur, const struct unwind_stack *stack,
 			     struct unwind_regs *next, uint64_t *usp, enum unwind_stop *stop)
 {
-	uint64_t fp = cur->val[UNWIND_REG_BP], method, sender_sp;
+	uint64_t fp = cur->val[UNWIND_REG_BP], method, sender_sp, bcp;
 
 	if (!fp_step(cur, stack, next, stop))
 		return false;
 	if (stackmem__u64(stack, fp + (uint64_t)((int64_t)mod->slot_method * 8), &method) == 0)
 		f->method = method;
+	if (mod->reg_bcp && mod->reg_bcp <= UNWIND_NREGS && has(cur, mod->reg_bcp - 1u))
+		f->bcp = cur->val[mod->reg_bcp - 1u];
+	else if (mod->slot_bcp &&
+		 stackmem__u64(stack, fp + (uint64_t)((int64_t)mod->slot_bcp * 8), &bcp) == 0)
+		f->bcp = bcp;
 	/* the caller's sp before an adapter extended it: what a compiled
 	 * caller's frame size counts from */
 	if (stackmem__u64(stack, fp + (uint64_t)((int64_t)mod->slot_sender_sp * 8), &sender_sp) == 0 &&
@@ -380,6 +386,7 @@ static int emit(unwind_find_fn find, void *ctx, uint64_t pc, bool exact,
 	f->code = UNWIND_CODE_NATIVE;
 	f->runtime = 0;
 	f->method = 0;
+	f->bcp = 0;
 	f->keeps = false;
 	f->kept = 0;
 	memset(mod, 0, sizeof(*mod));

@@ -54,9 +54,10 @@ enum unwind_code {
 	                            walks them */
 	UNWIND_CODE_FRAMELESS,   /* no frame: the return address is at sp */
 	UNWIND_CODE_INTERPRETED, /* an interpreter frame: rbp-based, with the
-	                            method at slot_method and the caller's
-	                            unextended sp at slot_sender_sp (words
-	                            from rbp) */
+	                            method at slot_method, where in it the
+	                            frame is at slot_bcp (or in register
+	                            reg_bcp) and the caller's unextended sp at
+	                            slot_sender_sp (words from rbp) */
 	UNWIND_CODE_FRAME_POINTER, /* rbp-based (HotSpot's call stub) */
 };
 
@@ -98,6 +99,13 @@ struct unwind_module {
 	int32_t base_at;
 	uint8_t caller_bp;
 	int slot_method, slot_sender_sp; /* UNWIND_CODE_INTERPRETED */
+	/* UNWIND_CODE_INTERPRETED: where the frame's position in its method
+	 * (a bytecode pointer) is: in the register numbered reg_bcp - 1
+	 * (DWARF) while the frame's own registers are known (the interpreter
+	 * keeps it there, and writes the slot only before it calls out),
+	 * else at slot_bcp; 0: not kept */
+	int slot_bcp;
+	uint8_t reg_bcp;
 	/* keep the frame's callee-saved registers (an interpreter's eval
 	 * loop: they hold what it was running when the sample was taken) */
 	bool keep_regs;
@@ -134,6 +142,8 @@ struct unwind_frame {
 	uint8_t code;        /* enum unwind_code of its module */
 	uint8_t runtime;     /* its module's runtime tag (0: none) */
 	uint64_t method;     /* UNWIND_CODE_INTERPRETED: the word at slot_method */
+	uint64_t bcp;        /* UNWIND_CODE_INTERPRETED: its position, from
+	                        reg_bcp or slot_bcp (0: unknown) */
 	uint64_t sp;         /* the frame's sp; its own words are [sp, the
 	                        next frame's sp) */
 	bool keeps;          /* its module asked for its registers (keep_regs) */

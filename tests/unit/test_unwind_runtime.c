@@ -40,6 +40,8 @@ static int java_find(void *ctx, uint64_t pc, struct unwind_module *out)
 		out->code = UNWIND_CODE_INTERPRETED;
 		out->slot_method = -3;
 		out->slot_sender_sp = -1;
+		out->slot_bcp = -8;
+		out->reg_bcp = 13 + 1; /* r13 */
 	} else if (pc == CALL_STUB_RA) {
 		out->code = UNWIND_CODE_FRAME_POINTER;
 	} else if (pc >= STUB_PC && pc < STUB_PC + 0x100) {
@@ -115,6 +117,46 @@ Test(unwind_runtime, compiled_interpreted_and_call_stub_frames)
 	cr_assert_eq(f[3].code, UNWIND_CODE_FRAME_POINTER);
 	cr_assert_eq(f[4].pc, NATIVE_PC + 0x1500);
 	cr_assert_eq(f[4].code, UNWIND_CODE_NATIVE);
+}
+
+/* Where an interpreted frame is in its method: the interpreter keeps it
+ * in r13 and writes the frame's slot only before calling out, so the
+ * leaf's (whose registers are the sample's) is r13, its callers' the
+ * slot; without r13, the slot. */
+Test(unwind_runtime, an_interpreted_frames_bytecode_pointer_is_live_in_the_leaf)
+{
+	struct unwind_frame f[16];
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	size_t n;
+
+	memset(w, 0, sizeof(w));
+	/* the leaf at rbp BASE+0x60, called by an interpreted frame at rbp
+	 * BASE+0x100, called by native code */
+	put(BASE + 0x60, BASE + 0x100);
+	put(BASE + 0x68, INTERP_PC + 0x300);
+	put(BASE + 0x60 - 24, 0xbeef0);
+	put(BASE + 0x60 - 64, 0x7000); /* stale: written at its last call */
+	put(BASE + 0x100, 0);
+	put(BASE + 0x108, NATIVE_PC + 0x10);
+	put(BASE + 0x100 - 24, 0xcafe0);
+	put(BASE + 0x100 - 64, 0x8003);
+	regs(&r, INTERP_PC + 0x100, BASE, BASE + 0x60);
+	r.val[13] = 0x7005;
+	r.valid |= 1u << 13;
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 3);
+	cr_assert_eq(f[0].method, 0xbeef0);
+	cr_assert_eq(f[0].bcp, 0x7005, "the leaf's is r13: %#llx", (unsigned long long)f[0].bcp);
+	cr_assert_eq(f[1].code, UNWIND_CODE_INTERPRETED);
+	cr_assert_eq(f[1].method, 0xcafe0);
+	cr_assert_eq(f[1].bcp, 0x8003, "a caller's is its slot");
+	cr_assert_eq(f[2].bcp, 0, "native code has none");
+
+	r.valid &= ~(1u << 13);
+	n = walk(&r, f, &stop);
+	cr_assert_geq(n, 2);
+	cr_assert_eq(f[0].bcp, 0x7000, "without r13, the slot");
 }
 
 Test(unwind_runtime, a_compiled_caller_counts_from_the_unextended_sp)
