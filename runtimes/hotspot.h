@@ -11,7 +11,10 @@
  * runtimes/x86_frame.h). The symbolizer asks what to call a frame
  * (hotspot__names): a compiled pc becomes its method and the methods
  * inlined at that pc (from the nmethod's scope descriptors), an
- * interpreted frame the method the interpreter keeps in it.
+ * interpreted frame the method the interpreter keeps in it. With lines,
+ * each frame carries its source file and the line of its bytecode index
+ * (a scope's, or the interpreted frame's bytecode pointer), from the
+ * method's line number table (runtimes/hotspot_lines.h).
  *
  * Costs: what is read is cached. Blobs are kept by code address and
  * checked again (one read) when older than a second, so a blob freed and
@@ -30,6 +33,7 @@
  * Not thread-safe. */
 #ifndef SMOLDER_RUNTIMES_HOTSPOT_H
 #define SMOLDER_RUNTIMES_HOTSPOT_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -84,11 +88,14 @@ struct hotspot_code {
 };
 
 /* Reads the JVM's description through mem (copied; for a live process see
- * memsource__process), given its exported symbols' addresses. names
- * (borrowed) is where frame names are interned. Returns 0, or
- * hotspot_vm__read's error, or -ENOMEM. */
-int hotspot__open(const struct memsource *mem, const uint64_t sym[HS_NSYMBOLS],
+ * memsource__process), given its exported symbols' addresses. lines:
+ * frames carry their file and line. names (borrowed) is where frame
+ * names are interned. Returns 0, or hotspot_vm__read's error, or
+ * -ENOMEM. */
+int hotspot__open(const struct memsource *mem, const uint64_t sym[HS_NSYMBOLS], bool lines,
 		  struct strtab *names, struct hotspot **out);
+/* Whether it was opened with lines. */
+bool hotspot__lines(const struct hotspot *h);
 void hotspot__delete(struct hotspot *h);
 const struct hotspot_vm *hotspot__vm(const struct hotspot *h);
 
@@ -109,17 +116,27 @@ struct x86_frame;
 int hotspot__frame_at(struct hotspot *h, uint64_t pc, uint64_t now_ns, struct x86_frame *out);
 
 /* The interpreter frame's slots, in words from its frame pointer: the
- * Method* it runs and its caller's stack pointer before any extension. */
-void hotspot__interp_slots(const struct hotspot *h, int *method_slot, int *sender_sp_slot);
+ * Method* it runs, its caller's stack pointer before any extension, and
+ * its bytecode pointer (as last saved: the interpreter keeps the current
+ * one in r13). */
+void hotspot__interp_slots(const struct hotspot *h, int *method_slot, int *sender_sp_slot,
+			   int *bcp_slot);
 
 /* The frames of one Java frame, innermost first, as ids interned in the
  * names table: for compiled code, the methods inlined at pc ("C.m_[i]")
  * then the compiled method ("C.m_[j]"); for an interpreted frame
  * (method: the Method* read from it), "C.m_[0]"; for a stub, its blob's
- * name ("name_[j]"). Returns 0 with *n >= 1, -ENOENT when pc or method
- * cannot be named (the caller tries other sources), -EINVAL for max == 0. */
-int hotspot__names(struct hotspot *h, uint64_t pc, int exact, uint64_t method, uint64_t now_ns,
-		   uint32_t *ids, size_t max, size_t *n);
+ * name ("name_[j]"). With lines, a method's frame is
+ * "C.m (File.java:LINE)" with its suffix: a compiled frame's line is its
+ * scope's (the call's at a return address, the next safepoint's or
+ * call's at a sampled pc), an interpreted frame's that of bcp (its
+ * bytecode pointer; one outside the method's bytecodes gives no line);
+ * "C.m (File.java)" where no line is known, "C.m (?:LINE)" where the
+ * class names no source file. Returns 0 with *n >= 1, -ENOENT when pc or
+ * method cannot be named (the caller tries other sources), -EINVAL for
+ * max == 0. */
+int hotspot__names(struct hotspot *h, uint64_t pc, int exact, uint64_t method, uint64_t bcp,
+		   uint64_t now_ns, uint32_t *ids, size_t max, size_t *n);
 
 /* Compaction of the names table: every id held goes through
  * strtab_remap__id(). Returns 0, or -ENOMEM in the collect pass. */

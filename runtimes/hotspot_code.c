@@ -27,7 +27,7 @@
 /* Frames are words; no real frame is near this many. */
 #define MAX_FRAME_WORDS (1u << 16)
 
-int hotspot__open(const struct memsource *mem, const uint64_t sym[HS_NSYMBOLS],
+int hotspot__open(const struct memsource *mem, const uint64_t sym[HS_NSYMBOLS], bool lines,
 		  struct strtab *names, struct hotspot **out)
 {
 	struct hotspot *h = calloc(1, sizeof(*h));
@@ -37,6 +37,7 @@ int hotspot__open(const struct memsource *mem, const uint64_t sym[HS_NSYMBOLS],
 		return -ENOMEM;
 	h->mem = *mem;
 	h->names = names;
+	h->lines = lines;
 	err = hotspot_vm__read(&h->mem, sym, &h->vm);
 	if (!err && memsource__u64(&h->mem, h->vm.call_stub_return, &h->call_stub_return) != 0)
 		err = -EPROTO;
@@ -44,7 +45,9 @@ int hotspot__open(const struct memsource *mem, const uint64_t sym[HS_NSYMBOLS],
 		h->method_ids = u64map__new(256);
 		h->pc_frames = u64map__new(256);
 		h->frames = u64map__new(256);
-		if (!h->method_ids || !h->pc_frames || !h->frames)
+		h->methods = u64map__new(256);
+		h->class_files = u64map__new(256);
+		if (!h->method_ids || !h->pc_frames || !h->frames || !h->methods || !h->class_files)
 			err = -ENOMEM;
 	}
 	if (err) {
@@ -62,6 +65,9 @@ void hotspot__delete(struct hotspot *h)
 	u64map__delete(h->method_ids);
 	u64map__delete(h->pc_frames);
 	u64map__delete(h->frames);
+	u64map__delete(h->methods);
+	u64map__delete(h->class_files);
+	free(h->text);
 	free(h->pool);
 	free(h->blobs);
 	free(h);
@@ -72,10 +78,17 @@ const struct hotspot_vm *hotspot__vm(const struct hotspot *h)
 	return &h->vm;
 }
 
-void hotspot__interp_slots(const struct hotspot *h, int *method_slot, int *sender_sp_slot)
+void hotspot__interp_slots(const struct hotspot *h, int *method_slot, int *sender_sp_slot,
+			   int *bcp_slot)
 {
 	*method_slot = h->vm.interp_method;
 	*sender_sp_slot = h->vm.interp_sender_sp;
+	*bcp_slot = h->vm.interp_bcp;
+}
+
+bool hotspot__lines(const struct hotspot *h)
+{
+	return h->lines;
 }
 
 void hotspot__stats(const struct hotspot *h, struct hotspot_stats *out)

@@ -36,6 +36,7 @@ struct hotspot {
 	struct memsource mem;
 	struct hotspot_vm vm;
 	struct strtab *names;
+	bool lines;                  /* frames carry their file and line */
 	uint64_t call_stub_return;   /* StubRoutines::_call_stub_return_address */
 	uint64_t cc_low, cc_high;    /* the whole code cache's reserved range */
 	struct hotspot_heap heaps[HOTSPOT_MAX_HEAPS];
@@ -48,6 +49,12 @@ struct hotspot {
 	struct u64map *frames;       /* pc -> its frame, packed (hotspot_frames.c) */
 	uint32_t *pool;              /* [count, ids...] runs */
 	size_t npool, pool_cap;
+	/* with lines (hotspot_names.c): what a method's lines need, read once */
+	struct u64map *methods;      /* Method* -> its record's offset in text */
+	struct u64map *class_files;  /* InstanceKlass* -> its source file's
+	                                offset in text + 1 (0: none) */
+	char *text;                  /* the records and file names */
+	size_t ntext, text_cap;
 	uint64_t names_since_ns;     /* when the name caches were last emptied */
 	uint64_t now_ns;             /* of the naming under way */
 	struct hotspot_stats stats;

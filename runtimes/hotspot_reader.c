@@ -58,7 +58,7 @@ static int open_instance(const struct runtime_process *p, void **inst)
 
 	for (k = 0; k < HS_NSYMBOLS; k++)
 		sym[k] = b->sym[k] ? b->sym[k] + p->bias : 0;
-	err = hotspot__open(&p->mem, sym, p->names, &h);
+	err = hotspot__open(&p->mem, sym, p->lines, p->names, &h);
 	if (err)
 		return err;
 	*inst = h;
@@ -73,6 +73,9 @@ static void close_instance(void *inst)
 /* DWARF's numbers of the general registers, in the encoding's order
  * (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..r15). */
 static const uint8_t dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+/* The template interpreter's bytecode pointer on x86-64 (rbcp, r13), in
+ * DWARF's numbering. */
+#define DWARF_R13 13
 
 /* The shape of the frame at pc as its code says, over what the blob's
  * kind says; unchanged when the code said nothing. */
@@ -102,7 +105,7 @@ static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind
 {
 	struct hotspot *h = inst;
 	struct hotspot_code c;
-	int method_slot, sender_slot;
+	int method_slot, sender_slot, bcp_slot;
 
 	switch (hotspot__code_at(h, pc, now_ns, &c)) {
 	case HOTSPOT_COMPILED:
@@ -119,9 +122,14 @@ static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind
 		return 0;
 	case HOTSPOT_INTERPRETER:
 		out->code = UNWIND_CODE_INTERPRETED;
-		hotspot__interp_slots(h, &method_slot, &sender_slot);
+		hotspot__interp_slots(h, &method_slot, &sender_slot, &bcp_slot);
 		out->slot_method = method_slot;
 		out->slot_sender_sp = sender_slot;
+		/* the frame's line is only asked for with lines */
+		if (hotspot__lines(h)) {
+			out->slot_bcp = bcp_slot;
+			out->reg_bcp = DWARF_R13 + 1;
+		}
 		return 0;
 	case HOTSPOT_CALL_STUB:
 		out->code = UNWIND_CODE_FRAME_POINTER;
@@ -138,7 +146,7 @@ static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind
 static int name_frame(void *inst, const struct runtime_frame *f, uint32_t *ids, size_t max,
 		      size_t *n)
 {
-	return hotspot__names(inst, f->pc, f->exact, f->slot, f->now_ns, ids, max, n);
+	return hotspot__names(inst, f->pc, f->exact, f->slot, f->bcp, f->now_ns, ids, max, n);
 }
 
 /* Every JVM is "java" to the kernel; its main class tells two apart. */

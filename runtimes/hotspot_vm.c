@@ -94,6 +94,13 @@ static const struct want wants[] = {
 	{ "Klass", "_name", W_OFFSET, OFF(klass_name), true },
 	{ "Symbol", "_length", W_OFFSET, OFF(symbol_length), true },
 	{ "Symbol", "_body", W_OFFSET, OFF(symbol_body), true },
+	{ "ConstMethod", "_flags", W_OFFSET, OFF(constmethod_flags), false },
+	{ "ConstMethod", "_flags._flags", W_OFFSET, OFF(constmethod_flags), false },
+	{ "ConstMethod", "_code_size", W_OFFSET, OFF(constmethod_code_size), false },
+	{ "ConstMethod", "_constMethod_size", W_OFFSET, OFF(constmethod_size), false },
+	{ "ConstMethod", NULL, W_SIZE, OFF(constmethod_bytes), false },
+	{ "ConstantPool", "_source_file_name_index", W_OFFSET, OFF(cpool_source_file), false },
+	{ "InstanceKlass", "_source_file_name_index", W_OFFSET, OFF(klass_source_file), false },
 };
 #define NWANTS (sizeof(wants) / sizeof(wants[0]))
 
@@ -357,11 +364,16 @@ static bool sane_offsets(const struct hotspot_vm *vm)
 		{ vm->klass_name, 8, 512, false },
 		{ vm->symbol_length, 2, 64, false },
 		{ vm->symbol_body, 1, 64, false },
+		{ vm->constmethod_flags, 2, 512, true },
+		{ vm->constmethod_code_size, 2, 512, true },
+		{ vm->constmethod_size, 4, 512, true },
+		{ vm->cpool_source_file, 2, 512, true },
+		{ vm->klass_source_file, 2, 4096, true },
 	};
 	size_t i;
 
 	if (hdr < 64 || hdr > 4096 || vm->heapblock_size > 256 || vm->pcdesc_size < 8 ||
-	    vm->pcdesc_size > 64 || vm->cpool_size > 4096)
+	    vm->pcdesc_size > 64 || vm->cpool_size > 4096 || vm->constmethod_bytes > 512)
 		return false;
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (!fits(f[i].off, f[i].width, f[i].limit, f[i].optional))
@@ -482,5 +494,8 @@ int hotspot_vm__read(struct memsource *m, const uint64_t sym[HS_NSYMBOLS], struc
 	/* JDK 8 reports HotSpot's own version (25.x), and is the one with a
 	 * single code heap */
 	vm->major = vm->codecache_heap && !vm->codecache_heaps ? 8 : parse_major(vm->release);
+	/* the bytecode pointer: below the method, its mirror (9+), the
+	 * method data, the constant pool cache and the locals */
+	vm->interp_bcp = vm->interp_method - (vm->major == 8 ? 4 : 5);
 	return 0;
 }

@@ -77,8 +77,19 @@ struct hotspot_vm {
 	int64_t klass_name;          /* Klass::_name */
 	int64_t symbol_length, symbol_body;
 
-	/* interpreter frames, in words from the frame pointer */
-	int interp_sender_sp, interp_method;
+	/* lines (optional: a JVM without them is named without lines) */
+	int64_t constmethod_flags;   /* ConstMethod::_flags (u2; 21+: _flags._flags,
+	                                u4): bit 0, has_linenumber_table */
+	int64_t constmethod_code_size; /* ConstMethod::_code_size (u2) */
+	int64_t constmethod_size;    /* ConstMethod::_constMethod_size (int, words) */
+	uint64_t constmethod_bytes;  /* sizeof(ConstMethod): its bytecodes follow
+	                                it, then the compressed line table */
+	int64_t cpool_source_file;   /* ConstantPool::_source_file_name_index (9+) */
+	int64_t klass_source_file;   /* InstanceKlass::_source_file_name_index (8) */
+
+	/* interpreter frames, in words from the frame pointer: the caller's
+	 * sp, the Method* and the bytecode pointer (frame_x86.hpp) */
+	int interp_sender_sp, interp_method, interp_bcp;
 };
 
 /* Reads the description through mem, given the run-time addresses of the

@@ -23,6 +23,7 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/javacmd.c runtimes/javacmd.h \
 	runtimes/hotspot_vm.c runtimes/hotspot_vm.h \
 	runtimes/hotspot_code.c runtimes/hotspot_names.c runtimes/hotspot_frames.c \
+	runtimes/hotspot_lines.c runtimes/hotspot_lines.h \
 	runtimes/x86_insn.c runtimes/x86_insn.h runtimes/x86_frame.c runtimes/x86_frame.h \
 	runtimes/hotspot.h runtimes/hotspot_impl.h \
 	runtimes/cpython_layout.c runtimes/cpython_layout.h \

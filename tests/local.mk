@@ -210,6 +210,7 @@ INTEGRATION_TESTS = \
 	tests/integration/go_deep.sh \
 	tests/integration/java.sh \
 	tests/integration/java_stubs.sh \
+	tests/integration/java_lines.sh \
 	tests/integration/python.sh \
 	tests/integration/deep_python.sh \
 	tests/integration/php.sh \
@@ -285,6 +286,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/workloads/go_alloc.go \
 	tests/workloads/JavaChain.java \
 	tests/workloads/JavaStubs.java \
+	tests/workloads/JavaLines.java \
 	tests/workloads/rhino_work.js \
 	tests/workloads/py_work.py \
 	tests/workloads/py_service.py \

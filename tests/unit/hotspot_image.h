@@ -12,6 +12,11 @@
  * stub (slow_subtype_check, whose frame size is -1) and the wrapper of a
  * native method ("native nmethod").
  *
+ * Outer.run and Inner.step have bytecodes, a compressed line number
+ * table (hotspot_linetab.h) and a source file, "Outer.java" (ConstMethod's
+ * flags, code size and size; ConstantPool::_source_file_name_index, or in
+ * JDK 8 InstanceKlass's); the lambda has neither.
+ *
  * It comes in the shapes of three JDKs (hotspot_image__build_jdk): 17;
  * 8, whose tables name a single code heap (CodeCache::_heap), code and
  * scope positions as offsets from the blob (CodeBlob::_code_offset,
@@ -27,6 +32,7 @@
 
 #include "runtimes/hotspot_vm.h"
 #include "runtimes/memsource.h"
+#include "hotspot_linetab.h"
 #include "x86_code.h"
 
 #define HI_BASE 0x10000000ull
@@ -158,11 +164,17 @@ static const struct hi_field hi_fields[] = {
 	{ "Klass", "_name", 0, 24, HI_JALL },
 	{ "Symbol", "_length", 0, 4, HI_JALL },
 	{ "Symbol", "_body", 0, 8, HI_JALL }, /* 6 in JDK 17: moved on purpose */
+	{ "ConstMethod", "_constMethod_size", 0, 24, HI_JALL },
+	{ "ConstMethod", "_flags", 0, 28, HI_J8 | HI_J17 },
+	{ "ConstMethod", "_flags._flags", 0, 28, HI_J21 },
+	{ "ConstMethod", "_code_size", 0, 32, HI_JALL },
+	{ "ConstantPool", "_source_file_name_index", 0, 54, HI_J9UP },
+	{ "InstanceKlass", "_source_file_name_index", 0, 40, HI_J8 },
 };
 
 static const struct { const char *type; uint64_t size; } hi_types[] = {
 	{ "HeapBlock", 16 }, { "nmethod", 352 }, { "PcDesc", 16 }, { "ConstantPool", 72 },
-	{ "Method", 88 }, { "CodeBlob", 104 },
+	{ "Method", 88 }, { "CodeBlob", 104 }, { "ConstMethod", 48 },
 };
 
 static inline uint64_t hi_symbol(struct hotspot_image *im, uint64_t at, const char *s)
@@ -172,10 +184,19 @@ static inline uint64_t hi_symbol(struct hotspot_image *im, uint64_t at, const ch
 	return at;
 }
 
+/* A method's objects, from its Method* m: the ConstMethod (its 48 bytes,
+ * then up to 80 of bytecodes and line table), the ConstantPool (the
+ * method's name at index 1, its class's source file at 2), the class and
+ * the symbols. */
+#define HI_CM(m) ((m) + 0x60)
+#define HI_CODE(m) (HI_CM(m) + 48)
+#define HI_CP(m) ((m) + 0xe0)
+#define HI_KLASS(m) ((m) + 0x180)
+
 /* A method named klass.name: Method at m, its other objects after it. */
 static inline void hi_method(struct hotspot_image *im, uint64_t m, const char *klass, const char *name)
 {
-	uint64_t cm = m + 0x60, cp = m + 0xa0, k = m + 0x100, ks = m + 0x140, ns = m + 0x200;
+	uint64_t cm = HI_CM(m), cp = HI_CP(m), k = HI_KLASS(m), ks = m + 0x1c0, ns = m + 0x200;
 
 	hi_u64(im, m + 8, cm);
 	hi_u64(im, cm + 8, cp);
@@ -185,6 +206,29 @@ static inline void hi_method(struct hotspot_image *im, uint64_t m, const char *k
 	hi_u64(im, k + 24, ks);
 	hi_symbol(im, ks, klass);
 	hi_symbol(im, ns, name);
+	hi_u32(im, cm + 24, 6); /* words: the ConstMethod alone */
+}
+
+/* Gives method m code_size bytes of bytecodes (nops), a line number
+ * table of n (bci, line) pairs and, when file is not NULL, a source file. */
+static inline void hi_method_lines(struct hotspot_image *im, int jdk, uint64_t m, uint16_t code_size,
+				   const int (*pairs)[2], size_t n, const char *file)
+{
+	uint64_t cm = HI_CM(m);
+	uint8_t table[64];
+	size_t len = hi_lt_write(table, jdk >= 20 ? 1 : 0, pairs, n);
+
+	hi_u16(im, cm + 28, 1); /* has_linenumber_table */
+	hi_u16(im, cm + 32, code_size);
+	hi_put(im, HI_CODE(m) + code_size, table, len);
+	hi_u32(im, cm + 24, (uint32_t)((48 + code_size + len + 7) / 8));
+	if (file) {
+		hi_u64(im, HI_CP(m) + 72 + 2 * 8, hi_symbol(im, m + 0x240, file));
+		if (jdk == 8)
+			hi_u16(im, HI_KLASS(m) + 40, 2);
+		else
+			hi_u16(im, HI_CP(m) + 54, 2);
+	}
 }
 
 static inline void hi_blob(struct hotspot_image *im, int jdk, uint64_t blob, const char *name,
@@ -354,6 +398,15 @@ static inline void hotspot_image__build_jdk(struct hotspot_image *im, int jdk)
 	hi_method(im, HI_M_OUTER, "com/example/Outer", "run");
 	hi_method(im, HI_M_INNER, "com/example/Outer$Inner", "step");
 	hi_method(im, HI_M_LAMBDA, "com/example/Main$$Lambda$14+0x0000000800c01200", "run");
+	{
+		/* a line delta of 39988 takes an escape of three bytes */
+		static const int outer[][2] = { { 0, 10 }, { 4, 11 }, { 8, 12 }, { 20, 40000 } };
+		/* before JDK 20, a zero byte inside the first escape */
+		static const int inner[][2] = { { 0, 100 }, { 5, 101 } };
+
+		hi_method_lines(im, jdk, HI_M_OUTER, 32, outer, 4, "Outer.java");
+		hi_method_lines(im, jdk, HI_M_INNER, 16, inner, 2, "Outer.java");
+	}
 
 	im->region.addr = HI_BASE;
 	im->region.bytes = im->mem;

@@ -29,6 +29,7 @@ UNIT_TESTS = \
 	tests/unit/test_gopclntab_lines \
 	tests/unit/test_gojoin \
 	tests/unit/test_hotspot \
+	tests/unit/test_hotspot_lines \
 	tests/unit/test_x86_frame \
 	tests/unit/test_cpython \
 	tests/unit/test_ruby \
@@ -163,10 +164,15 @@ tests_unit_test_accountant_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_accountant_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_hotspot_SOURCES = tests/unit/test_hotspot.c tests/unit/hotspot_image.h \
-	tests/unit/x86_code.h
+	tests/unit/x86_code.h tests/unit/hotspot_linetab.h
 tests_unit_test_hotspot_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_hotspot_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_hotspot_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_hotspot_lines_SOURCES = tests/unit/test_hotspot_lines.c tests/unit/hotspot_linetab.h
+tests_unit_test_hotspot_lines_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_hotspot_lines_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_hotspot_lines_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_x86_frame_SOURCES = tests/unit/test_x86_frame.c tests/unit/x86_code.h
 tests_unit_test_x86_frame_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -29,26 +29,32 @@ static struct hotspot_image *image(void)
 	return im;
 }
 
-static struct hotspot *open_image(struct hotspot_image *im, struct strtab *names)
+static struct hotspot *open_lines(struct hotspot_image *im, struct strtab *names, bool lines)
 {
 	struct memsource m;
 	struct hotspot *h = NULL;
 
 	hotspot_image__source(im, &m);
-	cr_assert_eq(hotspot__open(&m, im->sym, names, &h), 0);
+	cr_assert_eq(hotspot__open(&m, im->sym, lines, names, &h), 0);
 	return h;
 }
 
-/* The names of one frame, joined with ';' innermost first. */
-static const char *names_of(struct hotspot *h, struct strtab *t, uint64_t pc, int exact,
-			    uint64_t method, uint64_t now)
+static struct hotspot *open_image(struct hotspot_image *im, struct strtab *names)
+{
+	return open_lines(im, names, false);
+}
+
+/* The names of one frame, joined with ';' innermost first; bcp: an
+ * interpreted frame's bytecode pointer. */
+static const char *names_at(struct hotspot *h, struct strtab *t, uint64_t pc, int exact,
+			    uint64_t method, uint64_t bcp, uint64_t now)
 {
 	static char buf[1024];
 	uint32_t ids[8];
 	size_t n = 0, i;
 
 	buf[0] = '\0';
-	if (hotspot__names(h, pc, exact, method, now, ids, 8, &n) != 0)
+	if (hotspot__names(h, pc, exact, method, bcp, now, ids, 8, &n) != 0)
 		return "(none)";
 	for (i = 0; i < n; i++) {
 		if (i)
@@ -56,6 +62,12 @@ static const char *names_of(struct hotspot *h, struct strtab *t, uint64_t pc, in
 		strcat(buf, strtab__str(t, ids[i]));
 	}
 	return buf;
+}
+
+static const char *names_of(struct hotspot *h, struct strtab *t, uint64_t pc, int exact,
+			    uint64_t method, uint64_t now)
+{
+	return names_at(h, t, pc, exact, method, 0, now);
 }
 
 Test(hotspot_vm, every_field_is_read_from_the_tables)
@@ -79,6 +91,13 @@ Test(hotspot_vm, every_field_is_read_from_the_tables)
 	cr_assert_eq(vm.nm_scopes_data_offset, -1);
 	cr_assert_eq(vm.interp_sender_sp, -1);
 	cr_assert_eq(vm.interp_method, -3);
+	cr_assert_eq(vm.interp_bcp, -8, "below the mirror, mdp, cache and locals (JDK 9+)");
+	cr_assert_eq(vm.constmethod_size, 24);
+	cr_assert_eq(vm.constmethod_flags, 28);
+	cr_assert_eq(vm.constmethod_code_size, 32);
+	cr_assert_eq(vm.constmethod_bytes, 48);
+	cr_assert_eq(vm.cpool_source_file, 54);
+	cr_assert_eq(vm.klass_source_file, -1, "JDK 8's");
 	/* table walks read in batches and skip types they do not need */
 	cr_assert_lt(m.reads, 200, "%llu reads", (unsigned long long)m.reads);
 	free(im);
@@ -261,6 +280,98 @@ Test(hotspot, a_recompiled_address_never_keeps_a_stale_name)
 	free(im);
 }
 
+/* With lines, a method's frames carry its class's source file and the
+ * line of their bytecode index: a compiled scope's, an interpreted
+ * frame's bytecode pointer's; every JDK's tables (8: the source file
+ * index in the class; 21: the compressed streams without zero bytes). */
+static void lines_on(int jdk)
+{
+	struct hotspot_image *im = malloc(sizeof(*im));
+	struct strtab *t = strtab__new();
+	struct hotspot_stats before, after;
+	struct hotspot *h;
+
+	cr_assert_not_null(im);
+	hotspot_image__build_jdk(im, jdk);
+	h = open_lines(im, t, true);
+	/* the scopes at the next PcDesc: Inner at bci 7, Outer at bci 4 */
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x50, 1, 0, SEC),
+			 "com.example.Outer$Inner.step (Outer.java:101)_[i];"
+			 "com.example.Outer.run (Outer.java:11)_[j]",
+			 "JDK %d", jdk);
+	/* a return address: the call's own scope */
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x40, 0, 0, SEC),
+			 "com.example.Outer.run (Outer.java:11)_[j]");
+	/* no scope: the method and its file */
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x200, 1, 0, SEC),
+			 "com.example.Outer.run (Outer.java)_[j]");
+	/* interpreted: the bytecode pointer's bci, 9 then 25 (a line of
+	 * 40000 after an escape of several bytes) */
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_OUTER, HI_CODE(HI_M_OUTER) + 9, SEC),
+			 "com.example.Outer.run (Outer.java:12)_[0]");
+	hotspot__stats(h, &before);
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_OUTER, HI_CODE(HI_M_OUTER) + 25, SEC),
+			 "com.example.Outer.run (Outer.java:40000)_[0]");
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_OUTER, HI_CODE(HI_M_OUTER) + 9, SEC),
+			 "com.example.Outer.run (Outer.java:12)_[0]");
+	hotspot__stats(h, &after);
+	cr_assert_eq(after.reads, before.reads, "a method's record is read once: %llu reads",
+		     (unsigned long long)(after.reads - before.reads));
+	/* a bytecode pointer outside the method's bytecodes: no line */
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_OUTER, HI_CODE(HI_M_OUTER) + 32, SEC),
+			 "com.example.Outer.run (Outer.java)_[0]");
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_INNER, 0, SEC),
+			 "com.example.Outer$Inner.step (Outer.java)_[0]");
+	/* no source file, no line table: the name alone */
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_LAMBDA, HI_CODE(HI_M_LAMBDA), SEC),
+			 "com.example.Main$$Lambda$14.run_[0]");
+	cr_assert_str_eq(names_of(h, t, HI_STUB_BLOB + 0x100, 1, 0, SEC), "_new_instance_Java_[j]");
+	hotspot__delete(h);
+
+	/* without lines, as ever, whatever the bytecode pointer */
+	h = open_image(im, t);
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_OUTER, HI_CODE(HI_M_OUTER) + 9, SEC),
+			 "com.example.Outer.run_[0]");
+	cr_assert_str_eq(names_of(h, t, HI_NM_CODE + 0x50, 1, 0, SEC),
+			 "com.example.Outer$Inner.step_[i];com.example.Outer.run_[j]");
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
+Test(hotspot, frames_carry_their_lines_when_asked)
+{
+	lines_on(17);
+}
+
+Test(hotspot, jdk8_and_21_lines)
+{
+	lines_on(8);
+	lines_on(21);
+}
+
+/* A class naming no source file still gives its lines; a damaged line
+ * table gives none, and the method keeps its name. */
+Test(hotspot, lines_without_a_file_or_with_a_damaged_table)
+{
+	struct hotspot_image *im = image();
+	struct strtab *t = strtab__new();
+	struct hotspot *h;
+
+	hi_u16(im, HI_CP(HI_M_OUTER) + 54, 0);
+	/* Inner's table loses its end: its bytes run to the ConstMethod's
+	 * (72 bytes: 48, 16 of bytecodes, 6 of table and 2 of padding) */
+	hi_put(im, HI_CODE(HI_M_INNER) + 16 + 5, "\x39\x39\x39", 3);
+	h = open_lines(im, t, true);
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_OUTER, HI_CODE(HI_M_OUTER) + 4, SEC),
+			 "com.example.Outer.run (?:11)_[0]");
+	cr_assert_str_eq(names_at(h, t, HI_INTERP_BLOB + 0x200, 1, HI_M_INNER, HI_CODE(HI_M_INNER) + 6, SEC),
+			 "com.example.Outer$Inner.step (Outer.java)_[0]");
+	hotspot__delete(h);
+	strtab__delete(t);
+	free(im);
+}
+
 /* A JVM reader whose reads are charged to a ledger of its own. */
 static struct hotspot *open_ledgered(struct hotspot_image *im, struct strtab *t,
 				     struct accountant **acct, struct ledger **l)
@@ -273,7 +384,7 @@ static struct hotspot *open_ledgered(struct hotspot_image *im, struct strtab *t,
 	cr_assert_eq(accountant__ledger(*acct, 1000, l), 0);
 	hotspot_image__source(im, &m);
 	m.ledger = *l;
-	cr_assert_eq(hotspot__open(&m, im->sym, t, &h), 0);
+	cr_assert_eq(hotspot__open(&m, im->sym, false, t, &h), 0);
 	return h;
 }
 
@@ -295,7 +406,7 @@ Test(hotspot, uncached_reads_are_bounded_per_second)
 
 	hotspot__stats(h, &before);
 	for (k = 0; k < 200000; k++) /* every one a different Method* */
-		(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_OBJECTS + 0x1000 + 8 * k, 5 * SEC, ids, 4, &n);
+		(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_OBJECTS + 0x1000 + 8 * k, 0, 5 * SEC, ids, 4, &n);
 	hotspot__stats(h, &after);
 	cr_assert_leq(after.reads - before.reads, ACCOUNTANT_PROCESS_READS_PER_SEC + 16, "%llu reads",
 		      (unsigned long long)(after.reads - before.reads));
@@ -377,8 +488,18 @@ Test(hotspot, damaged_images_never_crash)
 
 			im->mem[at - HI_BASE] = (uint8_t)rand_r(&seed);
 		}
+		/* read with lines: the line tables and what leads to them too */
+		if (iter & 1) {
+			uint64_t at = (rand_r(&seed) & 1 ? HI_CODE(HI_M_OUTER) + 32 : HI_CODE(HI_M_INNER) + 16) +
+				      (uint64_t)(rand_r(&seed) % 12);
+
+			im->mem[at - HI_BASE] = (uint8_t)rand_r(&seed);
+			if (rand_r(&seed) % 4 == 0) /* sizes and flags */
+				im->mem[HI_CM(HI_M_OUTER) + 24 + rand_r(&seed) % 10 - HI_BASE] =
+					(uint8_t)rand_r(&seed);
+		}
 		hotspot_image__source(im, &m);
-		if (hotspot__open(&m, im->sym, t, &h) == 0) {
+		if (hotspot__open(&m, im->sym, (iter & 1) != 0, t, &h) == 0) {
 			static const uint64_t pcs[] = { HI_NM_CODE + 0x50, HI_NM_CODE + 0x40,
 							HI_INTERP_BLOB + 0x10, HI_STUB_BLOB + 0x20,
 							HI_NM_BLOCK + 0xff8, HI_CALL_STUB_RA,
@@ -402,11 +523,13 @@ Test(hotspot, damaged_images_never_crash)
 							(uint64_t)(rand_r(&seed) % 0x400) - HI_BASE] =
 							(uint8_t)rand_r(&seed);
 				(void)hotspot__code_at(h, pc, now, &c);
-				(void)hotspot__names(h, pc, (int)(i & 1), 0, now, ids, 4, &n);
+				(void)hotspot__names(h, pc, (int)(i & 1), 0, 0, now, ids, 4, &n);
+				(void)hotspot__names(h, HI_INTERP_BLOB, 1, i & 2 ? HI_M_OUTER : HI_M_INNER,
+						     HI_CODE(HI_M_OUTER) + i % 40, now, ids, 4, &n);
 				if (hotspot__frame_at(h, pc, now, &f) == 0 && f.kind == X86_FRAME_SP)
 					cr_assert(f.ra >= 0 && f.ra % 8 == 0);
 			}
-			(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_M_OUTER, SEC, ids, 4, &n);
+			(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_M_OUTER, 0, SEC, ids, 4, &n);
 			hotspot__delete(h);
 		}
 		strtab__delete(t);
@@ -625,7 +748,7 @@ Test(hotspot_frames, code_reads_are_budgeted)
 
 	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_BODY, 5 * SEC, &f), 0);
 	for (k = 0; k < 200000; k++)
-		(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_OBJECTS + 0x1000 + 8 * k, 5 * SEC, ids, 4, &n);
+		(void)hotspot__names(h, HI_INTERP_BLOB, 1, HI_OBJECTS + 0x1000 + 8 * k, 0, 5 * SEC, ids, 4, &n);
 	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_LOOP, 5 * SEC, &f), -EAGAIN);
 	cr_assert_eq(hotspot__frame_at(h, HI_C2_CODE + X_C2_BODY, 5 * SEC, &f), 0);
 	IS_SP(f, 56, X86_BP_BELOW_RA, X86_BASE_SP);
