@@ -31,10 +31,12 @@ enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
 enum { LABEL_KEY = 1, LABEL_STR = 2 };
 enum { MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
        MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10 };
-enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4 };
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
 enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
 enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4 };
 
+/* A location's key starts with its mapping and its address's two words. */
+#define LOC_HEAD 3
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 #define JIT_MAPPING "[jit]"
 #define UNKNOWN_NAME FRAME_UNKNOWN
@@ -46,13 +48,14 @@ struct finfo {
 	uint32_t fn;      /* function id */
 	uint32_t line;    /* 0: none */
 	uint32_t map;     /* sid of the module's file name; 0: the exe */
+	uint64_t addr;    /* "MODULE+0xSTART": START, its binary's ELF vaddr */
 	bool inlined;     /* into the frame below it */
 	bool bracket;     /* map is the NAME of a "[NAME]" frame */
 };
 
-/* Distinct locations: (mapping id, then (function id, line) per Line,
- * leaf-most first) sequences in an arena, found through an
- * open-addressing index. */
+/* Distinct locations: (mapping id, address low and high words, then
+ * (function id, line) per Line, leaf-most first) sequences in an arena,
+ * found through an open-addressing index. */
 struct loc {
 	size_t off;   /* into arena: mapping id, then n - 1 function ids */
 	uint32_t n;
@@ -194,6 +197,7 @@ static int frame_info(struct enc *e, uint32_t frame, const struct finfo **out)
 		break;
 	case FRAME_MODULE_OFFSET:
 		rc = sid_n(e, fp.module, fp.module_len, &fi.map);
+		fi.addr = strtoull(fp.module + fp.module_len + 3, NULL, 16); /* past "+0x" */
 		break;
 	case FRAME_BRACKETED:
 		/* Resolved per group: the exe when MODULE is its file name. */
@@ -347,24 +351,25 @@ static int add_sample(void *ctx, const uint32_t *frames, size_t n, uint64_t coun
 	int rc;
 
 	if (grow((void **)&e->loc_ids, &e->loc_ids_cap, n + 1, sizeof(*e->loc_ids)) < 0 ||
-	    grow((void **)&e->key, &e->key_cap, 2 * n + 3, sizeof(*e->key)) < 0)
+	    grow((void **)&e->key, &e->key_cap, 2 * n + LOC_HEAD + 2, sizeof(*e->key)) < 0)
 		return -ENOMEM;
 	/* pprof drops samples without a location: an empty stack becomes one
 	 * pseudo-frame in the exe, so totals stay equal to the samples. */
 	if (n == 0) {
 		uint32_t name;
 
-		if (sid(e, NO_STACK_NAME, &name) < 0 || function_of(e, name, 0, &e->key[1]) < 0)
+		if (sid(e, NO_STACK_NAME, &name) < 0 || function_of(e, name, 0, &e->key[LOC_HEAD]) < 0)
 			return -ENOMEM;
 		e->key[0] = e->exe_map;
-		e->key[2] = 0;
-		if ((rc = location_of(e, e->key, 3, &e->loc_ids[nloc])) < 0)
+		e->key[1] = e->key[2] = 0;
+		e->key[LOC_HEAD + 1] = 0;
+		if ((rc = location_of(e, e->key, LOC_HEAD + 2, &e->loc_ids[nloc])) < 0)
 			return rc;
 		nloc++;
 	}
 	/* Leaf first: inlined frames, then the frame they were inlined into. */
 	while (i > 0) {
-		size_t k = 1;
+		size_t k = LOC_HEAD;
 		const struct finfo *fi = NULL;
 		uint32_t map;
 
@@ -382,6 +387,8 @@ static int add_sample(void *ctx, const uint32_t *frames, size_t n, uint64_t coun
 		if ((rc = mapping_id_for(e, fi->inlined ? NULL : fi, &map)) < 0)
 			return rc;
 		e->key[0] = map;
+		e->key[1] = (uint32_t)fi->addr;
+		e->key[2] = (uint32_t)(fi->addr >> 32);
 		if ((rc = location_of(e, e->key, k, &e->loc_ids[nloc])) < 0)
 			return rc;
 		nloc++;
@@ -466,7 +473,9 @@ static int write_tables(struct enc *e)
 		protobuf__reset(&e->msg);
 		protobuf__uint64(&e->msg, LOCATION_ID, i + 1);
 		protobuf__uint64(&e->msg, LOCATION_MAPPING_ID, k[0]);
-		for (j = 1; j + 1 < e->locs[i].n; j += 2) {
+		if (k[1] || k[2])
+			protobuf__uint64(&e->msg, LOCATION_ADDRESS, k[1] | (uint64_t)k[2] << 32);
+		for (j = LOC_HEAD; j + 1 < e->locs[i].n; j += 2) {
 			protobuf__reset(&e->sub);
 			protobuf__uint64(&e->sub, LINE_FUNCTION_ID, k[j]);
 			if (k[j + 1])

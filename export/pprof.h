@@ -31,8 +31,10 @@
  *   the module (or the exe's path), the Mapping carries its path and build
  *   ID; has_functions is always set (pprof then never tries to symbolize),
  *   has_filenames, has_line_numbers and has_inline_frames where any frame
- *   has them. Dumps keep no addresses: every Mapping has start = limit =
- *   offset = 0 and Locations address 0. */
+ *   has them. Dumps keep no pcs: a stripped function's Location has its
+ *   start for address ("MODULE+0xSTART", an ELF vaddr of the binary:
+ *   -addresses shows it), others 0; every Mapping has start = limit =
+ *   offset = 0. */
 #ifndef SMOLDER_EXPORT_PPROF_H
 #define SMOLDER_EXPORT_PPROF_H
 #include <stddef.h>

@@ -71,7 +71,7 @@ struct decoded {
 	int64_t label_key[MAXN][8], label_str[MAXN][8]; /* string indexes */
 	size_t nlabels_of_sample[MAXN];
 	size_t nsamples;
-	uint64_t loc_nlines[MAXN], loc_lines[MAXN][8], loc_line_no[MAXN][8], loc_mapping[MAXN];
+	uint64_t loc_nlines[MAXN], loc_lines[MAXN][8], loc_line_no[MAXN][8], loc_mapping[MAXN], loc_addr[MAXN];
 	size_t nlocs;
 	uint64_t fn_id[MAXN];
 	int64_t fn_name[MAXN], fn_file[MAXN];
@@ -164,6 +164,8 @@ static void decode(const uint8_t *buf, size_t len, struct decoded *d)
 			while (rd_field(&sub, &f2, &v2, &s2)) {
 				if (f2 == 2)
 					d->loc_mapping[d->nlocs] = v2;
+				if (f2 == 3)
+					d->loc_addr[d->nlocs] = v2;
 				if (f2 == 4 && d->loc_nlines[d->nlocs] < 8) {
 					size_t k = d->loc_nlines[d->nlocs]++;
 
@@ -478,8 +480,10 @@ Test(pprof, lines_files_and_build_ids)
 			loop++;
 		} else if (!strcmp(l0, "main")) {
 			cr_assert_eq(d.loc_line_no[i][0], 40);
+			cr_assert_eq(d.loc_addr[i], 0);
 		} else if (!strcmp(l0, "libz.so.1+0x5d80")) {
 			cr_assert_eq(d.loc_line_no[i][0], 0);
+			cr_assert_eq(d.loc_addr[i], 0x5d80, "a stripped function's start is its address");
 			cr_assert_str_eq(fn_file(&d, d.loc_lines[i][0]), "", "no file");
 			for (j = 0; j < d.nmaps; j++)
 				if (j + 1 == d.loc_mapping[i]) {
