@@ -7,6 +7,7 @@ smolder_SOURCES = \
 	cli/run.c \
 	cli/report.c \
 	cli/upload.c \
+	cli/upload_names.c cli/upload_names.h \
 	cli/probe.c \
 	cli/symbolize.c
 smolder_CPPFLAGS = $(AM_CPPFLAGS) $(DW_CFLAGS) $(JANSSON_CFLAGS)

@@ -20,6 +20,7 @@
 #include "export/dump_paths.h"
 #include "export/dump_read.h"
 #include "export/sink.h"
+#include "cli/upload_names.h"
 
 /* Attempts per dump when the collector asks to retry, and the pause between. */
 #define UPLOAD_ATTEMPTS 3
@@ -50,7 +51,8 @@ static int abort_on_interrupt(void *ctx)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: smolder upload [-c FILE] [--url URL] [--export json|pyroscope] [FILE|DIR ...]\n"
+		"Usage: smolder upload [-c FILE] [--url URL] [--export json|pyroscope]\n"
+		"                      [--debug-dir DIR ...] [--debuginfod URL] [FILE|DIR ...]\n"
 		"\n"
 		"Sends smolder dumps to the collector, oldest first. Without FILE or DIR, the\n"
 		"spool directory of the configuration. A delivered file is removed; a file\n"
@@ -61,6 +63,12 @@ static void usage(FILE *f)
 		"  -c, --config FILE   configuration file (default " CONF_DEFAULT_PATH ", if present)\n"
 		"      --url URL       collector URL (key: url; implies export = json unless set)\n"
 		"      --export KIND   json or pyroscope (key: export)\n"
+		"      --debug-dir DIR name stripped functions (MODULE+0x...) before sending,\n"
+		"                      from their debug files DIR/.build-id/xx/rest.debug\n"
+		"                      (repeatable; /usr/lib/debug last; key:\n"
+		"                      symbolize_on_upload = yes for /usr/lib/debug alone)\n"
+		"      --debuginfod URL and from these debuginfod servers ('env':\n"
+		"                      DEBUGINFOD_URLS)\n"
 		"  -q, --quiet         no progress line\n"
 		"  -h, --help          this help\n");
 }
@@ -125,7 +133,8 @@ static void pause_ms(uint64_t ms)
 /* Sends one dump, retrying a few times when the collector asks to: after
  * 1 s, then 2 s, or after its Retry-After when longer (up to a minute: an
  * interactive upload says what failed rather than wait for hours). */
-static enum sink_result send_one(struct sink *sink, const struct item *it, char *msg, size_t msglen)
+static enum sink_result send_one(struct sink *sink, struct upload_names *names, const struct item *it, char *msg,
+				  size_t msglen)
 {
 	enum sink_result res = SINK_RETRY;
 	uint64_t wait_ms;
@@ -138,9 +147,17 @@ static enum sink_result send_one(struct sink *sink, const struct item *it, char 
 	for (doc = it->dump; doc; doc = doc->next) {
 		const void *body = doc->doc_gz ? doc->doc_gz : it->gz;
 		size_t blen = doc->doc_gz ? doc->doc_gzlen : it->gzlen;
+		struct dump *named = NULL;
+		void *ngz = NULL;
+		size_t nlen = 0;
 
+		if (names && upload_names__document(names, doc, it->path, &named, &ngz, &nlen) < 0) {
+			snprintf(msg, msglen, "its functions could not be named");
+			return SINK_RETRY;
+		}
 		for (attempt = 1; attempt <= UPLOAD_ATTEMPTS && !interrupted; attempt++) {
-			res = sink__send(sink, doc, body, blen, msg, msglen);
+			res = named ? sink__send(sink, named, ngz, nlen, msg, msglen)
+				    : sink__send(sink, doc, body, blen, msg, msglen);
 			if (res != SINK_RETRY || attempt == UPLOAD_ATTEMPTS)
 				break;
 			wait_ms = (uint64_t)UPLOAD_PAUSE_MS * (uint64_t)attempt;
@@ -148,31 +165,41 @@ static enum sink_result send_one(struct sink *sink, const struct item *it, char 
 				wait_ms = sink__retry_after_s(sink) * 1000u;
 			pause_ms(wait_ms < UPLOAD_RETRY_AFTER_MAX_MS ? wait_ms : UPLOAD_RETRY_AFTER_MAX_MS);
 		}
+		dump__delete(named);
+		free(ngz);
 		if (res != SINK_DELIVERED)
 			break;
 	}
 	return res;
 }
 
+#define UPLOAD_MAX_DEBUG_DIRS 16
+
 struct upload_args {
 	const char *conf_path, *url, *export;
 	int explicit_conf, quiet;
+	const char *debug_dirs[UPLOAD_MAX_DEBUG_DIRS];
+	size_t ndebug_dirs;
+	const char *debuginfod;
 };
 
 /* What is being uploaded and how it went. */
 struct upload {
 	struct item *items;
 	size_t n, sent, failed, done;
+	struct upload_names *names; /* NULL: dumps are sent as they are */
 };
 
 /* 0 to go on; otherwise the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, struct upload_args *a)
 {
-	enum { OPT_URL = 256, OPT_EXPORT };
+	enum { OPT_URL = 256, OPT_EXPORT, OPT_DEBUG_DIR, OPT_DEBUGINFOD };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "url", required_argument, NULL, OPT_URL },
 		{ "export", required_argument, NULL, OPT_EXPORT },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -194,6 +221,20 @@ static int parse_args(int argc, char **argv, struct upload_args *a)
 			break;
 		case OPT_EXPORT:
 			a->export = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			if (!*optarg || a->ndebug_dirs == UPLOAD_MAX_DEBUG_DIRS) {
+				log__error("--debug-dir '%s': empty, or more than %d", optarg, UPLOAD_MAX_DEBUG_DIRS);
+				return 2;
+			}
+			a->debug_dirs[a->ndebug_dirs++] = optarg;
+			break;
+		case OPT_DEBUGINFOD:
+			a->debuginfod = strcmp(optarg, "env") == 0 ? cli__env_debuginfod() : optarg;
+			if (!a->debuginfod || !*a->debuginfod) {
+				log__error("--debuginfod %s: no server (DEBUGINFOD_URLS is not set)", optarg);
+				return 2;
+			}
 			break;
 		case 'q':
 			a->quiet = 1;
@@ -293,7 +334,7 @@ static int collect(struct upload *up, char **args, size_t nargs, const char *spo
 static void deliver(struct sink *sink, struct upload *up, struct item *it)
 {
 	char msg[1024] = "";
-	enum sink_result res = send_one(sink, it, msg, sizeof(msg));
+	enum sink_result res = send_one(sink, up->names, it, msg, sizeof(msg));
 	int rc;
 
 	up->done++;
@@ -365,8 +406,13 @@ int upload_cmd__main(int argc, char **argv)
 	status = load_conf(&a, &conf);
 	if (status == 0 && collect(&up, argv + optind, (size_t)(argc - optind), conf.spool_dir) < 0)
 		status = 1;
+	if (status == 0 && (a.ndebug_dirs || a.debuginfod || conf.symbolize_on_upload))
+		status = upload_names__new(a.debug_dirs, a.ndebug_dirs, a.debuginfod, &up.names);
 	if (status == 0)
 		status = send_all(&conf, &up, a.quiet);
+	if (up.names && status != 2)
+		upload_names__report(up.names);
+	upload_names__delete(up.names);
 	for (i = 0; i < up.n; i++) {
 		dump__delete(up.items[i].dump);
 		free(up.items[i].gz);

@@ -32,6 +32,8 @@ struct conf {
 	int per_pid;               /* per_pid = no */
 	int group_by_thread;       /* group_by = process | thread: one profile
 	                            * per thread name too (a "thread" label) */
+	int symbolize_on_upload;   /* smolder upload names stripped functions
+	                            * from /usr/lib/debug before sending */
 	int python_lines;          /* lines = no (python_lines, its first
 	                            * name): frames carry their file and
 	                            * line, native and interpreted */

@@ -91,6 +91,7 @@ static const struct key keys[] = {
 	{ "group_by", K_GROUP_BY, F(group_by_thread), 0, 0, 0 },
 	{ "python_eval_frames", K_BOOL, F(python_eval_frames), 0, 0, 0 },
 	{ "lines", K_BOOL, F(python_lines), 0, 0, 0 },
+	{ "symbolize_on_upload", K_BOOL, F(symbolize_on_upload), 0, 0, 0 },
 	{ "python_lines", K_BOOL, F(python_lines), 0, 0, 0 }, /* lines' first name */
 	{ "cpu_budget", K_PERCENT, F(cpu_budget_bp), 0, 10000, 0 },
 	{ "nice", K_INT, F(nice), (uint64_t)-20, 19, 0 },

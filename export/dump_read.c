@@ -893,6 +893,11 @@ static int read_dump_file(int fd, char **out, size_t *outlen)
 	return 0;
 }
 
+const struct json_t *dump__json(const struct dump *d)
+{
+	return d ? ((const struct dump_impl *)d)->root : NULL;
+}
+
 static int compress_documents(struct dump *d, const char *text, char *err, size_t errlen)
 {
 	for (; d; d = d->next) {

@@ -82,6 +82,11 @@ int dump__read_file(const char *path, struct dump **out, void **gz, size_t *gzle
 /* Same, relative to a directory fd (the spool). */
 int dump__read_fileat(int dirfd, const char *name, struct dump **out, void **gz, size_t *gzlen,
 		      char *err, size_t errlen);
+/* The document's JSON tree (jansson's json_t), owned by d: for writing
+ * it again changed (export/dump_rename.h). */
+struct json_t;
+const struct json_t *dump__json(const struct dump *d);
+
 /* Frees d and the documents after it. */
 void dump__delete(struct dump *d);
 

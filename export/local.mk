@@ -7,6 +7,7 @@ export_libexport_a_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(
 export_libexport_a_SOURCES = \
 	export/json_dump.c export/json_dump.h \
 	export/dump_mappings.c export/dump_mappings.h \
+	export/dump_rename.c export/dump_rename.h \
 	export/collapsed.c export/collapsed.h \
 	export/top.c export/top.h \
 	export/encode.c export/encode.h \

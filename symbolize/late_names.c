@@ -30,8 +30,9 @@ struct file_ent {
 	struct symindex *s;   /* NULL: no directory had it */
 };
 
-struct late {
+struct late_names {
 	struct strtab *names;
+	bool own_names;       /* names is ours (the string API) */
 	const struct mappings *m;
 	const char *const *dirs;
 	size_t ndirs;
@@ -40,13 +41,13 @@ struct late {
 	struct u64map *by_id;   /* hash of a build ID -> file + 1 */
 	struct file_ent *files;
 	size_t nfiles, cap;
-	struct late_names_stats *st;
+	struct late_names_stats *st, stats;
 	int err;
 };
 
 /* DIR/.build-id/xx/rest.debug of the first directory that has it as a
  * regular file; 0, or -ENOENT. */
-static int find_debug_file(const struct late *l, const char *build_id, char *path, size_t size)
+static int find_debug_file(const struct late_names *l, const char *build_id, char *path, size_t size)
 {
 	struct stat st;
 	size_t i;
@@ -77,7 +78,7 @@ static bool same_build_id(const struct symindex *s, const char *hex)
 
 /* The index of build_id's debug file, opened at its first use; NULL when
  * none is found (remembered too). */
-static struct symindex *debug_index(struct late *l, const struct mapping *e)
+static struct symindex *debug_index(struct late_names *l, const struct mapping *e)
 {
 	uint64_t key = hash__bytes(e->build_id, strlen(e->build_id), 0), v;
 	char path[4096];
@@ -128,7 +129,7 @@ static struct symindex *debug_index(struct late *l, const struct mapping *e)
 }
 
 /* The new name of "MODULE+0xSTART", or 0 when it keeps its own. */
-static uint32_t name_of(struct late *l, const struct frame_parts *fp)
+static uint32_t name_of(struct late_names *l, const struct frame_parts *fp)
 {
 	const char *hex = fp->module + fp->module_len + 3; /* past "+0x" */
 	uint32_t frames[LOOKUP_MAX];
@@ -168,9 +169,8 @@ static uint32_t name_of(struct late *l, const struct frame_parts *fp)
 	return frames[n - 1];
 }
 
-static uint32_t rename_frame(void *ctx, uint32_t id)
+uint32_t late_names__rename_id(struct late_names *l, uint32_t id)
 {
-	struct late *l = ctx;
 	struct frame_parts fp;
 	uint64_t v;
 	uint32_t to;
@@ -186,32 +186,95 @@ static uint32_t rename_frame(void *ctx, uint32_t id)
 	return to;
 }
 
+const char *late_names__name(struct late_names *l, const char *frame, size_t len)
+{
+	uint32_t id, to;
+
+	if (strtab__intern(l->names, frame, len, &id) != 0) {
+		l->err = -ENOMEM;
+		return NULL;
+	}
+	to = late_names__rename_id(l, id);
+	return to != id ? strtab__str(l->names, to) : NULL;
+}
+
+int late_names__new(struct strtab *names, const struct mappings *m, const char *const *dirs, size_t ndirs,
+		    struct debuginfod_fetch *fetch, struct late_names **out)
+{
+	struct late_names *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->own_names = !names;
+	l->names = names ? names : strtab__new();
+	l->m = m;
+	l->dirs = dirs;
+	l->ndirs = ndirs;
+	l->fetch = fetch;
+	l->st = &l->stats;
+	l->renamed = u64map__new(1024);
+	l->by_id = u64map__new(64);
+	if (!l->names || !l->renamed || !l->by_id) {
+		late_names__delete(l);
+		return -ENOMEM;
+	}
+	*out = l;
+	return 0;
+}
+
+void late_names__set_mappings(struct late_names *l, const struct mappings *m)
+{
+	l->m = m;
+	u64map__clear(l->renamed);
+}
+
+const struct late_names_stats *late_names__stats(const struct late_names *l)
+{
+	return &l->stats;
+}
+
+int late_names__error(const struct late_names *l)
+{
+	return l->err;
+}
+
+void late_names__delete(struct late_names *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->nfiles; i++)
+		symindex__delete(l->files[i].s);
+	free(l->files);
+	u64map__delete(l->renamed);
+	u64map__delete(l->by_id);
+	if (l->own_names)
+		strtab__delete(l->names);
+	free(l);
+}
+
+static uint32_t rename_frame(void *ctx, uint32_t id)
+{
+	return late_names__rename_id(ctx, id);
+}
+
 int late_names__apply(struct profile *p, struct strtab *names, const struct mappings *m, const char *const *dirs,
 		      size_t ndirs, struct debuginfod_fetch *fetch, struct late_names_stats *stats)
 {
-	struct late l;
-	size_t i;
+	struct late_names *l;
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
 	if (!mappings__count(m) || (!ndirs && !fetch))
 		return 0;
-	memset(&l, 0, sizeof(l));
-	l.names = names;
-	l.m = m;
-	l.dirs = dirs;
-	l.ndirs = ndirs;
-	l.fetch = fetch;
-	l.st = stats;
-	l.renamed = u64map__new(1024);
-	l.by_id = u64map__new(64);
-	rc = l.renamed && l.by_id ? profile__rename_frames(p, rename_frame, &l) : -ENOMEM;
-	if (!rc && l.err)
-		rc = l.err; /* a frame past the failure kept its name */
-	for (i = 0; i < l.nfiles; i++)
-		symindex__delete(l.files[i].s);
-	free(l.files);
-	u64map__delete(l.renamed);
-	u64map__delete(l.by_id);
+	rc = late_names__new(names, m, dirs, ndirs, fetch, &l);
+	if (rc < 0)
+		return rc;
+	rc = profile__rename_frames(p, rename_frame, l);
+	if (!rc && l->err)
+		rc = l->err; /* a frame past the failure kept its name */
+	*stats = l->stats;
+	late_names__delete(l);
 	return rc;
 }

@@ -30,6 +30,28 @@ struct late_names_stats {
 	size_t fetched;     /* ... of the files, those a debuginfod server gave */
 };
 
+struct late_names;
+
+/* A renamer interning the new names in names (NULL: a table of its own);
+ * m is the dump's binaries; dirs[0..ndirs) are searched in order, then
+ * the servers of fetch (NULL: none). All are borrowed and outlive it.
+ * 0 or -ENOMEM. */
+int late_names__new(struct strtab *names, const struct mappings *m, const char *const *dirs, size_t ndirs,
+		    struct debuginfod_fetch *fetch, struct late_names **out);
+void late_names__delete(struct late_names *l);
+/* The new id of frame id (of names): itself when it keeps its name. Each
+ * distinct frame is looked at once. */
+uint32_t late_names__rename_id(struct late_names *l, uint32_t id);
+/* The new name of frame[0..len), or NULL when it keeps its own (valid
+ * while l lives). */
+const char *late_names__name(struct late_names *l, const char *frame, size_t len);
+/* Another dump's binaries from now on (the debug files opened stay, by
+ * build ID; what frames were named is forgotten). */
+void late_names__set_mappings(struct late_names *l, const struct mappings *m);
+const struct late_names_stats *late_names__stats(const struct late_names *l);
+/* -ENOMEM once an allocation failed (frames after it keep their names). */
+int late_names__error(const struct late_names *l);
+
 /* Renames p's frames in place (profile__rename_frames), interning the new
  * names in names (p's table); m is p's binaries (NULL: nothing to do).
  * dirs[0..ndirs) are searched in order, then the servers of fetch (NULL:

@@ -4,10 +4,13 @@
 # build ID. The same dump read by `report --debug-dir DIR`, with the debug
 # file under DIR/.build-id/xx/rest.debug, names them: >= 90% of the
 # workload's samples show main;a;b;c again. A debug file of another binary
-# put under that build ID names nothing. With --debuginfod, a real
+# put under that build ID names nothing. smolder upload --debug-dir sends
+# the dump named to a real receiver on 127.0.0.1, its window unchanged but
+# its stacks. With --debuginfod, a real
 # debuginfod server started here on 127.0.0.1 (serving a directory that
 # holds the debug file) gives it, when elfutils' debuginfod is installed.
 . "$TESTS_SRCDIR/integration/lib.sh"
+. "$TESTS_SRCDIR/integration/service_lib.sh"
 need_workload chain
 need_perf process
 command -v objcopy >/dev/null 2>&1 || skip "objcopy not installed (binutils)"
@@ -57,6 +60,32 @@ run_smolder 60 report --format collapsed -o "$TMP/wrong.txt" --debug-dir "$TMP/d
 expect_ok
 grep -q "another binary's: not used" "$TMP/smolder.err" || fail "a wrong debug file was not refused"
 grep -q ';main;a;b;c' "$TMP/wrong.txt" && fail "a wrong debug file named frames"
+
+# upload --debug-dir: named before it leaves (the right debug file again)
+cp "$TMP/chain.debug" "$TMP/dbg/.build-id/$sub/$rest.debug"
+start_receiver ok
+cp "$TMP/out.json" "$TMP/up.json"
+run_smolder 60 upload -q --url "$RCV_URL/v1/profiles" --debug-dir "$TMP/dbg" "$TMP/up.json"
+expect_ok
+grep -q "named [0-9]* of [0-9]* stripped functions in 1 of 1 documents" "$TMP/smolder.err" ||
+	fail "upload did not say what it named: $(cat "$TMP/smolder.err")"
+[ ! -e "$TMP/up.json" ] || fail "the delivered dump was not removed"
+rcv_py "$TMP/out.json" <<'PY' || fail "the receiver did not get the dump named"
+import json, sys, rcv_env, receiver as rcv
+sent = json.load(open(sys.argv[1]))
+got = [r["dump"] for r in rcv.load_log(rcv_env.LOG) if r.get("dump")]
+if len(got) != 1:
+    sys.exit("%d dumps received" % len(got))
+d = got[0]
+same = all(d[k] == sent[k] for k in sent if k != "profiles")
+chain = sum(s["count"] for p in d["profiles"] if p["labels"]["comm"] == "chain" for s in p["stacks"]
+            if ";main;a;b;c" in s["stack"])
+total = sum(s["count"] for p in d["profiles"] if p["labels"]["comm"] == "chain" for s in p["stacks"])
+samples = [p["samples"] for p in d["profiles"]] == [p["samples"] for p in sent["profiles"]]
+print("received: all but the stacks unchanged %s, samples per profile unchanged %s, %d of %d chain samples "
+      "at main;a;b;c" % (same, samples, chain, total))
+sys.exit(0 if same and samples and total and chain >= 0.9 * total else 1)
+PY
 
 # from a debuginfod server: the debug file fetched by its build ID
 if ! command -v debuginfod >/dev/null 2>&1; then

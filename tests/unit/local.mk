@@ -21,6 +21,7 @@ UNIT_TESTS = \
 	tests/unit/test_profile \
 	tests/unit/test_event_list \
 	tests/unit/test_mappings \
+	tests/unit/test_dump_rename \
 	tests/unit/test_procmem \
 	tests/unit/test_accountant \
 	tests/unit/test_pycmd \
@@ -277,6 +278,11 @@ tests_unit_test_event_list_SOURCES = tests/unit/test_event_list.c
 tests_unit_test_event_list_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_event_list_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_event_list_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_dump_rename_SOURCES = tests/unit/test_dump_rename.c
+tests_unit_test_dump_rename_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_dump_rename_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_dump_rename_LDADD = $(EXPORT_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_mappings_SOURCES = tests/unit/test_mappings.c
 tests_unit_test_mappings_CPPFLAGS = $(UNIT_CPPFLAGS)

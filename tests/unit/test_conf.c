@@ -842,5 +842,8 @@ Test(conf, lines_and_its_former_name)
 	cr_assert_eq(conf__set(&c, "python_lines", "no", err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(c.python_lines, 0);
 	cr_assert_eq(conf__set(&c, "lines", "maybe", err, sizeof(err)), -EINVAL);
+	cr_assert_eq(c.symbolize_on_upload, 0);
+	cr_assert_eq(conf__set(&c, "symbolize_on_upload", "yes", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.symbolize_on_upload, 1);
 	conf__free(&c);
 }
