@@ -38,6 +38,8 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/v8_script.c runtimes/v8_script.h \
 	runtimes/v8_names.c runtimes/v8_names.h \
 	runtimes/v8_inline.c runtimes/v8_inline.h \
+	runtimes/v8_lines.c runtimes/v8_lines.h \
+	runtimes/v8_positions.c runtimes/v8_positions.h \
 	runtimes/nodecmd.c runtimes/nodecmd.h \
 	runtimes/pycmd.c runtimes/pycmd.h \
 	runtimes/cmdline_args.h \

@@ -11,6 +11,7 @@
 #include "runtimes/v8.h"
 #include "runtimes/v8_heap.h"
 #include "runtimes/v8_inline.h"
+#include "runtimes/v8_lines.h"
 #include "runtimes/v8_names.h"
 
 /* The kept rbp of a frame: unwind_kept_regnos[1] is DWARF 6. */
@@ -18,13 +19,23 @@
 /* Bytes of a JSFunction and a SharedFunctionInfo read per frame. */
 #define HEADER_MAX 128
 
+/* Objects read per frame at most: its function, then its
+ * SharedFunctionInfo, code and BytecodeArray. */
+#define PER_FRAME 3
+
 /* One JavaScript frame of the sample being read. */
 struct js_frame {
 	uint32_t frame;          /* its index in the sample's frames */
 	uint64_t function;       /* tagged JSFunction */
 	uint64_t sfi, code;      /* from the JSFunction */
+	/* with lines, an interpreted frame's slots: its BytecodeArray
+	 * (tagged; 0: not interpreted) and bytecode offset, and the offset
+	 * the interpreter's register holds when the frame is the sample's
+	 * innermost (as a small integer; 1: none) */
+	uint64_t bytecode, offset_word, reg_offset_word;
+	bool fn_ok, sfi_ok, code_ok, bytecode_ok;
 	uint8_t fn_hdr[HEADER_MAX], sfi_hdr[HEADER_MAX], code_hdr[V8_INLINE_HEADER];
-	bool fn_ok, sfi_ok, code_ok;
+	uint8_t bytecode_hdr[V8_LINES_HEADER];
 };
 
 struct v8 {
@@ -34,8 +45,9 @@ struct v8 {
 	struct v8_heap *heap;
 	struct v8_names *fnames;
 	struct v8_inline *inl;
+	struct v8_lines *lines;             /* NULL: frames keep their definition's line */
 	uint32_t kind_ids[V8_NFRAME_KINDS]; /* "[v8 stub]_[j]" ...; 0: not yet */
-	size_t fn_bytes, sfi_bytes, code_bytes;
+	size_t fn_bytes, sfi_bytes, code_bytes, bytecode_bytes;
 	struct js_frame js[V8_MAX_FRAMES];
 	struct v8_stats stats;
 };
@@ -47,7 +59,7 @@ static size_t max3(size_t a, size_t b, size_t c)
 	return m > c ? m : c;
 }
 
-int v8__open(const struct memsource *mem, const struct v8_layout *l, struct strtab *names,
+int v8__open(const struct memsource *mem, const struct v8_layout *l, bool lines, struct strtab *names,
 	     struct v8 **out)
 {
 	struct v8 *v = calloc(1, sizeof(*v));
@@ -62,9 +74,13 @@ int v8__open(const struct memsource *mem, const struct v8_layout *l, struct strt
 	v->code_bytes = v8_inline__header_bytes(l);
 	v->heap = v8_heap__new(&v->mem, l);
 	v->fnames = v->heap ? v8_names__new(v->heap, names) : NULL;
-	v->inl = v->fnames ? v8_inline__new(v->heap, v->fnames) : NULL;
-	if (!v->inl || v->fn_bytes > HEADER_MAX || v->sfi_bytes > HEADER_MAX) {
-		int err = v->inl ? -EPROTO : -ENOMEM;
+	v->inl = v->fnames ? v8_inline__new(v->heap, v->fnames, lines) : NULL;
+	if (lines && v->inl) {
+		v->bytecode_bytes = v8_lines__header_bytes(l);
+		v->lines = v8_lines__new(v->heap, v->fnames);
+	}
+	if (!v->inl || (lines && !v->lines) || v->fn_bytes > HEADER_MAX || v->sfi_bytes > HEADER_MAX) {
+		int err = v->inl && (!lines || v->lines) ? -EPROTO : -ENOMEM;
 
 		v8__delete(v);
 		return err;
@@ -77,6 +93,7 @@ void v8__delete(struct v8 *v)
 {
 	if (!v)
 		return;
+	v8_lines__delete(v->lines);
 	v8_inline__delete(v->inl);
 	v8_names__delete(v->fnames);
 	v8_heap__delete(v->heap);
@@ -143,16 +160,16 @@ static void add_splice(struct runtime_stack *out, uint32_t frame, const uint32_t
  * read, and those reads were a third of the agent's time on node), then
  * copied to the others: the same bytes of one read, so nothing of another
  * moment stands in. */
-#define UNIQUE_SLOTS 512 /* a power of two over 2 * V8_MAX_FRAMES */
+#define UNIQUE_SLOTS 512 /* a power of two over PER_FRAME * V8_MAX_FRAMES */
 static void read_headers(struct v8 *v, const uint64_t *tagged, uint8_t *const *bufs,
 			 const size_t *lens, bool *ok, size_t n)
 {
-	/* a frame's function, or its SharedFunctionInfo and code */
-	uint64_t addrs[2 * V8_MAX_FRAMES];
-	void *b[2 * V8_MAX_FRAMES];
-	size_t ulens[2 * V8_MAX_FRAMES];
-	bool uok[2 * V8_MAX_FRAMES];
-	uint16_t first[2 * V8_MAX_FRAMES]; /* object i's unique index */
+	/* a frame's function, or its SharedFunctionInfo, code and bytecode */
+	uint64_t addrs[PER_FRAME * V8_MAX_FRAMES];
+	void *b[PER_FRAME * V8_MAX_FRAMES];
+	size_t ulens[PER_FRAME * V8_MAX_FRAMES];
+	bool uok[PER_FRAME * V8_MAX_FRAMES];
+	uint16_t first[PER_FRAME * V8_MAX_FRAMES]; /* object i's unique index */
 	uint16_t slot[UNIQUE_SLOTS];      /* unique index + 1, by address */
 	size_t i, u = 0;
 
@@ -201,6 +218,35 @@ static bool typed(struct v8 *v, const uint8_t *hdr, uint16_t lo, uint16_t hi)
 	return v8_heap__map_type(v->heap, word_at(hdr, 0), &t) == 0 && t >= lo && t <= hi;
 }
 
+/* With lines, whether frame f at fp may be interpreted: Ignition's frames
+ * run in its builtins (the trampoline, the bytecode handlers), with a
+ * BytecodeArray and the small integer of an offset in their slots; the
+ * array, read with the frame's other objects, says (v8_lines__frame).
+ * The slot holds the offset the interpreter saved when its bytecode last
+ * called out; a handler running at the sample keeps the current one in
+ * its register, with the array in another: when that one still holds
+ * the frame's array, the register's offset is the one to place. */
+static void interpreted(const struct v8 *v, const struct runtime_sample *s, const struct unwind_frame *f,
+			uint64_t fp, struct js_frame *j)
+{
+	const struct unwind_regs *r = s->regs;
+	uint64_t arr, off, addr;
+	int ra = v->l.reg_bytecode_array, ro = v->l.reg_bytecode_offset;
+
+	j->reg_offset_word = 1;
+	if (!v->lines || !v->bytecode_bytes || f->code != UNWIND_CODE_NATIVE ||
+	    !stack_word(s->stack, fp + (uint64_t)(int64_t)v->l.fp_bytecode_array, &arr) ||
+	    !stack_word(s->stack, fp + (uint64_t)(int64_t)v->l.fp_bytecode_offset, &off) ||
+	    !v8_heap__pointer(arr, &addr) || (off & 1))
+		return;
+	j->bytecode = arr;
+	j->offset_word = off;
+	if (f == &s->frames[0] && f->exact && r && ra >= 0 && ro >= 0 && ra < UNWIND_NREGS &&
+	    ro < UNWIND_NREGS && (r->valid >> ra & 1) && (r->valid >> ro & 1) && r->val[ra] == arr &&
+	    r->val[ro] < (1u << 30))
+		j->reg_offset_word = r->val[ro] << 32;
+}
+
 /* The sample's frames that V8 ran, as JavaScript frames (returned) or
  * splices of V8's own frames in code no file holds. */
 static size_t collect(struct v8 *v, const struct runtime_sample *s, struct runtime_stack *out)
@@ -234,37 +280,53 @@ static size_t collect(struct v8 *v, const struct runtime_sample *s, struct runti
 		memset(&v->js[n], 0, offsetof(struct js_frame, fn_hdr));
 		v->js[n].frame = (uint32_t)i;
 		v->js[n].function = fn;
+		interpreted(v, s, f, fp, &v->js[n]);
 		n++;
 	}
 	return n;
 }
 
 /* Names JavaScript frame j: its function, what optimized code inlined at
- * its pc, spliced on its native frame. */
+ * its pc, spliced on its native frame; with lines, each at the line it
+ * runs where the code says (optimized code's table, an interpreted
+ * frame's bytecode offset), else at its definition's. */
 static void name_frame(struct v8 *v, const struct runtime_sample *s, struct js_frame *j,
 		       struct runtime_stack *out)
 {
 	const struct unwind_frame *f = &s->frames[j->frame];
-	uint32_t ids[V8_INLINE_MAX_DEPTH + 1];
+	uint32_t ids[V8_INLINE_MAX_DEPTH + 1], own = 0;
+	struct v8_inline_function fn;
 	int n = 0;
 
 	if (!j->sfi_ok || !typed(v, j->sfi_hdr, v->l.t_sfi, v->l.t_sfi)) {
 		v->stats.failures++;
 		return;
 	}
+	fn.sfi = j->sfi;
+	fn.name_word = word_at(j->sfi_hdr, v->l.sfi_name_or_scope_info);
+	fn.script_word = word_at(j->sfi_hdr, v->l.sfi_script);
 	/* only code no file holds is optimized; builtins inline nothing */
 	if (j->code_ok && typed(v, j->code_hdr, v->l.t_code, v->l.t_code))
-		n = v8_inline__frames(v->inl, j->code, j->code_hdr, f->pc, f->exact, s->now_ns, ids,
+		n = v8_inline__frames(v->inl, j->code, j->code_hdr, f->pc, f->exact, s->now_ns, &fn, &own, ids,
 				      V8_INLINE_MAX_DEPTH);
 	/* not the function's code: a loop's, replaced on the stack */
 	if (n == -ERANGE && v8_inline__code_at(v->inl, f->pc - (f->exact ? 0 : 1), s->now_ns, &j->code) == 0 &&
 	    memsource__read(&v->mem, j->code - 1, j->code_hdr, v->code_bytes) == 0)
-		n = v8_inline__frames(v->inl, j->code, j->code_hdr, f->pc, f->exact, s->now_ns, ids,
+		n = v8_inline__frames(v->inl, j->code, j->code_hdr, f->pc, f->exact, s->now_ns, &fn, &own, ids,
 				      V8_INLINE_MAX_DEPTH);
 	if (n < 0)
 		n = 0;
-	if (v8_names__frame(v->fnames, j->sfi, word_at(j->sfi_hdr, v->l.sfi_name_or_scope_info),
-			    word_at(j->sfi_hdr, v->l.sfi_script), false, s->now_ns, &ids[n]) != 0) {
+	if (!own && j->bytecode_ok && j->reg_offset_word != 1 &&
+	    v8_lines__frame(v->lines, j->bytecode, j->bytecode_hdr, j->reg_offset_word, &fn, s->now_ns, &own) != 0)
+		own = 0;
+	if (!own && j->bytecode_ok && v8_lines__frame(v->lines, j->bytecode, j->bytecode_hdr, j->offset_word, &fn,
+						      s->now_ns, &own) != 0)
+		own = 0;
+	if (own) {
+		ids[n] = own;
+		v->stats.lines++;
+	} else if (v8_names__frame(v->fnames, j->sfi, fn.name_word, fn.script_word, false, s->now_ns, &ids[n]) !=
+		   0) {
 		v->stats.failures++;
 		return;
 	}
@@ -299,10 +361,10 @@ static bool wants_code(const struct v8 *v, const struct runtime_sample *s, const
 
 int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_stack *out)
 {
-	uint64_t tagged[2 * V8_MAX_FRAMES];
-	uint8_t *bufs[2 * V8_MAX_FRAMES];
-	size_t lens[2 * V8_MAX_FRAMES];
-	bool ok[2 * V8_MAX_FRAMES];
+	uint64_t tagged[PER_FRAME * V8_MAX_FRAMES];
+	uint8_t *bufs[PER_FRAME * V8_MAX_FRAMES];
+	size_t lens[PER_FRAME * V8_MAX_FRAMES];
+	bool ok[PER_FRAME * V8_MAX_FRAMES];
 	uint64_t addr;
 	size_t n, i, m, first;
 
@@ -315,7 +377,8 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 		sort_splices(out, first);
 		return 0;
 	}
-	/* the functions, then their SharedFunctionInfos and code: two calls */
+	/* the functions, then their SharedFunctionInfos, code and bytecode:
+	 * two calls */
 	for (i = 0; i < n; i++) {
 		tagged[i] = v->js[i].function;
 		bufs[i] = v->js[i].fn_hdr;
@@ -345,6 +408,11 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 			bufs[m] = j->code_hdr;
 			lens[m++] = v->code_bytes;
 		}
+		if (j->bytecode) {
+			tagged[m] = j->bytecode;
+			bufs[m] = j->bytecode_hdr;
+			lens[m++] = v->bytecode_bytes;
+		}
 	}
 	read_headers(v, tagged, bufs, lens, ok, m);
 	for (i = 0, m = 0; i < n; i++) {
@@ -355,6 +423,8 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 		j->sfi_ok = ok[m++];
 		if (wants_code(v, s, j))
 			j->code_ok = ok[m++];
+		if (j->bytecode)
+			j->bytecode_ok = ok[m++];
 		name_frame(v, s, j, out);
 	}
 	sort_splices(out, first);
@@ -372,6 +442,8 @@ int v8__remap_names(struct v8 *v, struct strtab_remap *r)
 	err = v8_names__remap(v->fnames, r);
 	if (!err)
 		err = v8_inline__remap(v->inl, r);
+	if (!err && v->lines)
+		err = v8_lines__remap(v->lines, r);
 	if (!err && r->commit)
 		v->names = r->to;
 	return err;

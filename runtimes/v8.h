@@ -24,6 +24,7 @@
  * target, it is never stopped. Not thread-safe. */
 #ifndef SMOLDER_RUNTIMES_V8_H
 #define SMOLDER_RUNTIMES_V8_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "runtimes/memsource.h"
@@ -39,8 +40,10 @@ struct strtab_remap;
 #define V8_MAX_FRAMES 128
 
 /* An instance reading through mem (copied), with the layout of its
- * binary. 0 with *out, or -ENOMEM. */
-int v8__open(const struct memsource *mem, const struct v8_layout *l, struct strtab *names,
+ * binary; with lines, frames are named at the line they run where it is
+ * known (runtimes/v8_lines.h, v8_inline.h), else at their function's
+ * definition. 0 with *out, or -ENOMEM. */
+int v8__open(const struct memsource *mem, const struct v8_layout *l, bool lines, struct strtab *names,
 	     struct v8 **out);
 void v8__delete(struct v8 *v);
 
@@ -55,6 +58,7 @@ struct v8_stats {
 	uint64_t frames;     /* JavaScript frames named */
 	uint64_t inlined;    /* ... of which inlined */
 	uint64_t failures;   /* frames that looked like JavaScript but could not be named */
+	uint64_t lines;      /* with lines: functions named at the line they run */
 };
 void v8__stats(const struct v8 *v, struct v8_stats *out);
 

@@ -10,12 +10,11 @@
 #include "common/u64map.h"
 #include "runtimes/accountant.h"
 #include "runtimes/v8_inline.h"
+#include "runtimes/v8_positions.h"
 
 /* One InliningPosition: the call site (a SourcePosition) and the index of
  * the inlined function in the literals, padded to 16 bytes. */
 #define INLINING_POSITION_BYTES 16
-/* A source position's inlining id (+1; 0: not inlined): bits 31..46. */
-#define INLINING_ID(pos) ((unsigned)(((uint64_t)(pos) >> 31) & 0xffff))
 
 struct code {
 	uint64_t tagged;
@@ -42,15 +41,16 @@ struct v8_inline {
 	uint64_t code_map;       /* the map of objects holding instructions, once seen */
 	uint8_t scan[4096];
 	struct v8_names *names;
+	bool lines;              /* frames named at the lines they run */
 	struct u64map *by_code;  /* Code -> index + 1 */
 	struct code *codes;
 	size_t n, cap;
 	struct u64map *by_pc;    /* hash(code, pc) -> offset in pool + 1 */
-	uint32_t *pool;          /* [count, ids...] runs */
+	uint32_t *pool;          /* [count, function's id or 0, ids...] runs */
 	size_t npool, pool_cap;
 };
 
-struct v8_inline *v8_inline__new(struct v8_heap *heap, struct v8_names *names)
+struct v8_inline *v8_inline__new(struct v8_heap *heap, struct v8_names *names, bool lines)
 {
 	struct v8_inline *in = calloc(1, sizeof(*in));
 
@@ -58,6 +58,7 @@ struct v8_inline *v8_inline__new(struct v8_heap *heap, struct v8_names *names)
 		return NULL;
 	in->heap = heap;
 	in->names = names;
+	in->lines = lines;
 	in->by_code = u64map__new(64);
 	in->by_pc = u64map__new(256);
 	in->missed = u64map__new(16);
@@ -116,39 +117,6 @@ size_t v8_inline__header_bytes(const struct v8_layout *l)
 		if (ends[k] > n)
 			n = ends[k];
 	return n > V8_INLINE_HEADER ? 0 : n;
-}
-
-int v8_inline__next_position(const uint8_t *tab, size_t len, size_t *pos, int64_t *code_offset,
-			     int64_t *position)
-{
-	int64_t v[2];
-	int k;
-
-	if (*pos >= len)
-		return -ENODATA;
-	for (k = 0; k < 2; k++) {
-		uint64_t u = 0;
-		unsigned shift = 0;
-
-		/* base-128 groups, low first; the high bit says more follow */
-		for (;;) {
-			uint8_t b;
-
-			if (*pos >= len || shift > 63)
-				return -EPROTO;
-			b = tab[(*pos)++];
-			u |= (uint64_t)(b & 0x7f) << shift;
-			shift += 7;
-			if (!(b & 0x80))
-				break;
-		}
-		/* zigzag: the low bit is the sign */
-		v[k] = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-	}
-	/* a negative code delta d is a non-statement position at -(d + 1) */
-	*code_offset += v[0] >= 0 ? v[0] : -(v[0] + 1);
-	*position += v[1];
-	return 0;
 }
 
 /* The bytes of a byte array (tagged) of at most max bytes, copied. */
@@ -284,43 +252,60 @@ static struct code *code_entry(struct v8_inline *in, uint64_t tagged, const stru
 	return c;
 }
 
-/* The inlined SharedFunctionInfos at pc offset off, innermost first. */
-static size_t inlined_at(const struct code *c, int64_t off, uint64_t *sfis, size_t max)
+/* The inlined SharedFunctionInfos at pc offset off, innermost first,
+ * with the script offsets each runs there (the innermost's position, each
+ * caller's the call site of its callee) into poss; *fn_pos is the
+ * function's own (-1: unknown). */
+static size_t inlined_at(const struct code *c, int64_t off, uint64_t *sfis, int64_t *poss, size_t max,
+			 int64_t *fn_pos)
 {
-	int64_t code_offset = -1, position = 0, at = 0;
-	size_t pos = 0, n = 0;
+	int64_t at = 0;
+	size_t n = 0;
 	unsigned id;
 
-	if (!c->positions || !c->ninlinings)
+	*fn_pos = -1;
+	if (!c->positions || v8_positions__at(c->positions, c->npositions, off, &at) != 0)
 		return 0;
-	while (v8_inline__next_position(c->positions, c->npositions, &pos, &code_offset, &position) == 0 &&
-	       code_offset <= off)
-		at = position;
-	for (id = INLINING_ID(at); id && n < max;) {
+	*fn_pos = v8_positions__script_offset(at);
+	for (id = v8_positions__inlining(at); id;) {
 		const uint8_t *ip;
 		uint64_t site;
 		unsigned next;
 		int32_t fn;
 
-		if (id > c->ninlinings)
+		if (n == max) {
+			*fn_pos = -1;
+			break;
+		}
+		if (id > c->ninlinings) {
+			*fn_pos = -1;
 			return 0;
+		}
 		ip = c->inlinings + (size_t)(id - 1) * INLINING_POSITION_BYTES;
 		memcpy(&site, ip, 8);
 		memcpy(&fn, ip + 8, 4);
-		if (fn < 0 || (size_t)fn >= c->nliterals)
+		if (fn < 0 || (size_t)fn >= c->nliterals) {
+			*fn_pos = -1;
 			return 0;
-		sfis[n++] = c->literals[fn];
+		}
+		sfis[n] = c->literals[fn];
+		poss[n++] = *fn_pos;
+		/* the call site is where its caller runs */
+		*fn_pos = v8_positions__script_offset((int64_t)site);
 		/* the call site lies in its caller's inlining, which V8
 		 * numbered before it: ids fall, and the walk ends */
-		next = INLINING_ID(site);
-		if (next >= id)
+		next = v8_positions__inlining((int64_t)site);
+		if (next >= id) {
+			/* a caller we cannot name: nor place the function */
+			*fn_pos = -1;
 			break;
+		}
 		id = next;
 	}
 	return n;
 }
 
-static int name_inlined(struct v8_inline *in, uint64_t sfi, uint64_t now_ns, uint32_t *id)
+static int name_inlined(struct v8_inline *in, uint64_t sfi, int64_t pos, uint64_t now_ns, uint32_t *id)
 {
 	const struct v8_layout *l = v8_heap__layout(in->heap);
 	struct memsource *mem = v8_heap__mem(in->heap);
@@ -335,7 +320,8 @@ static int name_inlined(struct v8_inline *in, uint64_t sfi, uint64_t now_ns, uin
 	if (memsource__u64(mem, addr + l->sfi_name_or_scope_info, &name_word) != 0 ||
 	    memsource__u64(mem, addr + l->sfi_script, &script_word) != 0)
 		return -EFAULT;
-	return v8_names__frame(in->names, sfi, name_word, script_word, true, now_ns, id);
+	return v8_names__frame_at(in->names, sfi, name_word, script_word, in->lines ? pos : -1, true, now_ns,
+				  id);
 }
 
 static uint64_t u64_at(const uint8_t *hdr, size_t off)
@@ -347,16 +333,20 @@ static uint64_t u64_at(const uint8_t *hdr, size_t off)
 }
 
 int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, uint64_t pc,
-		      int exact, uint64_t now_ns, uint32_t *ids, size_t max)
+		      int exact, uint64_t now_ns, const struct v8_inline_function *fn, uint32_t *fn_id,
+		      uint32_t *ids, size_t max)
 {
 	const struct v8_layout *l = v8_heap__layout(in->heap);
 	uint64_t sfis[V8_INLINE_MAX_DEPTH], key, v, addr;
+	int64_t poss[V8_INLINE_MAX_DEPTH], fn_pos;
 	struct code id, *c;
-	uint32_t size, flags;
+	uint32_t size, flags, own = 0;
 	int64_t off;
 	size_t n, k;
 	int err;
 
+	if (fn_id)
+		*fn_id = 0;
 	if (!l->have_inlining || !v8_heap__pointer(code, &addr))
 		return 0;
 	memcpy(&flags, hdr + l->code_flags, 4);
@@ -383,29 +373,39 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 		    cc->spt_word == id.spt_word && cc->deopt_word == id.deopt_word &&
 		    u64map__get(in->by_pc, key, &v)) {
 			n = in->pool[v - 1];
+			if (fn_id)
+				*fn_id = in->pool[v];
 			for (k = 0; k < n && k < max; k++)
-				ids[k] = in->pool[v + k];
+				ids[k] = in->pool[v + 1 + k];
 			return (int)k;
 		}
 	}
 	c = code_entry(in, code, &id, &err);
 	if (!c)
 		return err;
-	n = inlined_at(c, off, sfis, V8_INLINE_MAX_DEPTH < max ? V8_INLINE_MAX_DEPTH : max);
+	n = inlined_at(c, off, sfis, poss, V8_INLINE_MAX_DEPTH < max ? V8_INLINE_MAX_DEPTH : max, &fn_pos);
 	for (k = 0; k < n; k++) {
-		err = name_inlined(in, sfis[k], now_ns, &ids[k]);
+		err = name_inlined(in, sfis[k], poss[k], now_ns, &ids[k]);
 		if (err)
 			return err == -ENOMEM ? err : 0;
 	}
-	if (in->npool + n + 1 > V8_INLINE_MAX_IDS) {
+	/* the function itself at the line it runs; where no line is known
+	 * its caller names it as it always does */
+	if (in->lines && fn && fn_pos >= 0 &&
+	    v8_names__frame_at(in->names, fn->sfi, fn->name_word, fn->script_word, fn_pos, false, now_ns,
+			       &own) != 0)
+		own = 0;
+	if (fn_id)
+		*fn_id = own;
+	if (in->npool + n + 2 > V8_INLINE_MAX_IDS) {
 		u64map__clear(in->by_pc);
 		in->npool = 0;
 	}
-	if (in->npool + n + 1 > in->pool_cap) {
+	if (in->npool + n + 2 > in->pool_cap) {
 		size_t cap = in->pool_cap ? in->pool_cap * 2 : 1024;
 		uint32_t *np;
 
-		while (cap < in->npool + n + 1)
+		while (cap < in->npool + n + 2)
 			cap *= 2;
 		np = realloc(in->pool, cap * sizeof(*np));
 		if (!np)
@@ -415,8 +415,9 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 	}
 	if (u64map__put(in->by_pc, key, in->npool + 1) == 0) {
 		in->pool[in->npool] = (uint32_t)n;
-		memcpy(&in->pool[in->npool + 1], ids, n * sizeof(*ids));
-		in->npool += n + 1;
+		in->pool[in->npool + 1] = own;
+		memcpy(&in->pool[in->npool + 2], ids, n * sizeof(*ids));
+		in->npool += n + 2;
 	}
 	return (int)n;
 }
@@ -527,14 +528,14 @@ int v8_inline__remap(struct v8_inline *in, struct strtab_remap *r)
 {
 	size_t i = 0;
 
-	/* runs of [count, ids...] */
-	while (i < in->npool) {
+	/* runs of [count, function's id or 0, ids...] */
+	while (i + 1 < in->npool) {
 		uint32_t n = in->pool[i], k;
 
-		for (k = 1; k <= n && i + k < in->npool; k++)
-			if (strtab_remap__id(r, &in->pool[i + k]))
+		for (k = 1; k <= n + 1 && i + k < in->npool; k++)
+			if (in->pool[i + k] && strtab_remap__id(r, &in->pool[i + k]))
 				return -ENOMEM;
-		i += n + 1;
+		i += n + 2;
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
  * Not thread-safe. */
 #ifndef SMOLDER_RUNTIMES_V8_INLINE_H
 #define SMOLDER_RUNTIMES_V8_INLINE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,20 +34,32 @@
 struct v8_inline;
 struct strtab_remap;
 
-struct v8_inline *v8_inline__new(struct v8_heap *heap, struct v8_names *names);
+/* lines: frames are named at the lines they run (v8_inline__frames). */
+struct v8_inline *v8_inline__new(struct v8_heap *heap, struct v8_names *names, bool lines);
 void v8_inline__delete(struct v8_inline *in);
 void v8_inline__forget(struct v8_inline *in);
 
 /* The header bytes of a Code object to read (at most V8_INLINE_HEADER). */
 size_t v8_inline__header_bytes(const struct v8_layout *l);
 
+/* The function a frame runs, as its caller read it (its
+ * SharedFunctionInfo, tagged, and the words that identify it). */
+struct v8_inline_function {
+	uint64_t sfi, name_word, script_word;
+};
+
 /* The frames inlined at pc (exact: the sampled pc, else a return address)
  * of the Code tagged whose header the caller read (hdr, header_bytes),
- * innermost first, as "_[i]" frame ids, into ids[0..max). Returns how
+ * innermost first, as "_[i]" frame ids, into ids[0..max). With lines, each
+ * is named at the line it runs there (the innermost's position, each
+ * caller's the call it inlined), from the code's source position table,
+ * and *fn_id (when fn_id) is fn's own frame at its line; 0 when the table
+ * places it nowhere (the caller names it at its definition). Returns how
  * many (0: none, or the code is not optimized), -ERANGE when pc is not
  * in the code, or a read's or ENOMEM's -errno. */
 int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, uint64_t pc,
-		      int exact, uint64_t now_ns, uint32_t *ids, size_t max);
+		      int exact, uint64_t now_ns, const struct v8_inline_function *fn, uint32_t *fn_id,
+		      uint32_t *ids, size_t max);
 
 /* The Code whose instructions hold pc, for code no function points to
  * (on-stack replacement: a loop's optimized code entered mid-run): found
@@ -61,12 +74,5 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 int v8_inline__code_at(struct v8_inline *in, uint64_t pc, uint64_t now_ns, uint64_t *code);
 
 int v8_inline__remap(struct v8_inline *in, struct strtab_remap *r);
-
-/* One entry of a source position table: the pc offset and the source
- * position in force from it. Decodes the entry at *pos of tab[0..len)
- * into *code_offset and *position (both running sums of V8's deltas).
- * Returns 0, or -ENODATA at the table's end, -EPROTO when damaged. */
-int v8_inline__next_position(const uint8_t *tab, size_t len, size_t *pos, int64_t *code_offset,
-			     int64_t *position);
 
 #endif

@@ -101,7 +101,7 @@ static int slot(int64_t v, int *out)
 
 static int frame_slots(v8_layout_lookup_fn lookup, void *ctx, struct v8_layout *l)
 {
-	int64_t marker, fn, off;
+	int64_t marker, fn, off, arr;
 	int err;
 
 	if (first_of(lookup, ctx, NAMES("off_fp_context_or_frame_type", "off_fp_context"), &marker) ||
@@ -111,12 +111,18 @@ static int frame_slots(v8_layout_lookup_fn lookup, void *ctx, struct v8_layout *
 	 * follow the function and the argument count, as since 8.7 */
 	if (lookup(ctx, "off_fp_bytecode_offset", &off) != 0)
 		off = fn - 24;
+	if (lookup(ctx, "off_fp_bytecode_array", &arr) != 0)
+		arr = off + 8;
 	err = slot(marker, &l->fp_marker);
 	if (!err)
 		err = slot(fn, &l->fp_function);
 	if (!err)
 		err = slot(off, &l->fp_bytecode_offset);
-	if (!err && (l->fp_marker == l->fp_function || l->fp_function == l->fp_bytecode_offset))
+	if (!err)
+		err = slot(arr, &l->fp_bytecode_array);
+	if (!err && (l->fp_marker == l->fp_function || l->fp_function == l->fp_bytecode_offset ||
+		     l->fp_bytecode_array == l->fp_bytecode_offset || l->fp_bytecode_array == l->fp_function ||
+		     l->fp_bytecode_array == l->fp_marker))
 		err = -EPROTO;
 	return err;
 }
@@ -340,6 +346,60 @@ static void code_fields(v8_layout_lookup_fn lookup, void *ctx, struct v8_layout 
 	}
 }
 
+/* The DWARF number of the x64 register whose V8 code the metadata names
+ * (V8 numbers rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, then r8-r15). The
+ * frame's own registers (rsp, rbp) are never the interpreter's. */
+static int8_t dwarf_reg(v8_layout_lookup_fn lookup, void *ctx, const char *name)
+{
+	static const int8_t dwarf[16] = { 0, 2, 1, 3, -1, -1, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+	int64_t v;
+
+	if (small(lookup, ctx, NAMES(name), 15, &v) != 0)
+		return -1;
+	return dwarf[v];
+}
+
+/* BytecodeArray, for the lines interpreted frames run. It extends
+ * FixedArrayBase (map, length) with its constant pool, handler table and
+ * source position table, then 32-bit sizes, then its bytecodes
+ * (src/objects/code.tq, bytecode-array.tq): the table at 32 and the
+ * bytecodes at 54 from V8 9.4 (an 8-bit OSR nesting level and age) to
+ * 11.x (a 16-bit OSR urgency, the age moved to the SharedFunctionInfo),
+ * which node 20 exports as data (54). 12.x moved the array to trusted
+ * space, with layouts not checked here: its frames keep the line they
+ * are defined on unless the metadata says where the table is. */
+static void bytecode_fields(v8_layout_lookup_fn lookup, void *ctx, struct v8_layout *l)
+{
+	uint16_t t = 0, spt = 0, data = 0;
+
+	if (type(lookup, ctx, NAMES("type_BytecodeArray__BYTECODE_ARRAY_TYPE"), &t) != 0)
+		return;
+	if (field(lookup, ctx,
+		  NAMES("class_BytecodeArray__source_position_table__Object",
+			"class_BytecodeArray__source_position_table__Tagged_Object_",
+			"class_BytecodeArray__source_position_table__HeapObject"),
+		  &spt) != 0 && l->major <= 11)
+		spt = 32;
+	/* the bytecodes' offset is not 4-aligned: not a field() */
+	{
+		int64_t v;
+
+		if (small(lookup, ctx, NAMES("class_BytecodeArray__data__uintptr_t"), MAX_FIELD - 1, &v) == 0)
+			data = (uint16_t)v;
+		else if (l->major <= 11)
+			data = 54;
+	}
+	if (!spt || !data || spt < 16 || data < spt + 8)
+		return;
+	l->reg_bytecode_array = dwarf_reg(lookup, ctx, "InterpreterBytecodeArrayRegister");
+	l->reg_bytecode_offset = dwarf_reg(lookup, ctx, "InterpreterBytecodeOffsetRegister");
+	if (l->reg_bytecode_array == l->reg_bytecode_offset)
+		l->reg_bytecode_array = l->reg_bytecode_offset = -1;
+	l->t_bytecode_array = t;
+	l->bytecode_positions = spt;
+	l->bytecode_data = data;
+}
+
 /* Frame types by the names V8 gives them (frametype_NAME). */
 static void frame_types(v8_layout_lookup_fn lookup, void *ctx, struct v8_layout *l)
 {
@@ -395,6 +455,7 @@ int v8_layout__from(v8_layout_lookup_fn lookup, void *ctx, unsigned major, unsig
 	if (major < 9 || (major == 9 && minor < 4) || major > 12 || (major == 12 && minor > 4))
 		return -ENOTSUP;
 	memset(&l, 0, sizeof(l));
+	l.reg_bytecode_array = l.reg_bytecode_offset = -1;
 	l.major = major;
 	l.minor = minor;
 	l.build = build;
@@ -412,6 +473,7 @@ int v8_layout__from(v8_layout_lookup_fn lookup, void *ctx, unsigned major, unsig
 	if (err)
 		return err;
 	code_fields(lookup, ctx, &l);
+	bytecode_fields(lookup, ctx, &l);
 	frame_types(lookup, ctx, &l);
 	*out = l;
 	return 0;

@@ -45,6 +45,7 @@ struct v8_layout {
 	int fp_marker;         /* the context, or the frame type of a typed frame */
 	int fp_function;       /* the JSFunction of a JavaScript frame */
 	int fp_bytecode_offset;
+	int fp_bytecode_array; /* an interpreted (or baseline) frame's BytecodeArray */
 
 	/* instance types */
 	uint16_t t_function_first, t_function_last; /* JSFunction and its subclasses */
@@ -66,6 +67,14 @@ struct v8_layout {
 	uint16_t array_length, array_data;
 	uint16_t scope_data;   /* where a ScopeInfo's slots start */
 	uint8_t scope_first_vars, scope_ncontextlocals; /* slot indexes */
+
+	/* interpreted frames' lines: a BytecodeArray's type, its source
+	 * position table and its first bytecode; 0 where not known (the
+	 * frames keep the line their function is defined on) */
+	uint16_t t_bytecode_array, bytecode_positions, bytecode_data;
+	/* the registers Ignition's handlers keep the array and the offset
+	 * in, as DWARF numbers; -1: not known */
+	int8_t reg_bytecode_array, reg_bytecode_offset;
 
 	/* optimized code: where its inlined functions are recorded */
 	uint16_t code_instruction_start, code_instruction_size, code_flags;

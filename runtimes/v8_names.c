@@ -121,8 +121,11 @@ static int scope_info(struct v8_names *n, uint64_t tagged, char *name, size_t si
 	return 0;
 }
 
-int v8_names__describe(struct v8_names *n, uint64_t name_word, uint64_t script_word, char *buf,
-		       size_t size)
+/* The function's name as a frame shows it, with the line of script
+ * offset pos, or where the function starts when pos < 0 or is on no line
+ * known. */
+static int describe(struct v8_names *n, uint64_t name_word, uint64_t script_word, int64_t pos, char *buf,
+		    size_t size)
 {
 	const struct v8_layout *l = v8_heap__layout(n->heap);
 	char name[NAME_MAX_BYTES], file[V8_SCRIPT_NAME_MAX];
@@ -146,7 +149,10 @@ int v8_names__describe(struct v8_names *n, uint64_t name_word, uint64_t script_w
 		snprintf(name, sizeof(name), "%s", "(anonymous)");
 	/* builtins and API functions have no script */
 	if ((script_word & 1) && v8_heap__type(n->heap, script_word, &t) == 0 && t == l->t_script) {
-		err = v8_scripts__describe(n->scripts, script_word, start, file, sizeof(file), &line);
+		err = v8_scripts__describe(n->scripts, script_word, pos >= 0 ? pos : start, file, sizeof(file),
+					   &line);
+		if (!err && !line && pos >= 0)
+			err = v8_scripts__describe(n->scripts, script_word, start, file, sizeof(file), &line);
 		if (err)
 			return err;
 		if (line)
@@ -157,6 +163,12 @@ int v8_names__describe(struct v8_names *n, uint64_t name_word, uint64_t script_w
 	}
 	snprintf(buf, size, "%s (native)", name);
 	return 0;
+}
+
+int v8_names__describe(struct v8_names *n, uint64_t name_word, uint64_t script_word, char *buf,
+		       size_t size)
+{
+	return describe(n, name_word, script_word, -1, buf, size);
 }
 
 static struct entry *add(struct v8_names *n, uint64_t sfi)
@@ -205,7 +217,7 @@ int v8_names__frame(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64
 	}
 	e->name_word = name_word;
 	e->script_word = script_word;
-	err = v8_names__describe(n, name_word, script_word, full, sizeof(full));
+	err = describe(n, name_word, script_word, -1, full, sizeof(full));
 	if (err)
 		return err;
 	err = ledger__intern_frame(v8_heap__mem(n->heap)->ledger, n->names, full,
@@ -215,6 +227,24 @@ int v8_names__frame(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64
 	n->stats.named++;
 	*id = e->id[inlined];
 	return 0;
+}
+
+int v8_names__frame_at(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64_t script_word,
+		       int64_t pos, bool inlined, uint64_t now_ns, uint32_t *id)
+{
+	char full[NAME_MAX_BYTES + V8_SCRIPT_NAME_MAX + 32];
+	int err;
+
+	if (pos < 0)
+		return v8_names__frame(n, sfi, name_word, script_word, inlined, now_ns, id);
+	err = describe(n, name_word, script_word, pos, full, sizeof(full));
+	if (err)
+		return err;
+	err = ledger__intern_frame(v8_heap__mem(n->heap)->ledger, n->names, full,
+				   inlined ? FRAME_SUFFIX_INLINED : FRAME_SUFFIX_JIT, id);
+	if (!err)
+		n->stats.named++;
+	return err;
 }
 
 int v8_names__remap(struct v8_names *n, struct strtab_remap *r)

@@ -1,7 +1,9 @@
 /* Names of JavaScript functions, from their SharedFunctionInfo: the
  * frame "name (file.js:LINE)", where LINE is the line the function is
  * defined on (so a function's samples aggregate wherever it runs, and two
- * anonymous functions of one file stay apart), "name (native)" for V8's
+ * anonymous functions of one file stay apart) or, with --lines, the line
+ * the frame runs where its caller knows it (v8_names__frame_at),
+ * "name (native)" for V8's
  * builtin functions, and "(anonymous)" for a function without a name, as
  * V8's own stack traces say.
  *
@@ -47,6 +49,13 @@ void v8_names__delete(struct v8_names *n);
  * ENOMEM's error. */
 int v8_names__frame(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64_t script_word,
 		    bool inlined, uint64_t now_ns, uint32_t *id);
+
+/* The same, at the line of pos (a script offset), for frames that carry
+ * the line they run: "name (file.js:LINE)". Not cached here: the callers
+ * keep the ids per code offset (runtimes/v8_lines.h, v8_inline.h). pos < 0,
+ * or on no line known: v8_names__frame's name, the definition's line. */
+int v8_names__frame_at(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64_t script_word,
+		       int64_t pos, bool inlined, uint64_t now_ns, uint32_t *id);
 
 /* The function's name as a frame shows it, without suffix (for tests). */
 int v8_names__describe(struct v8_names *n, uint64_t name_word, uint64_t script_word, char *buf,

@@ -96,7 +96,7 @@ static int open_instance(const struct runtime_process *p, void **inst)
 {
 	const struct v8_binary *b = p->data;
 	struct v8 *v;
-	int err = v8__open(&p->mem, &b->l, p->names, &v);
+	int err = v8__open(&p->mem, &b->l, p->lines, p->names, &v);
 
 	if (err)
 		return err;

@@ -206,6 +206,7 @@ INTEGRATION_TESTS = \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \
 	tests/integration/node_v8.sh \
+	tests/integration/node_lines.sh \
 	tests/integration/go.sh \
 	tests/integration/go_deep.sh \
 	tests/integration/java.sh \
@@ -281,6 +282,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/hostile_creds.py \
 	tests/workloads/rust_chain.rs \
 	tests/workloads/node_loop.js \
+	tests/workloads/node_lines.js \
 	tests/workloads/go_chain.go \
 	tests/workloads/go_deep.go \
 	tests/workloads/go_alloc.go \

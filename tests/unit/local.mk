@@ -37,6 +37,7 @@ UNIT_TESTS = \
 	tests/unit/test_php \
 	tests/unit/test_perl \
 	tests/unit/test_v8 \
+	tests/unit/test_v8_positions \
 	tests/unit/test_unwind \
 	tests/unit/test_stackmem \
 	tests/unit/test_unwind_runtime \
@@ -184,6 +185,10 @@ tests_unit_test_v8_SOURCES = tests/unit/test_v8.c tests/unit/v8_metadata.h
 tests_unit_test_v8_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_v8_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_v8_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+tests_unit_test_v8_positions_SOURCES = tests/unit/test_v8_positions.c
+tests_unit_test_v8_positions_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_v8_positions_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_v8_positions_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_ruby_SOURCES = tests/unit/test_ruby.c tests/unit/ruby_image.h
 tests_unit_test_ruby_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -85,6 +85,18 @@ Test(v8_layout, read_from_each_nodes_metadata)
 	cr_assert_eq(l22.stream_header, 32);
 	cr_assert_eq(l20.code_kind_baseline, 11);
 	cr_assert_eq(l22.code_kind_baseline, 10);
+	/* interpreted frames' lines: node 20's metadata, the others' derived
+	 * slots and (here) no BytecodeArray type */
+	cr_assert_eq(l20.fp_bytecode_array, -32);
+	cr_assert_eq(l16.fp_bytecode_array, -32, "derived: the word above the offset");
+	cr_assert_eq(l20.t_bytecode_array, 191);
+	cr_assert_eq(l20.bytecode_positions, 32, "derived: after the constant pool and handler table");
+	cr_assert_eq(l20.bytecode_data, 54);
+	cr_assert_eq(l20.reg_bytecode_array, 12, "r12");
+	cr_assert_eq(l20.reg_bytecode_offset, 9, "r9");
+	cr_assert_eq(l16.t_bytecode_array, 0);
+	cr_assert_eq(l16.reg_bytecode_array, -1);
+	cr_assert_eq(l22.t_bytecode_array, 0);
 	cr_assert_eq(v8_layout__frame_kind(&l20, 17 << 1), V8_FRAME_STUB);
 	cr_assert_eq(v8_layout__frame_kind(&l16, 14 << 1), V8_FRAME_STUB);
 	cr_assert_eq(v8_layout__frame_kind(&l20, HB + 1), -1, "a context: a JavaScript frame");
@@ -297,14 +309,19 @@ static const char *splices(struct strtab *t, const struct runtime_stack *out)
 	return buf;
 }
 
-static struct v8 *open_v8(struct image *im, struct strtab *t)
+static struct v8 *open_v8_lines(struct image *im, struct strtab *t, bool lines)
 {
 	struct memsource m;
 	struct v8 *v = NULL;
 
 	memsource__image(&m, &im->img);
-	cr_assert_eq(v8__open(&m, &im->l, t, &v), 0);
+	cr_assert_eq(v8__open(&m, &im->l, lines, t, &v), 0);
 	return v;
+}
+
+static struct v8 *open_v8(struct image *im, struct strtab *t)
+{
+	return open_v8_lines(im, t, false);
 }
 
 static void check_names(int node)
@@ -421,35 +438,15 @@ static size_t vlq(uint8_t *p, int64_t v)
 	return n;
 }
 
-Test(v8_inline, positions_decode_as_encoded)
-{
-	uint8_t tab[64];
-	size_t n = 0, pos = 0;
-	int64_t off = -1, p = 0;
-
-	n += vlq(tab + n, 1);            /* pc 0, a statement */
-	n += vlq(tab + n, 20);
-	n += vlq(tab + n, -(16 + 1));    /* pc 16, not a statement */
-	n += vlq(tab + n, (int64_t)(1ull << 31) - 10);
-	cr_assert_eq(v8_inline__next_position(tab, n, &pos, &off, &p), 0);
-	cr_assert_eq(off, 0);
-	cr_assert_eq(p, 20);
-	cr_assert_eq(v8_inline__next_position(tab, n, &pos, &off, &p), 0);
-	cr_assert_eq(off, 16);
-	cr_assert_eq(p, (int64_t)(1ull << 31) + 10);
-	cr_assert_eq(v8_inline__next_position(tab, n, &pos, &off, &p), -ENODATA);
-	pos = 0;
-	cr_assert_eq(v8_inline__next_position(tab, 1, &pos, &off, &p), -EPROTO, "cut in an entry");
-}
-
 /* Optimized code for fn: outer inlines `inner` from pc offset 16 on. The
  * instructions are at instr (64-aligned); with osr, the function points
  * to other code and the frame's code is found from its pc. */
-static uint64_t optimized(struct image *im, uint64_t fn, uint64_t inner_sfi, uint64_t instr, bool osr)
+static uint64_t optimized_with(struct image *im, uint64_t fn, uint64_t inner_sfi, uint64_t instr, bool osr,
+			       const uint8_t *positions, size_t npositions, int64_t site)
 {
 	const struct v8_layout *l = &im->l;
 	uint64_t code, spt, deopt, lits, inl;
-	uint8_t tab[32];
+	uint8_t tab[64];
 	size_t n = 0;
 
 	if (l->code_start_is_pointer) {
@@ -469,6 +466,11 @@ static uint64_t optimized(struct image *im, uint64_t fn, uint64_t inner_sfi, uin
 	n += vlq(tab + n, 20);
 	n += vlq(tab + n, 16);
 	n += vlq(tab + n, (int64_t)(1ull << 31) - 10);
+	if (positions) {
+		cr_assert_leq(npositions, sizeof(tab));
+		memcpy(tab, positions, npositions);
+		n = npositions;
+	}
 	spt = object(im, l->t_byte_array, 16 + n) - 1;
 	put64(im, spt + l->array_length, smi((int64_t)n));
 	memcpy(im->heap + (spt + l->array_data - HB), tab, n);
@@ -478,7 +480,7 @@ static uint64_t optimized(struct image *im, uint64_t fn, uint64_t inner_sfi, uin
 	put64(im, lits + l->array_data, inner_sfi);
 	inl = object(im, l->t_byte_array, 32) - 1;
 	put64(im, inl + l->array_length, smi(16));
-	put64(im, inl + l->array_data, 20);      /* the call site, not inlined */
+	put64(im, inl + l->array_data, (uint64_t)site); /* the call site, not inlined */
 	put32(im, inl + l->array_data + 8, 0);   /* literal 0 */
 	deopt = object(im, l->t_fixed_array, 16 + 8 * 8) - 1;
 	put64(im, deopt + l->array_length, smi(8));
@@ -498,6 +500,11 @@ static uint64_t optimized(struct image *im, uint64_t fn, uint64_t inner_sfi, uin
 		put64(im, fn - 1 + l->fn_code, base + 1);
 	}
 	return code + 1;
+}
+
+static uint64_t optimized(struct image *im, uint64_t fn, uint64_t inner_sfi, uint64_t instr, bool osr)
+{
+	return optimized_with(im, fn, inner_sfi, instr, osr, NULL, 0, 20);
 }
 
 static void check_inlined(int node, bool osr)
@@ -539,6 +546,248 @@ Test(v8_inline, replaced_on_stack_code_is_found_from_the_pc_16) { check_inlined(
 Test(v8_inline, replaced_on_stack_code_is_found_from_the_pc_20) { check_inlined(20, true); }
 Test(v8_inline, replaced_on_stack_code_is_found_from_the_pc_22) { check_inlined(22, true); }
 
+/* --lines. A script whose functions run on other lines than they start
+ * on; positions are found by their text. */
+static const char *const SRC_LINES = "// lines\n"
+			       "function hot(n) {\n"
+			       "  let x = 0;\n"
+			       "  for (let i = 0; i < n; i++) x += i;\n"
+			       "  return x;\n"
+			       "}\n"
+			       "function caller() {\n"
+			       "  return hot(5);\n"
+			       "}\n";
+
+static int64_t at_text(const char *text)
+{
+	const char *p = strstr(SRC_LINES, text);
+
+	cr_assert_not_null(p, "%s", text);
+	return p - SRC_LINES;
+}
+
+/* A SourcePosition: script offset off, in inlining id (-1: none). */
+static int64_t source_position(int64_t off, int64_t inlining)
+{
+	return (off + 1) << 1 | (inlining + 1) << 31;
+}
+
+/* A source position table of n (code offset, SourcePosition) entries. */
+static size_t positions(uint8_t *tab, const int64_t (*e)[2], size_t n)
+{
+	int64_t code = -1, pos = 0;
+	size_t len = 0, i;
+
+	for (i = 0; i < n; i++) {
+		len += vlq(tab + len, e[i][0] - code);
+		len += vlq(tab + len, e[i][1] - pos);
+		code = e[i][0];
+		pos = e[i][1];
+	}
+	return len;
+}
+
+/* hot's BytecodeArray of 16 bytecodes: `let x` at 0, the loop at 4, the
+ * return at 12; its table is undefined (not collected) when !collected. */
+static uint64_t bytecode_array(struct image *im, bool collected)
+{
+	const struct v8_layout *l = &im->l;
+	const int64_t e[][2] = { { -1, source_position(at_text("function hot"), -1) },
+				 { 0, source_position(at_text("let x"), -1) },
+				 { 4, source_position(at_text("for (let"), -1) },
+				 { 12, source_position(at_text("return x"), -1) } };
+	uint8_t tab[64];
+	size_t n = positions(tab, e, 4);
+	uint64_t ba = object(im, l->t_bytecode_array, l->bytecode_data + 16) - 1, spt;
+
+	put64(im, ba + l->array_length, smi(16));
+	if (collected) {
+		spt = object(im, l->t_byte_array, 16 + n) - 1;
+		put64(im, spt + l->array_length, smi((int64_t)n));
+		memcpy(im->heap + (spt + l->array_data - HB), tab, n);
+		put64(im, ba + l->bytecode_positions, spt + 1);
+	} else {
+		put64(im, ba + l->bytecode_positions, im->undef);
+	}
+	return ba + 1;
+}
+
+/* An interpreted frame at fp running ba at bytecode offset off (or, with
+ * a feedback vector in the offset slot, a baseline frame). */
+static void interpreted_slots(struct image *im, uint64_t fp, uint64_t ba, uint64_t offset_word)
+{
+	memcpy(im->stack + (fp + im->l.fp_bytecode_array - SB), &ba, 8);
+	memcpy(im->stack + (fp + im->l.fp_bytecode_offset - SB), &offset_word, 8);
+}
+
+static uint64_t bytecode_offset(const struct image *im, int64_t off)
+{
+	return smi(off + im->l.bytecode_data - 1);
+}
+
+/* Reads the sample with and without lines: the innermost splice. */
+static const char *read_one(struct image *im, struct sample *sm, bool lines, char *buf, size_t size)
+{
+	struct strtab *t = strtab__new();
+	struct runtime_stack out;
+	struct v8 *v = open_v8_lines(im, t, lines);
+
+	memset(&out, 0, sizeof(out));
+	cr_assert_eq(v8__read_stack(v, &sm->s, &out), 0);
+	snprintf(buf, size, "%s", splices(t, &out));
+	v8__delete(v);
+	strtab__delete(t);
+	return buf;
+}
+
+Test(v8_lines, interpreted_frames_carry_the_line_they_run)
+{
+	struct image im;
+	struct sample sm;
+	struct runtime_stack out;
+	struct strtab *t = strtab__new();
+	uint64_t scr, hot, caller, ba, fv;
+	uint64_t fps[2] = { SB + 0x100, SB + 0x180 }, pcs[2] = { 0x1000, 0x2000 };
+	int codes[2] = { UNWIND_CODE_NATIVE, UNWIND_CODE_NATIVE };
+	char buf[1024];
+	struct v8 *v;
+	uint64_t before;
+
+	init(&im, 20);
+	cr_assert_eq(im.l.t_bytecode_array, 191);
+	scr = script(&im, "/srv/app/app.js", SRC_LINES);
+	hot = function(&im, scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), NULL);
+	caller = function(&im, scr, "caller", (int)at_text("function caller"), (int)strlen(SRC_LINES), NULL);
+	ba = bytecode_array(&im, true);
+	frame_slots(&im, fps[0], scr, hot);
+	frame_slots(&im, fps[1], scr, caller);
+	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 6));
+	sample(&im, &sm, 2, fps, pcs, codes);
+	/* without lines: where the functions are defined, as always */
+	cr_assert_str_eq(read_one(&im, &sm, false, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	/* the loop's line; the caller is no interpreted frame we can place */
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:4)_[j] 1:caller (app.js:7)_[j]");
+	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 12));
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:5)_[j] 1:caller (app.js:7)_[j]");
+	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, -1));
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]",
+			 "the function's entry");
+	/* the handler's registers: the offset it runs now, when the array
+	 * register holds the frame's array */
+	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 0));
+	sm.regs.val[12] = ba;
+	sm.regs.val[9] = (uint64_t)(12 + im.l.bytecode_data - 1);
+	sm.regs.valid = 1u << 12 | 1u << 9;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:5)_[j] 1:caller (app.js:7)_[j]");
+	sm.regs.val[12] = ba + 64;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:3)_[j] 1:caller (app.js:7)_[j]",
+			 "another array in the register: the slot's offset");
+	sm.regs.val[12] = ba;
+	sm.regs.val[9] = 9999;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:3)_[j] 1:caller (app.js:7)_[j]",
+			 "a register outside the array: the slot's offset");
+	sm.regs.valid = 0;
+	/* offsets outside the array, a baseline frame's feedback vector, a
+	 * table not collected: where the function is defined */
+	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 16));
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	fv = object(&im, 249, 64);
+	interpreted_slots(&im, fps[0], ba, fv);
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	interpreted_slots(&im, fps[0], bytecode_array(&im, false), bytecode_offset(&im, 6));
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	/* not the interpreter's code: no bytecode read */
+	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 6));
+	sm.frames[0].code = UNWIND_CODE_FRAME_POINTER;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	sm.frames[0].code = UNWIND_CODE_NATIVE;
+	/* cached: a sample costs its two batched reads (five objects: two
+	 * functions, their SharedFunctionInfos, the array's header) and
+	 * nothing more: no table, no script, no name read again */
+	v = open_v8_lines(&im, t, true);
+	memset(&out, 0, sizeof(out));
+	cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+	before = v8__mem(v)->reads;
+	memset(&out, 0, sizeof(out));
+	cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+	cr_assert_str_eq(splices(t, &out), "0:hot (app.js:4)_[j] 1:caller (app.js:7)_[j]");
+	cr_assert_leq(v8__mem(v)->reads - before, 5, "%llu reads", (unsigned long long)(v8__mem(v)->reads - before));
+	{
+		struct v8_stats st;
+
+		v8__stats(v, &st);
+		cr_assert_eq(st.lines, 2, "one frame placed per read");
+	}
+	v8__delete(v);
+	strtab__delete(t);
+	fini(&im);
+}
+
+/* Node 16's and 22's metadata here say nothing of BytecodeArray: their
+ * interpreted frames keep their definition's line. */
+static void interpreted_unknown(int node)
+{
+	struct image im;
+	struct sample sm;
+	uint64_t scr, hot, fps[1] = { SB + 0x100 }, pcs[1] = { 0x1000 };
+	int codes[1] = { UNWIND_CODE_NATIVE };
+	char buf[512];
+
+	init(&im, node);
+	cr_assert_eq(im.l.t_bytecode_array, 0);
+	scr = script(&im, "/srv/app/app.js", SRC_LINES);
+	hot = function(&im, scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), NULL);
+	frame_slots(&im, fps[0], scr, hot);
+	interpreted_slots(&im, fps[0], object(&im, 191, 80), smi(60));
+	sample(&im, &sm, 1, fps, pcs, codes);
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j]");
+	fini(&im);
+}
+
+Test(v8_lines, interpreted_frames_of_unknown_layouts_keep_their_definition_16) { interpreted_unknown(16); }
+Test(v8_lines, interpreted_frames_of_unknown_layouts_keep_their_definition_22) { interpreted_unknown(22); }
+
+/* Optimized code: caller inlined hot; at pc offset 0 caller runs its own
+ * line, from 16 on hot runs its loop, inlined at caller's call. */
+static void optimized_lines(int node, bool osr)
+{
+	struct image im;
+	struct sample sm;
+	uint64_t scr, caller, hot_sfi, instr = HB + 0x20000;
+	uint64_t fps[1] = { SB + 0x100 }, pcs[1] = { instr + 24 };
+	int codes[1] = { UNWIND_CODE_FRAME_POINTER };
+	const int64_t e[][2] = { { 0, source_position(at_text("return hot"), -1) },
+				 { 16, source_position(at_text("for (let"), 0) },
+				 { 40, source_position((int64_t)strlen(SRC_LINES) - 2, -1) } };
+	uint8_t tab[64];
+	size_t n = positions(tab, e, 3);
+	char buf[1024];
+
+	init(&im, node);
+	scr = script(&im, "/srv/app/app.js", SRC_LINES);
+	(void)function(&im, scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), &hot_sfi);
+	caller = function(&im, scr, "caller", (int)at_text("function caller"), (int)strlen(SRC_LINES), NULL);
+	optimized_with(&im, caller, hot_sfi, instr, osr, tab, n, source_position(at_text("hot(5)"), -1));
+	frame_slots(&im, fps[0], scr, caller);
+	sample(&im, &sm, 1, fps, pcs, codes);
+	cr_assert_str_eq(read_one(&im, &sm, false, buf, sizeof(buf)), "0:caller (app.js:7)_[j]|hot (app.js:2)_[i]");
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:caller (app.js:8)_[j]|hot (app.js:4)_[i]");
+	sm.frames[0].pc = instr + 8;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:caller (app.js:8)_[j]");
+	sm.frames[0].pc = instr + 48;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:caller (app.js:9)_[j]");
+	/* a return address is inside the call before it */
+	sm.frames[0].pc = instr + 16;
+	sm.frames[0].exact = false;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:caller (app.js:8)_[j]");
+	fini(&im);
+}
+
+Test(v8_lines, optimized_frames_carry_the_lines_they_run_16) { optimized_lines(16, false); }
+Test(v8_lines, optimized_frames_carry_the_lines_they_run_20) { optimized_lines(20, false); }
+Test(v8_lines, optimized_frames_carry_the_lines_they_run_22) { optimized_lines(22, false); }
+Test(v8_lines, replaced_on_stack_code_carries_its_lines_20) { optimized_lines(20, true); }
+
 /* Damaged images: any byte of the heap or stack may be anything. The
  * reader returns, never crashes, and its reads stay bounded. */
 static void damage(int node)
@@ -557,6 +806,9 @@ static void damage(int node)
 	optimized(&im, outer, inner_sfi, instr, node == 20);
 	frame_slots(&im, fps[0], scr, outer);
 	frame_slots(&im, fps[1], scr, outer);
+	/* the second frame interpreted, where the layout knows bytecode */
+	if (im.l.t_bytecode_array)
+		interpreted_slots(&im, fps[1], bytecode_array(&im, true), bytecode_offset(&im, 6));
 	clean = malloc(HSIZE);
 	cr_assert_not_null(clean);
 	memcpy(clean, im.heap, HSIZE);
@@ -576,7 +828,10 @@ static void damage(int node)
 		}
 		if (round % 4 == 0)
 			im.stack[SSIZE - 0x100 - 16 + rand_r(&seed) % 16] = (uint8_t)rand_r(&seed);
-		v = open_v8(&im, t);
+		if (round % 4 == 1)
+			im.stack[fps[1] - SB - 40 + rand_r(&seed) % 16] = (uint8_t)rand_r(&seed);
+		/* with --lines every other round: tables and offsets read too */
+		v = open_v8_lines(&im, t, round & 1);
 		sample(&im, &sm, 2, fps, pcs, codes);
 		memset(&out, 0, sizeof(out));
 		cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);

@@ -1,6 +1,8 @@
 /* The v8dbg_ constants v8_layout.c reads, as node 16.20.2, 20.20.2 and
  * 22.23.3 export them (nm -D node | grep v8dbg_, values read from the
- * files): the layouts the reader's tests build their images with. */
+ * files): the layouts the reader's tests build their images with. The
+ * BytecodeArray's and the interpreter's registers (for --lines) are node
+ * 20's only: the others' files were not at hand when they were added. */
 #ifndef SMOLDER_TESTS_V8_METADATA_H
 #define SMOLDER_TESTS_V8_METADATA_H
 #include <stdint.h>
@@ -91,6 +93,8 @@ static const struct v8_meta_entry v8_meta_node20[] = {
 	{ "DeoptimizationDataInliningPositionsIndex", 7 },
 	{ "DeoptimizationDataLiteralArrayIndex", 2 },
 	{ "FirstNonstringType", 128 },
+	{ "InterpreterBytecodeArrayRegister", 12 },
+	{ "InterpreterBytecodeOffsetRegister", 9 },
 	{ "HeapObjectTag", 1 },
 	{ "HeapObjectTagMask", 3 },
 	{ "OneByteStringTag", 8 },
@@ -105,6 +109,7 @@ static const struct v8_meta_entry v8_meta_node20[] = {
 	{ "SystemPointerSize", 8 },
 	{ "TaggedSize", 8 },
 	{ "ThinStringTag", 5 },
+	{ "class_BytecodeArray__data__uintptr_t", 54 },
 	{ "class_Code__deoptimization_data__FixedArray", 16 },
 	{ "class_Code__source_position_table__ByteArray", 24 },
 	{ "class_ConsString__first__String", 16 },
@@ -146,6 +151,7 @@ static const struct v8_meta_entry v8_meta_node20[] = {
 	{ "frametype_WasmExitFrame", 11 },
 	{ "frametype_WasmFrame", 4 },
 	{ "frametype_WasmToJsFrame", 5 },
+	{ "off_fp_bytecode_array", -32 },
 	{ "off_fp_bytecode_offset", -40 },
 	{ "off_fp_context", -8 },
 	{ "off_fp_context_or_frame_type", -8 },
@@ -153,6 +159,7 @@ static const struct v8_meta_entry v8_meta_node20[] = {
 	{ "scopeinfo_idx_first_vars", 3 },
 	{ "scopeinfo_idx_ncontextlocals", 2 },
 	{ "type_ByteArray__BYTE_ARRAY_TYPE", 190 },
+	{ "type_BytecodeArray__BYTECODE_ARRAY_TYPE", 191 },
 	{ "type_Code__CODE_TYPE", 245 },
 	{ "type_FixedArray__FIXED_ARRAY_TYPE", 175 },
 	{ "type_JSFunction__JS_FUNCTION_TYPE", 2066 },
