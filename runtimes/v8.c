@@ -33,6 +33,7 @@ struct js_frame {
 	 * the interpreter's register holds when the frame is the sample's
 	 * innermost (as a small integer; 1: none) */
 	uint64_t bytecode, offset_word, reg_offset_word;
+	bool baseline;           /* bytecode is a baseline frame's: not read */
 	bool fn_ok, sfi_ok, code_ok, bytecode_ok;
 	uint8_t fn_hdr[HEADER_MAX], sfi_hdr[HEADER_MAX], code_hdr[V8_INLINE_HEADER];
 	uint8_t bytecode_hdr[V8_LINES_HEADER];
@@ -234,10 +235,21 @@ static void interpreted(const struct v8 *v, const struct runtime_sample *s, cons
 	int ra = v->l.reg_bytecode_array, ro = v->l.reg_bytecode_offset;
 
 	j->reg_offset_word = 1;
-	if (!v->lines || !v->bytecode_bytes || f->code != UNWIND_CODE_NATIVE ||
+	if (!v->lines || !v->bytecode_bytes ||
 	    !stack_word(s->stack, fp + (uint64_t)(int64_t)v->l.fp_bytecode_array, &arr) ||
 	    !stack_word(s->stack, fp + (uint64_t)(int64_t)v->l.fp_bytecode_offset, &off) ||
-	    !v8_heap__pointer(arr, &addr) || (off & 1))
+	    !v8_heap__pointer(arr, &addr))
+		return;
+	/* Sparkplug's frame: its code no file holds, the feedback vector in
+	 * the offset slot; its code says (v8_lines__baseline) */
+	if (f->code != UNWIND_CODE_NATIVE) {
+		if ((off & 1) && v->l.nbytecodes) {
+			j->bytecode = arr;
+			j->baseline = true;
+		}
+		return;
+	}
+	if (off & 1)
 		return;
 	j->bytecode = arr;
 	j->offset_word = off;
@@ -316,6 +328,10 @@ static void name_frame(struct v8 *v, const struct runtime_sample *s, struct js_f
 				      V8_INLINE_MAX_DEPTH);
 	if (n < 0)
 		n = 0;
+	if (!own && j->baseline && j->code_ok && typed(v, j->code_hdr, v->l.t_code, v->l.t_code) &&
+	    v8_lines__baseline(v->lines, j->code, j->code_hdr, f->pc, f->exact, j->bytecode, &fn, s->now_ns,
+			       &own) != 0)
+		own = 0;
 	if (!own && j->bytecode_ok && j->reg_offset_word != 1 &&
 	    v8_lines__frame(v->lines, j->bytecode, j->bytecode_hdr, j->reg_offset_word, &fn, s->now_ns, &own) != 0)
 		own = 0;
@@ -408,7 +424,7 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 			bufs[m] = j->code_hdr;
 			lens[m++] = v->code_bytes;
 		}
-		if (j->bytecode) {
+		if (j->bytecode && !j->baseline) {
 			tagged[m] = j->bytecode;
 			bufs[m] = j->bytecode_hdr;
 			lens[m++] = v->bytecode_bytes;
@@ -423,7 +439,7 @@ int v8__read_stack(struct v8 *v, const struct runtime_sample *s, struct runtime_
 		j->sfi_ok = ok[m++];
 		if (wants_code(v, s, j))
 			j->code_ok = ok[m++];
-		if (j->bytecode)
+		if (j->bytecode && !j->baseline)
 			j->bytecode_ok = ok[m++];
 		name_frame(v, s, j, out);
 	}

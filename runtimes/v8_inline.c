@@ -332,6 +332,21 @@ static uint64_t u64_at(const uint8_t *hdr, size_t off)
 	return v;
 }
 
+int v8_inline__code_span(const struct v8_layout *l, uint64_t code, const uint8_t *hdr, uint64_t *start,
+			 uint32_t *size, unsigned *kind)
+{
+	uint64_t addr;
+	uint32_t flags;
+
+	if (!l->have_inlining || !v8_heap__pointer(code, &addr))
+		return -EPROTO;
+	memcpy(&flags, hdr + l->code_flags, 4);
+	memcpy(size, hdr + l->code_instruction_size, 4);
+	*start = l->code_start_is_pointer ? u64_at(hdr, l->code_instruction_start) : addr + l->code_instruction_start;
+	*kind = (flags & l->code_kind_mask) >> l->code_kind_shift;
+	return 0;
+}
+
 int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, uint64_t pc,
 		      int exact, uint64_t now_ns, const struct v8_inline_function *fn, uint32_t *fn_id,
 		      uint32_t *ids, size_t max)

@@ -42,6 +42,12 @@ void v8_inline__forget(struct v8_inline *in);
 /* The header bytes of a Code object to read (at most V8_INLINE_HEADER). */
 size_t v8_inline__header_bytes(const struct v8_layout *l);
 
+/* What the header hdr of the Code tagged (read by the caller) says of its
+ * instructions: [*start, *start + *size) and its kind (V8's CodeKind).
+ * Returns 0, or -EPROTO when the layout places no code. */
+int v8_inline__code_span(const struct v8_layout *l, uint64_t code, const uint8_t *hdr, uint64_t *start,
+			 uint32_t *size, unsigned *kind);
+
 /* The function a frame runs, as its caller read it (its
  * SharedFunctionInfo, tagged, and the words that identify it). */
 struct v8_inline_function {

@@ -367,7 +367,9 @@ static int8_t dwarf_reg(v8_layout_lookup_fn lookup, void *ctx, const char *name)
  * 11.x (a 16-bit OSR urgency, the age moved to the SharedFunctionInfo),
  * which node 20 exports as data (54). 12.x moved the array to trusted
  * space, with layouts not checked here: its frames keep the line they
- * are defined on unless the metadata says where the table is. */
+ * are defined on unless the metadata says where the table is. The sizes
+ * of the bytecodes, for baseline frames, are the binary's own
+ * (v8_layout__read). */
 static void bytecode_fields(v8_layout_lookup_fn lookup, void *ctx, struct v8_layout *l)
 {
 	uint16_t t = 0, spt = 0, data = 0;
@@ -490,17 +492,45 @@ int v8_layout__frame_kind(const struct v8_layout *l, uint64_t marker)
 	return marker < V8_MAX_FRAME_TYPES ? l->frame_kind[marker] : V8_FRAME_OTHER;
 }
 
+int v8_layout__bytecode_sizes(struct v8_layout *l, const uint8_t *sizes, size_t bytes)
+{
+	size_t n = bytes / 3, k, i;
+
+	l->nbytecodes = 0;
+	/* the four prefixes (Wide, ExtraWide and their debug breaks) come
+	 * first in every version, and a bytecode is its byte and at most
+	 * five operands of four bytes */
+	if (bytes % 3 || n < 8 || n > V8_MAX_BYTECODES)
+		return -EPROTO;
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < n; i++)
+			if (!sizes[k * n + i] || sizes[k * n + i] > 21)
+				return -EPROTO;
+	for (k = 0; k < 3; k++)
+		memcpy(l->bytecode_sizes[k], sizes + k * n, n);
+	l->nbytecodes = (uint16_t)n;
+	return 0;
+}
+
 /* The binary's exported constants, by name. */
 struct elf_meta {
 	Elf *elf;
 	const char **names;  /* v8dbg_ symbols, without the prefix */
 	uint64_t *vaddrs;
 	size_t n, cap;
+	uint64_t sizes_at, sizes_bytes; /* Bytecodes::kBytecodeSizes */
 };
 
 static int collect(void *arg, const GElf_Sym *sym, const char *name)
 {
 	struct elf_meta *m = arg;
+
+	if (sym->st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym->st_info) == STT_OBJECT &&
+	    strcmp(name, "_ZN2v88internal11interpreter9Bytecodes14kBytecodeSizesE") == 0) {
+		m->sizes_at = sym->st_value;
+		m->sizes_bytes = sym->st_size;
+		return 0;
+	}
 
 	if (sym->st_shndx == SHN_UNDEF || GELF_ST_TYPE(sym->st_info) != STT_OBJECT ||
 	    strncmp(name, "v8dbg_", 6) != 0 || sym->st_size < 4)
@@ -584,6 +614,12 @@ int v8_layout__read(Elf *elf, struct v8_layout *out)
 		err = -EPROTO;
 	if (!err)
 		err = v8_layout__from(elf_lookup, &m, major, minor, build, out);
+	if (!err && m.sizes_at && m.sizes_bytes <= 3 * V8_MAX_BYTECODES) {
+		uint8_t sizes[3 * V8_MAX_BYTECODES];
+
+		if (elf_symbols__read(elf, m.sizes_at, sizes, (size_t)m.sizes_bytes) == 0)
+			(void)v8_layout__bytecode_sizes(out, sizes, (size_t)m.sizes_bytes);
+	}
 out:
 	free(m.names);
 	free(m.vaddrs);

@@ -37,6 +37,8 @@ enum v8_frame_kind {
 	V8_NFRAME_KINDS
 };
 #define V8_MAX_FRAME_TYPES 64
+/* Bytecodes of a version at most (V8 11.3 has 198). */
+#define V8_MAX_BYTECODES 512
 
 struct v8_layout {
 	unsigned major, minor, build;  /* V8's version, from the binary */
@@ -75,6 +77,11 @@ struct v8_layout {
 	/* the registers Ignition's handlers keep the array and the offset
 	 * in, as DWARF numbers; -1: not known */
 	int8_t reg_bytecode_array, reg_bytecode_offset;
+	/* baseline frames' lines: each bytecode's size at each operand scale
+	 * (1, 2, 4), from the binary's Bytecodes::kBytecodeSizes; nbytecodes
+	 * 0: not known (the frames keep the line they are defined on) */
+	uint16_t nbytecodes;
+	uint8_t bytecode_sizes[3][V8_MAX_BYTECODES];
 
 	/* optimized code: where its inlined functions are recorded */
 	uint16_t code_instruction_start, code_instruction_size, code_flags;
@@ -106,8 +113,14 @@ typedef int (*v8_layout_lookup_fn)(void *ctx, const char *name, int64_t *value);
 int v8_layout__from(v8_layout_lookup_fn lookup, void *ctx, unsigned major, unsigned minor,
 		    unsigned build, struct v8_layout *out);
 
-/* The same from a node binary's exports: the v8dbg_* constants and
- * v8::internal::Version's fields. Reads the file only. */
+/* Sets the bytecode sizes from a copy of kBytecodeSizes (uint8_t[3][n],
+ * bytes of it): 0, or -EPROTO when it cannot be one (the layout keeps
+ * none). */
+int v8_layout__bytecode_sizes(struct v8_layout *l, const uint8_t *sizes, size_t bytes);
+
+/* The same from a node binary's exports: the v8dbg_* constants,
+ * v8::internal::Version's fields and the interpreter's table of bytecode
+ * sizes. Reads the file only. */
 int v8_layout__read(Elf *elf, struct v8_layout *out);
 
 /* The frame kind a frame's marker word says: V8_FRAME_OTHER for an

@@ -18,10 +18,13 @@ struct table {
 	size_t len;
 };
 
-/* A frame id placed: what identifies it, and the id. */
+/* A frame id placed: what identifies it, and the id. An interpreted
+ * frame's by its array and bytecode offset (code 0); a baseline frame's by
+ * its code, instructions and pc offset, spt its offset table. */
 struct entry {
 	uint64_t bytecode, spt, sfi, name_word, script_word;
 	int64_t offset, length;
+	uint64_t code, start;
 	uint32_t id;
 };
 
@@ -219,7 +222,7 @@ int v8_lines__frame(struct v8_lines *ls, uint64_t bytecode, const uint8_t *hdr, 
 	if (u64map__get(ls->by_offset, key, &v)) {
 		const struct entry *c = &ls->list[v - 1];
 
-		if (c->bytecode == e.bytecode && c->offset == e.offset && c->spt == e.spt &&
+		if (!c->code && c->bytecode == e.bytecode && c->offset == e.offset && c->spt == e.spt &&
 		    c->length == e.length && c->sfi == e.sfi && c->name_word == e.name_word &&
 		    c->script_word == e.script_word) {
 			ls->stats.cached++;
@@ -236,6 +239,168 @@ int v8_lines__frame(struct v8_lines *ls, uint64_t bytecode, const uint8_t *hdr, 
 	err = v8_names__frame_at(ls->names, fn->sfi, fn->name_word, fn->script_word, pos, false, now_ns, &e.id);
 	if (err)
 		return err;
+	remember(ls, key, &e);
+	ls->stats.placed++;
+	*id = e.id;
+	return 0;
+}
+
+/* One unsigned base-128 integer of V8's VLQ (32 bits at most). */
+static int uvlq(const uint8_t *t, size_t len, size_t *pos, uint64_t *v)
+{
+	uint64_t u = 0;
+	unsigned shift = 0;
+
+	for (;;) {
+		uint8_t b;
+
+		if (*pos >= len || shift > 28)
+			return -1;
+		b = t[(*pos)++];
+		u |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	*v = u;
+	return 0;
+}
+
+/* The size of the bytecode at `at`, with its prefix: Wide and ExtraWide
+ * (and their debug breaks, bytecodes 0-3 in every version) scale the
+ * operands of the bytecode after them by 2 and 4. 0 when it is none. */
+static size_t bytecode_size(const struct v8_layout *l, const uint8_t *b, size_t n, size_t at)
+{
+	unsigned scale = 0, prefix = 0, code = b[at];
+
+	if (code < 4) {
+		scale = code & 1 ? 2 : 1;
+		prefix = 1;
+		if (at + 1 >= n || b[at + 1] < 4)
+			return 0;
+		code = b[at + 1];
+	}
+	if (code >= l->nbytecodes)
+		return 0;
+	return prefix + l->bytecode_sizes[scale][code];
+}
+
+int v8_lines__baseline_offset(const struct v8_layout *l, const uint8_t *table, size_t table_len,
+			      const uint8_t *bytecodes, size_t nbytes, uint64_t pc_offset, int64_t *offset)
+{
+	size_t tpos = 0, at = 0;
+	uint64_t end, d;
+	int64_t cur = -1;
+
+	/* the prologue ends where the first bytecode's code starts; each
+	 * step takes a byte of the table at least: the walk ends */
+	if (!l->nbytecodes || uvlq(table, table_len, &tpos, &end) != 0)
+		return -ENOENT;
+	while (end < pc_offset) {
+		size_t size;
+
+		if (uvlq(table, table_len, &tpos, &d) != 0 || at >= nbytes ||
+		    !(size = bytecode_size(l, bytecodes, nbytes, at)))
+			return -ENOENT;
+		cur = (int64_t)at;
+		at += size;
+		end += d;
+	}
+	*offset = cur;
+	return 0;
+}
+
+/* The bytecode offset baseline code at pc offset off runs: its array's
+ * header and bytecodes read (the first time a pc of it is sampled), its
+ * offset table t walked along them. */
+static int baseline_offset(struct v8_lines *ls, uint64_t bytecode, const struct table *t, uint64_t off,
+			   uint64_t *spt, int64_t *length, int64_t *offset)
+{
+	const struct v8_layout *l = v8_heap__layout(ls->heap);
+	struct memsource *mem = v8_heap__mem(ls->heap);
+	uint8_t hdr[V8_LINES_HEADER];
+	uint8_t *bytes;
+	uint16_t type;
+	int err;
+
+	if (memsource__read(mem, bytecode - 1, hdr, v8_lines__header_bytes(l)) != 0 ||
+	    v8_heap__map_type(ls->heap, word_at(hdr, 0), &type) != 0 || type != l->t_bytecode_array ||
+	    !v8_heap__smi(word_at(hdr, l->array_length), length) || *length <= 0 ||
+	    *length > V8_LINES_MAX_TABLE)
+		return -ENOENT;
+	*spt = word_at(hdr, l->bytecode_positions);
+	bytes = malloc((size_t)*length);
+	if (!bytes)
+		return -ENOMEM;
+	err = memsource__read(mem, bytecode - 1 + l->bytecode_data, bytes, (size_t)*length);
+	if (!err)
+		err = v8_lines__baseline_offset(l, t->bytes, t->len, bytes, (size_t)*length, off, offset);
+	free(bytes);
+	return err ? -ENOENT : 0;
+}
+
+int v8_lines__baseline(struct v8_lines *ls, uint64_t code, const uint8_t *code_hdr, uint64_t pc, int exact,
+		       uint64_t bytecode, const struct v8_inline_function *fn, uint64_t now_ns, uint32_t *id)
+{
+	const struct v8_layout *l = v8_heap__layout(ls->heap);
+	const struct table *t;
+	struct entry e;
+	uint64_t key, v, off, offsets;
+	int64_t position, pos, length, boff;
+	uint32_t size;
+	unsigned kind;
+	int err;
+
+	/* baseline code compiled from the frame's array (the word its
+	 * deoptimization data has in optimized code) */
+	if (!l->nbytecodes || !v8_lines__header_bytes(l) || !(bytecode & 1) ||
+	    v8_inline__code_span(l, code, code_hdr, &e.start, &size, &kind) != 0 ||
+	    kind != l->code_kind_baseline || word_at(code_hdr, l->code_deopt_data) != bytecode)
+		return -ENOENT;
+	/* a return address may be the code's end; V8 maps it as it is */
+	if (pc < e.start + (exact ? 0 : 1) || pc - e.start > size || (exact && pc - e.start == size))
+		return -ENOENT;
+	off = pc - e.start + (exact ? 1 : 0);
+	offsets = word_at(code_hdr, l->code_source_positions);
+	memset(&e, 0, offsetof(struct entry, start));
+	e.code = code;
+	e.bytecode = bytecode;
+	e.offset = (int64_t)off;
+	e.length = size;
+	e.sfi = fn->sfi;
+	e.name_word = fn->name_word;
+	e.script_word = fn->script_word;
+	if (!ls->since_ns)
+		ls->since_ns = now_ns ? now_ns : 1;
+	else if (now_ns - ls->since_ns >= V8_NAMES_LIFETIME_NS) {
+		v8_lines__forget(ls);
+		ls->since_ns = now_ns;
+	}
+	key = hash__u64(code ^ hash__u64(off ^ 0x8000000000000000ull));
+	if (u64map__get(ls->by_offset, key, &v)) {
+		const struct entry *c = &ls->list[v - 1];
+
+		if (c->code == e.code && c->start == e.start && c->length == e.length && c->offset == e.offset &&
+		    c->spt == offsets && c->bytecode == e.bytecode && c->sfi == e.sfi &&
+		    c->name_word == e.name_word && c->script_word == e.script_word) {
+			ls->stats.cached++;
+			*id = c->id;
+			return 0;
+		}
+	}
+	/* the offset table first: reading the positions may start the
+	 * cache over */
+	t = table(ls, offsets);
+	if (!t || baseline_offset(ls, bytecode, t, off, &e.spt, &length, &boff) != 0)
+		return -ENOENT;
+	t = table(ls, e.spt);
+	if (!t || v8_positions__at(t->bytes, t->len, boff, &position) != 0 ||
+	    (pos = v8_positions__script_offset(position)) < 0)
+		return -ENOENT;
+	err = v8_names__frame_at(ls->names, fn->sfi, fn->name_word, fn->script_word, pos, false, now_ns, &e.id);
+	if (err)
+		return err;
+	e.spt = offsets;
 	remember(ls, key, &e);
 	ls->stats.placed++;
 	*id = e.id;

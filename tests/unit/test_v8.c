@@ -17,6 +17,7 @@
 #include "runtimes/v8.h"
 #include "runtimes/v8_inline.h"
 #include "runtimes/v8_layout.h"
+#include "runtimes/v8_lines.h"
 #include "runtimes/v8_script.h"
 #include "v8_metadata.h"
 #include "tests/unit/rounds.h"
@@ -788,6 +789,152 @@ Test(v8_lines, optimized_frames_carry_the_lines_they_run_20) { optimized_lines(2
 Test(v8_lines, optimized_frames_carry_the_lines_they_run_22) { optimized_lines(22, false); }
 Test(v8_lines, replaced_on_stack_code_carries_its_lines_20) { optimized_lines(20, true); }
 
+/* Baseline code: eight bytecodes, 0-3 the prefixes; 4 one byte, 5 an
+ * operand, 6 two (their sizes at operand scales 1, 2, 4). hot's array:
+ * 5 x | 6 x y | Wide 5 x x | 4, at offsets 0, 2, 5, 9; its code: the
+ * prologue to pc 10, then 10 bytes for the first, 15, 5 and 10. */
+static const uint8_t SIZES[3][8] = { { 1, 1, 1, 1, 1, 2, 3, 1 }, { 1, 1, 1, 1, 1, 3, 5, 1 },
+				     { 1, 1, 1, 1, 1, 5, 9, 1 } };
+static const uint8_t BYTECODES[10] = { 5, 0, 6, 0, 0, 0, 5, 0, 0, 4 };
+static const uint8_t PC_DELTAS[5] = { 10, 10, 15, 5, 10 };
+
+static void baseline_layout(struct v8_layout *l)
+{
+	cr_assert_eq(v8_layout__bytecode_sizes(l, &SIZES[0][0], sizeof(SIZES)), 0);
+	cr_assert_eq(l->nbytecodes, 8);
+}
+
+Test(v8_lines, baseline_pcs_map_to_their_bytecodes)
+{
+	struct v8_layout l;
+	uint8_t bad[16];
+	int64_t off;
+	size_t k;
+	const struct {
+		uint64_t pc;
+		int64_t want;
+	} at[] = { { 0, -1 }, { 10, -1 }, { 11, 0 }, { 20, 0 }, { 21, 2 }, { 35, 2 }, { 36, 5 }, { 40, 5 }, { 41, 9 },
+		   { 50, 9 } };
+
+	memset(&l, 0, sizeof(l));
+	baseline_layout(&l);
+	/* V8's BytecodeOffsetIterator: a pc offset maps to the bytecode whose
+	 * code ends at or after it (a return address as it is) */
+	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		cr_assert_eq(v8_lines__baseline_offset(&l, PC_DELTAS, 5, BYTECODES, 10, at[k].pc, &off), 0, "pc %llu",
+			     (unsigned long long)at[k].pc);
+		cr_assert_eq(off, at[k].want, "pc %llu: %lld", (unsigned long long)at[k].pc, (long long)off);
+	}
+	cr_assert_eq(v8_lines__baseline_offset(&l, PC_DELTAS, 5, BYTECODES, 10, 51, &off), -ENOENT, "past the code");
+	/* tables that do not agree: fewer bytecodes than deltas, a bytecode
+	 * the version has not, a prefix of a prefix, a delta cut short */
+	cr_assert_eq(v8_lines__baseline_offset(&l, PC_DELTAS, 5, BYTECODES, 6, 45, &off), -ENOENT);
+	memcpy(bad, BYTECODES, 10);
+	bad[2] = 200;
+	cr_assert_eq(v8_lines__baseline_offset(&l, PC_DELTAS, 5, bad, 10, 30, &off), -ENOENT);
+	memcpy(bad, BYTECODES, 10);
+	bad[6] = 1;
+	cr_assert_eq(v8_lines__baseline_offset(&l, PC_DELTAS, 5, bad, 10, 40, &off), -ENOENT);
+	bad[0] = 0x80;
+	cr_assert_eq(v8_lines__baseline_offset(&l, bad, 1, BYTECODES, 10, 5, &off), -ENOENT);
+	/* sizes no version has: refused, and the layout keeps none */
+	memcpy(bad, &SIZES[0][0], 8);
+	bad[5] = 0;
+	cr_assert_eq(v8_layout__bytecode_sizes(&l, bad, 8), -EPROTO);
+	cr_assert_eq(l.nbytecodes, 0);
+	cr_assert_eq(v8_lines__baseline_offset(&l, PC_DELTAS, 5, BYTECODES, 10, 30, &off), -ENOENT);
+}
+
+/* An image of hot running in baseline code at instr, called by caller
+ * from an interpreted frame: the function's code is baseline code compiled
+ * from its array, the frame holds the array and a feedback vector. */
+struct baseline {
+	uint64_t scr, hot, caller, ba, code;
+};
+
+static void baseline_image(struct image *im, uint64_t instr, const uint64_t *fps, struct baseline *b)
+{
+	const struct v8_layout *l = &im->l;
+	const int64_t e[][2] = { { -1, source_position(at_text("function hot"), -1) },
+				 { 0, source_position(at_text("let x"), -1) },
+				 { 2, source_position(at_text("for (let"), -1) },
+				 { 9, source_position(at_text("return x"), -1) } };
+	uint64_t spt, offsets;
+	uint8_t tab[64];
+	size_t n;
+
+	init(im, 20);
+	baseline_layout(&im->l);
+	b->scr = script(im, "/srv/app/app.js", SRC_LINES);
+	b->hot = function(im, b->scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), NULL);
+	b->caller = function(im, b->scr, "caller", (int)at_text("function caller"), (int)strlen(SRC_LINES), NULL);
+	/* the array: its bytecodes and positions */
+	b->ba = bytecode_array(im, true);
+	memcpy(im->heap + (b->ba - 1 + l->bytecode_data - HB), BYTECODES, sizeof(BYTECODES));
+	put64(im, b->ba - 1 + l->array_length, smi(sizeof(BYTECODES)));
+	n = positions(tab, e, 4);
+	spt = object(im, l->t_byte_array, 16 + n) - 1;
+	put64(im, spt + l->array_length, smi((int64_t)n));
+	memcpy(im->heap + (spt + l->array_data - HB), tab, n);
+	put64(im, b->ba - 1 + l->bytecode_positions, spt + 1);
+	/* the code: 11.3 keeps its instructions apart, behind a pointer */
+	b->code = object(im, l->t_code, 128) - 1;
+	put64(im, b->code + l->code_instruction_start, instr);
+	put32(im, b->code + l->code_instruction_size, 50);
+	put32(im, b->code + l->code_flags, (uint32_t)l->code_kind_baseline << l->code_kind_shift);
+	put64(im, b->code + l->code_deopt_data, b->ba);
+	offsets = object(im, l->t_byte_array, 16 + sizeof(PC_DELTAS)) - 1;
+	put64(im, offsets + l->array_length, smi(sizeof(PC_DELTAS)));
+	memcpy(im->heap + (offsets + l->array_data - HB), PC_DELTAS, sizeof(PC_DELTAS));
+	put64(im, b->code + l->code_source_positions, offsets + 1);
+	put64(im, b->hot - 1 + l->fn_code, b->code + 1);
+	frame_slots(im, fps[0], b->scr, b->hot);
+	frame_slots(im, fps[1], b->scr, b->caller);
+	interpreted_slots(im, fps[0], b->ba, object(im, 249, 64));
+	interpreted_slots(im, fps[1], bytecode_array(im, true), bytecode_offset(im, 6));
+}
+
+Test(v8_lines, baseline_frames_carry_the_line_they_run)
+{
+	struct image im;
+	struct sample sm;
+	struct baseline b;
+	const struct v8_layout *l = &im.l;
+	uint64_t instr = HB + 0x20000, code;
+	uint64_t fps[2] = { SB + 0x100, SB + 0x180 }, pcs[2] = { instr + 30, 0x2000 };
+	int codes[2] = { UNWIND_CODE_FRAME_POINTER, UNWIND_CODE_NATIVE };
+	char buf[1024];
+
+	baseline_image(&im, instr, fps, &b);
+	code = b.code;
+	sample(&im, &sm, 2, fps, pcs, codes);
+	cr_assert_str_eq(read_one(&im, &sm, false, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	/* the caller is interpreted, at an offset of hot's table */
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:4)_[j] 1:caller (app.js:4)_[j]");
+	interpreted_slots(&im, fps[1], 0, 0);
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:4)_[j] 1:caller (app.js:7)_[j]");
+	sm.frames[0].pc = instr + 45;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:5)_[j] 1:caller (app.js:7)_[j]");
+	sm.frames[0].pc = instr + 3;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]",
+			 "the prologue: the function's entry");
+	/* the first instruction of a bytecode's code is that bytecode's; a
+	 * return address there is the call that ends the one before */
+	sm.frames[0].pc = instr + 20;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:4)_[j] 1:caller (app.js:7)_[j]");
+	sm.frames[0].exact = false;
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:3)_[j] 1:caller (app.js:7)_[j]");
+	sm.frames[0].exact = true;
+	/* code compiled from another array, or not baseline code: where the
+	 * function is defined */
+	put64(&im, code + l->code_deopt_data, b.ba + 4096);
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	put64(&im, code + l->code_deopt_data, b.ba);
+	put32(&im, code + l->code_flags, (uint32_t)(l->code_kind_baseline - 1) << l->code_kind_shift);
+	cr_assert_str_eq(read_one(&im, &sm, true, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
+	fini(&im);
+}
+
 /* Damaged images: any byte of the heap or stack may be anything. The
  * reader returns, never crashes, and its reads stay bounded. */
 static void damage(int node)
@@ -833,6 +980,50 @@ static void damage(int node)
 		/* with --lines every other round: tables and offsets read too */
 		v = open_v8_lines(&im, t, round & 1);
 		sample(&im, &sm, 2, fps, pcs, codes);
+		memset(&out, 0, sizeof(out));
+		cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
+		cr_assert_leq(out.nids, RUNTIME_MAX_IDS);
+		cr_assert_lt(v8__mem(v)->reads, 2000, "round %u: %llu reads", round,
+			     (unsigned long long)v8__mem(v)->reads);
+		v8__delete(v);
+		strtab__delete(t);
+	}
+	free(clean);
+	fini(&im);
+}
+
+/* The same for baseline and interpreted frames read with --lines: any
+ * byte of the image may be anything. */
+Test(v8_lines, damaged_baseline_images_never_crash)
+{
+	struct image im;
+	struct baseline b;
+	uint8_t *clean;
+	uint64_t instr = HB + 0x20000;
+	uint64_t fps[2] = { SB + 0x100, SB + 0x180 }, pcs[2] = { instr + 30, 0x2000 };
+	int codes[2] = { UNWIND_CODE_FRAME_POINTER, UNWIND_CODE_NATIVE };
+	unsigned seed = 43, round;
+
+	baseline_image(&im, instr, fps, &b);
+	clean = malloc(HSIZE);
+	cr_assert_not_null(clean);
+	memcpy(clean, im.heap, HSIZE);
+	for (round = 0; round < (unsigned)test_rounds(1500); round++) {
+		struct strtab *t = strtab__new();
+		struct runtime_stack out;
+		struct sample sm;
+		struct v8 *v;
+		unsigned k, flips = 1 + rand_r(&seed) % 8;
+
+		memcpy(im.heap, clean, HSIZE);
+		for (k = 0; k < flips; k++) {
+			size_t at = 4096 + (size_t)rand_r(&seed) % (size_t)(im.next - HB - 4096);
+
+			im.heap[at] = (uint8_t)rand_r(&seed);
+		}
+		v = open_v8_lines(&im, t, true);
+		sample(&im, &sm, 2, fps, pcs, codes);
+		sm.frames[0].pc = instr + (uint64_t)(rand_r(&seed) % 64);
 		memset(&out, 0, sizeof(out));
 		cr_assert_eq(v8__read_stack(v, &sm.s, &out), 0);
 		cr_assert_leq(out.nids, RUNTIME_MAX_IDS);
