@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +38,26 @@ static int resolve(void *lib, const char *name, void *out)
 
 int debuginfod_fetch__available(void)
 {
-	void *lib = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	static const char *const prefixes[] = { "", "/usr" };
+	char dir[512], path[600];
+	Dl_info info;
+	char *slash;
+	size_t i;
 
-	if (!lib)
+	/* looked for beside the C library, not loaded: loading it would load
+	 * libcurl, which nothing but a transfer may (tests/lazy_curl.sh) */
+	if (!dladdr((void *)(uintptr_t)&printf, &info) || !info.dli_fname ||
+	    snprintf(dir, sizeof(dir), "%s", info.dli_fname) >= (int)sizeof(dir) || !(slash = strrchr(dir, '/')))
 		return 0;
-	dlclose(lib);
-	return 1;
+	*slash = '\0';
+	if (!strncmp(dir, "/usr/", 5))
+		memmove(dir, dir + 4, strlen(dir + 4) + 1);
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s/%s", prefixes[i], dir, DEBUGINFOD_SONAME);
+		if (access(path, R_OK) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 int debuginfod_fetch__open(const char *urls, struct debuginfod_fetch **out, char *msg, size_t msglen)

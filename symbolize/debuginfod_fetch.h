@@ -23,7 +23,8 @@ void debuginfod_fetch__close(struct debuginfod_fetch *f);
  * cache into path. 0, or -ENOENT (no server has it), another -errno. */
 int debuginfod_fetch__debuginfo(struct debuginfod_fetch *f, const char *hex, char *path, size_t size);
 
-/* Whether libdebuginfod.so.1 can be loaded here (for probe). */
+/* Whether libdebuginfod.so.1 is beside the C library (for probe, which
+ * must not load it). */
 int debuginfod_fetch__available(void);
 
 #endif
