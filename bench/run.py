@@ -570,8 +570,8 @@ class Bench:
                 marker = self._mark_later(wl, 3.0, mid)
         try:
             m = run_measured([self.smolder, "record", "-a", "-F", str(hz), "-d", self._secs(secs),
-                              "-q", "--cache-dir", self.cache, "-o", dump] +
-                             (["--lines"] if wl.name.endswith("_lines") else []), timeout=secs + 120,
+                              "-q", "--cache-dir", self.cache, "-o", dump] + self.agent_flags(wl),
+                             timeout=secs + 120,
                              stderr_path=base + ".err", on_start=started)
         finally:
             poller.stop()
@@ -793,8 +793,15 @@ class Bench:
         agent restarted on the host would; not measured."""
         log("%s: priming the cache" % wl.name)
         run_measured([self.smolder, "record", "-a", "-F", "99", "-d", "1", "-q",
-                      "--cache-dir", self.cache, "-o", os.devnull], timeout=120,
+                      "--cache-dir", self.cache, "-o", os.devnull] + self.agent_flags(wl), timeout=120,
                      stderr_path=os.path.join(self.out, "%s-prime.err" % wl.name))
+
+    @staticmethod
+    def agent_flags(wl):
+        """The agent's flags a row asks for: --lines for the *_lines rows
+        (their debug copies and inline trees are cached apart, so they are
+        primed with the flag too)."""
+        return ["--lines"] if wl.name.endswith("_lines") else []
 
     def startup(self, specs):
         """What one start costs: `record -a -F 99 -d 1` over the first
