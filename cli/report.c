@@ -31,7 +31,6 @@
 #define MAX_LABELS 64
 /* --debug-dir given at most, and the default after them. */
 #define MAX_DEBUG_DIRS 16
-#define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 #define DEFAULT_TOP 20
 /* Hosts named in a title before "and N more". */
 #define TITLE_HOSTS 3
@@ -100,7 +99,7 @@ static void usage(FILE *f)
 		"      --debug-dir DIR   name the functions of stripped binaries (MODULE+0x...)\n"
 		"                        from their debug files, DIR/.build-id/xx/rest.debug,\n"
 		"                        by the build IDs the dumps keep (repeatable; "
-		DEFAULT_DEBUG_DIR " is\n"
+		LATE_NAMES_DEFAULT_DIR " is\n"
 		"                        searched last)\n"
 		"      --debuginfod URL  and then from these debuginfod servers (space-separated,\n"
 		"                        as DEBUGINFOD_URLS; 'env' takes DEBUGINFOD_URLS):\n"
@@ -638,7 +637,7 @@ static int name_late(struct report *r, struct dump_merge *m, struct strtab *name
 	size_t left;
 	int rc, n;
 
-	r->debug_dirs[r->ndebug_dirs] = DEFAULT_DEBUG_DIR;
+	r->debug_dirs[r->ndebug_dirs] = LATE_NAMES_DEFAULT_DIR;
 	rc = late_names__apply(p, names, profile__meta_const(p)->mappings, r->debug_dirs, r->ndebug_dirs + 1,
 			       r->fetch, &st);
 	if (rc < 0) {

@@ -14,7 +14,6 @@
 #include "symbolize/late_names.h"
 
 #define MAX_DIRS 16
-#define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 
 struct upload_names {
 	const char *dirs[MAX_DIRS + 1];
@@ -36,7 +35,7 @@ int upload_names__new(const char *const *dirs, size_t ndirs, const char *urls, s
 	}
 	for (i = 0; i < ndirs && i < MAX_DIRS; i++)
 		u->dirs[u->ndirs++] = dirs[i];
-	u->dirs[u->ndirs++] = DEFAULT_DEBUG_DIR;
+	u->dirs[u->ndirs++] = LATE_NAMES_DEFAULT_DIR;
 	if (urls && debuginfod_fetch__open(urls, &u->fetch, msg, sizeof(msg)) < 0) {
 		log__error("--debuginfod: %s", msg);
 		free(u);

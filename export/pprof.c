@@ -197,7 +197,7 @@ static int frame_info(struct enc *e, uint32_t frame, const struct finfo **out)
 		break;
 	case FRAME_MODULE_OFFSET:
 		rc = sid_n(e, fp.module, fp.module_len, &fi.map);
-		fi.addr = strtoull(fp.module + fp.module_len + 3, NULL, 16); /* past "+0x" */
+		fi.addr = fp.start;
 		break;
 	case FRAME_BRACKETED:
 		/* Resolved per group: the exe when MODULE is its file name. */

@@ -236,6 +236,7 @@ void frame_name__parse(const char *s, struct frame_parts *out)
 		out->kind = FRAME_MODULE_OFFSET;
 		out->module = s;
 		out->module_len = mod;
+		out->start = strtoull(s + mod + 3, NULL, 16); /* past "+0x": checked hex */
 	} else if (len > 2 && s[0] == '[' && s[len - 1] == ']') {
 		out->kind = FRAME_BRACKETED;
 		out->module = s + 1;

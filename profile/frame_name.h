@@ -68,6 +68,7 @@ struct frame_parts {
 	const char *module; /* FRAME_MODULE_OFFSET: MODULE; FRAME_BRACKETED:
 			     * inside the brackets; else NULL */
 	size_t module_len;
+	uint64_t start;     /* FRAME_MODULE_OFFSET: HEX, the function's start */
 	/* A function's name may end in its place, " (FILE)" or " (FILE:LINE)"
 	 * (interpreters always, native, Go and Java frames with --lines):
 	 * func_len is the name without it; file is NULL when there is none,

@@ -41,7 +41,7 @@ struct late_names {
 	struct u64map *by_id;   /* hash of a build ID -> file + 1 */
 	struct file_ent *files;
 	size_t nfiles, cap;
-	struct late_names_stats *st, stats;
+	struct late_names_stats stats;
 	int err;
 };
 
@@ -109,11 +109,11 @@ static struct symindex *debug_index(struct late_names *l, const struct mapping *
 		found = fetched = true;
 	if (found && symindex__new(path, e->module, l->names, &f->s) == 0) {
 		if (same_build_id(f->s, e->build_id)) {
-			l->st->files++;
-			l->st->fetched += fetched;
+			l->stats.files++;
+			l->stats.fetched += fetched;
 		} else {
 			/* a file put under another's name names nothing */
-			l->st->wrong_files++;
+			l->stats.wrong_files++;
 			symindex__delete(f->s);
 			f->s = NULL;
 		}
@@ -131,41 +131,37 @@ static struct symindex *debug_index(struct late_names *l, const struct mapping *
 /* The new name of "MODULE+0xSTART", or 0 when it keeps its own. */
 static uint32_t name_of(struct late_names *l, const struct frame_parts *fp)
 {
-	const char *hex = fp->module + fp->module_len + 3; /* past "+0x" */
 	uint32_t frames[LOOKUP_MAX];
 	const struct mapping *e;
 	struct frame_parts got;
 	struct symindex *s;
-	uint64_t start;
 	bool ambiguous;
 	size_t n = 0;
-	char *end;
 
 	e = mappings__find(l->m, fp->module, fp->module_len, &ambiguous);
 	if (!e || !*e->build_id) {
 		if (ambiguous)
-			l->st->ambiguous++;
+			l->stats.ambiguous++;
 		else
-			l->st->no_build_id++;
+			l->stats.no_build_id++;
 		return 0;
 	}
 	s = debug_index(l, e);
 	if (!s) {
-		l->st->no_file++;
+		l->stats.no_file++;
 		return 0;
 	}
-	start = strtoull(hex, &end, 16);
-	if (*end || symindex__lookup(s, start, start, frames, LOOKUP_MAX, &n) != 0 || !n) {
-		l->st->no_symbol++;
+	if (symindex__lookup(s, fp->start, fp->start, frames, LOOKUP_MAX, &n) != 0 || !n) {
+		l->stats.no_symbol++;
 		return 0;
 	}
 	/* the function, not what was inlined at its first instruction */
 	frame_name__parse(strtab__str(l->names, frames[n - 1]), &got);
 	if (got.kind != FRAME_FUNCTION) {
-		l->st->no_symbol++;
+		l->stats.no_symbol++;
 		return 0;
 	}
-	l->st->named++;
+	l->stats.named++;
 	return frames[n - 1];
 }
 
@@ -211,7 +207,6 @@ int late_names__new(struct strtab *names, const struct mappings *m, const char *
 	l->dirs = dirs;
 	l->ndirs = ndirs;
 	l->fetch = fetch;
-	l->st = &l->stats;
 	l->renamed = u64map__new(1024);
 	l->by_id = u64map__new(64);
 	if (!l->names || !l->renamed || !l->by_id) {

@@ -30,6 +30,9 @@ struct late_names_stats {
 	size_t fetched;     /* ... of the files, those a debuginfod server gave */
 };
 
+/* Where distributions put debug files: searched after the directories asked. */
+#define LATE_NAMES_DEFAULT_DIR "/usr/lib/debug"
+
 struct late_names;
 
 /* A renamer interning the new names in names (NULL: a table of its own);

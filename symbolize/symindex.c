@@ -689,33 +689,29 @@ static int frames_with_lines(struct symindex *s, uint64_t vaddr, struct func *f,
 	unsigned line = 0;
 	size_t ninl = s->has_dwarf ? inlineindex__at(s->inl, vaddr, inl, SYMBIN_MAX_FRAMES) : 0, i;
 	const struct inline_frame *sub = ninl && inl[ninl - 1].subprogram ? &inl[ninl - 1] : NULL;
-	const char *raw;
-	char *dem, *copy = NULL;
+	uint32_t id;
 	int err = 0;
 
+	/* each name as it is without lines (the function's interned once, as
+	 * func_id keeps it), then with its place */
 	(void)inlineindex__line(s->inl, vaddr, &file, &line);
 	*n = 0;
-	for (i = 0; i < ninl && !err; i++) {
-		if (inl[i].subprogram)
-			break;
-		dem = inl[i].linkage ? demangle(inl[i].name, s->detail) : NULL;
-		err = places__intern(s->names, dem ? dem : inl[i].name, file, line, FRAME_SUFFIX_INLINED,
-				     &frames[(*n)++]);
-		free(dem);
+	for (i = 0; i < ninl && !err && !inl[i].subprogram; i++) {
+		err = intern_dwarf_name(s, &inl[i], "", &id);
+		if (!err)
+			err = places__intern(s->names, strtab__str(s->names, id), file, line, FRAME_SUFFIX_INLINED,
+					     &frames[(*n)++]);
 		file = inl[i].call_file;
 		line = inl[i].call_line;
 	}
-	if (err)
-		return err;
-	raw = sub && sub->name && *sub->name ? sub->name : NULL;
-	if (f && !(raw = symbol_name(s, f, &copy)))
-		return -ENOMEM;
-	if (!raw)
+	if (!err && f)
+		err = func_id(s, f, &id);
+	else if (!err && sub && sub->name && *sub->name)
+		err = intern_dwarf_name(s, sub, "", &id);
+	else if (!err)
 		return -ENOENT; /* inlined frames with no function: as without lines */
-	dem = demangle(raw, s->detail);
-	err = places__intern(s->names, dem ? dem : raw, file, line, "", &frames[(*n)++]);
-	free(dem);
-	free(copy);
+	if (!err)
+		err = places__intern(s->names, strtab__str(s->names, id), file, line, "", &frames[(*n)++]);
 	return err;
 }
 

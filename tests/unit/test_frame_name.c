@@ -218,6 +218,7 @@ Test(frame_name, parse_places)
 	cr_assert(place_is(&p, "Kernel#require", NULL, 0));
 	p = parts("libz.so.1+0x5d80");
 	cr_assert_null(p.file);
+	cr_assert_eq(p.start, 0x5d80, "a stripped function's start");
 	p = parts("[truncated]");
 	cr_assert_null(p.file);
 }
