@@ -245,25 +245,10 @@ int v8_lines__frame(struct v8_lines *ls, uint64_t bytecode, const uint8_t *hdr, 
 	return 0;
 }
 
-/* One unsigned base-128 integer of V8's VLQ (32 bits at most). */
+/* One unsigned base-128 integer of V8's VLQ, 32 bits at most. */
 static int uvlq(const uint8_t *t, size_t len, size_t *pos, uint64_t *v)
 {
-	uint64_t u = 0;
-	unsigned shift = 0;
-
-	for (;;) {
-		uint8_t b;
-
-		if (*pos >= len || shift > 28)
-			return -1;
-		b = t[(*pos)++];
-		u |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	*v = u;
-	return 0;
+	return v8_positions__vlq(t, len, pos, 28, v);
 }
 
 /* The size of the bytecode at `at`, with its prefix: Wide and ExtraWide

@@ -8,6 +8,27 @@
 /* A SourcePosition has 47 bits; running sums stay within 48. */
 #define POSITION_MAX (INT64_C(1) << 48)
 
+int v8_positions__vlq(const uint8_t *tab, size_t len, size_t *pos, unsigned max_shift, uint64_t *v)
+{
+	uint64_t u = 0;
+	unsigned shift = 0;
+
+	/* base-128 groups, low first; the high bit says more follow */
+	for (;;) {
+		uint8_t b;
+
+		if (*pos >= len || shift > max_shift)
+			return -EPROTO;
+		b = tab[(*pos)++];
+		u |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	*v = u;
+	return 0;
+}
+
 int v8_positions__next(const uint8_t *tab, size_t len, size_t *pos, int64_t *code_offset,
 		       int64_t *position)
 {
@@ -17,21 +38,10 @@ int v8_positions__next(const uint8_t *tab, size_t len, size_t *pos, int64_t *cod
 	if (*pos >= len)
 		return -ENODATA;
 	for (k = 0; k < 2; k++) {
-		uint64_t u = 0;
-		unsigned shift = 0;
+		uint64_t u;
 
-		/* base-128 groups, low first; the high bit says more follow */
-		for (;;) {
-			uint8_t b;
-
-			if (*pos >= len || shift > 63)
-				return -EPROTO;
-			b = tab[(*pos)++];
-			u |= (uint64_t)(b & 0x7f) << shift;
-			shift += 7;
-			if (!(b & 0x80))
-				break;
-		}
+		if (v8_positions__vlq(tab, len, pos, 63, &u) != 0)
+			return -EPROTO;
 		/* zigzag: the low bit is the sign */
 		v[k] = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 	}

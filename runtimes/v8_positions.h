@@ -19,6 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One unsigned base-128 integer at tab[*pos] (7 bits a byte, low first,
+ * the high bit saying more follow), its groups starting at most at bit
+ * max_shift; *pos moves past it. 0, or -EPROTO (cut short, too long). */
+int v8_positions__vlq(const uint8_t *tab, size_t len, size_t *pos, unsigned max_shift, uint64_t *v);
+
 /* Decodes the entry at *pos of tab[0..len) into *code_offset and
  * *position, which hold the running sums of the deltas (start them at -1
  * and 0). Returns 0, -ENODATA at the table's end, or -EPROTO when the
