@@ -75,7 +75,8 @@ int perf_events__build_attr(const struct perf_features *f, const struct perf_sam
 			    size_t data_pages, struct perf_event_attr *out);
 
 /* The off-cpu twin of a CPU event's attr (built with off_cpu_freq_hz):
- * context-switch samples at hz with a switch record for every switch,
+ * context-switch samples of a fixed period, 1 until the sampler paces it
+ * to about hz stacks a second, with a switch record for every switch,
  * and no side-band of its own (the CPU event's MMAP, COMM and FORK are
  * enough once); the same sample layout, so that the twin can write into
  * the CPU event's rings. Returns 0, or -ENOTSUP when this kernel has no
@@ -154,5 +155,10 @@ int perf_events__disable(struct perf_events *ev);
  * keep the agent within its CPU budget (off-cpu: stacks a second). Returns
  * 0 or the first -errno. */
 int perf_events__set_frequency(struct perf_events *ev, unsigned hz);
+/* Event i's count so far (read(2): the value comes first whatever the
+ * read_format), and its sampling period (events of a fixed period:
+ * off-cpu's). 0 or -errno. */
+int perf_events__read_count(const struct perf_events *ev, size_t i, uint64_t *count);
+int perf_events__set_period(struct perf_events *ev, size_t i, uint64_t period);
 
 #endif

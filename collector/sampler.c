@@ -554,6 +554,7 @@ static void process_available(struct sampler *s)
 		if (deep_reads_of(s) != deep_reads && now + RUNTIMES_EAGER_HOLD_NS > s->eager_until)
 			s->eager_until = now + RUNTIMES_EAGER_HOLD_NS;
 		pace_wakeups(s, now);
+		sampler_offcpu__pace(s, now);
 		if (now - s->last_trim_ns >= TRIM_INTERVAL_NS) {
 			s->last_trim_ns = now;
 			/* what the freed binaries held (symbol tables, DWARF) goes back
@@ -648,16 +649,17 @@ unsigned sampler__window_hz(const struct sampler *s, size_t i, unsigned hz)
 
 int sampler__set_frequency(struct sampler *s, unsigned hz)
 {
-	int rc = perf_events__set_frequency(s->events, hz);
+	int rc;
 
-	/* off-cpu beside a CPU event: lowered in the same proportion */
-	if (s->off_events) {
-		int rc2 = perf_events__set_frequency(s->off_events, off_hz_at(s, hz));
-
-		if (!rc)
-			rc = rc2;
+	/* off-cpu's events have a fixed period, paced to the rate: alone, it
+	 * is hz; beside a CPU event, lowered in the same proportion */
+	if (s->off && !s->off_events) {
+		sampler_offcpu__set_pace(s, hz);
+		return 0;
 	}
-
+	if (s->off_events)
+		sampler_offcpu__set_pace(s, off_hz_at(s, hz));
+	rc = perf_events__set_frequency(s->events, hz);
 	if (s->eager_events) {
 		int rc2 = perf_events__set_frequency(s->eager_events, hz);
 

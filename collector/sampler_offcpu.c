@@ -7,8 +7,10 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector/offcpu.h"
 #include "collector/perf_events.h"
@@ -19,7 +21,93 @@
 #include "common/strtab.h"
 #include "profile/profile.h"
 
-/* --event off-cpu: what times the threads' waits, filling window w. */
+/* How often the periods follow the switch rates (the first look soon:
+ * until then the period is a guess), and the largest: one stack in a
+ * million switches is less than a stack a second on a CPU switching 10^6
+ * times a second. */
+#define PACE_FIRST_NS 10000000ull
+#define PACE_EVERY_NS 100000000ull
+#define MAX_PERIOD (1ull << 20)
+
+static uint64_t period_for(uint64_t delta, uint64_t ns, unsigned hz);
+
+/* The first guess: the switches a CPU made a second since boot
+ * (/proc/stat's ctxt over /proc/uptime), or 1. Too high a period for a
+ * thread's own event, too low on a host busier than it was: the first
+ * look mends either within PACE_FIRST_NS. */
+static uint64_t boot_period(unsigned hz)
+{
+	unsigned long long ctxt = 0;
+	double up = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %llu", &ctxt) == 1)
+			break;
+	fclose(f);
+	f = fopen("/proc/uptime", "re");
+	if (!f)
+		return 1;
+	if (fscanf(f, "%lf", &up) != 1)
+		up = 0;
+	fclose(f);
+	if (up < 1 || ncpu < 1 || !ctxt)
+		return 1;
+	return period_for(ctxt / (unsigned long long)ncpu, (uint64_t)(up * 1e9), hz);
+}
+
+/* The events whose samples are off-cpu's stacks: the twin beside a CPU
+ * event; alone, the events and their eager twin (one or the other is
+ * enabled, at the same index per CPU or thread). */
+static size_t stack_sets(struct sampler *s, struct perf_events *sets[2])
+{
+	size_t n = 0;
+
+	if (!s->off)
+		return 0;
+	if (s->off_events) {
+		sets[n++] = s->off_events;
+		return n;
+	}
+	sets[n++] = s->events;
+	if (s->eager_events && perf_events__count(s->eager_events) == perf_events__count(s->events))
+		sets[n++] = s->eager_events;
+	return n;
+}
+
+/* Every stack event at the first guess until the first look. */
+static int pace_init(struct sampler *s)
+{
+	struct perf_events *sets[2];
+	size_t nsets = stack_sets(s, sets), n, i, k;
+	uint64_t first;
+
+	if (!nsets)
+		return 0;
+	n = perf_events__count(sets[0]);
+	s->off_counts = calloc(n * nsets + 1, sizeof(*s->off_counts));
+	s->off_periods = calloc(n + 1, sizeof(*s->off_periods));
+	if (!s->off_counts || !s->off_periods)
+		return -ENOMEM;
+	if (!s->off_pace_hz)
+		s->off_pace_hz = 1;
+	s->noff_paced = n;
+	first = boot_period(s->off_pace_hz);
+	for (i = 0; i < n; i++) {
+		s->off_periods[i] = first;
+		for (k = 0; k < nsets && first > 1; k++)
+			(void)perf_events__set_period(sets[k], i, first);
+	}
+	return 0;
+}
+
+/* --event off-cpu: what times the threads' waits, filling window w, and
+ * the pacing of its stack events (open by now). */
 int sampler_offcpu__new(struct sampler *s, struct sampler_window *w, struct sampler_error *e)
 {
 	uint32_t unsampled;
@@ -33,6 +121,10 @@ int sampler_offcpu__new(struct sampler *s, struct sampler_window *w, struct samp
 		return -ENOMEM;
 	}
 	s->off = w;
+	if (pace_init(s) < 0) {
+		sampler__set_error(e, -ENOMEM, -1, -1, "allocating the off-cpu pacing");
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -204,4 +296,67 @@ void sampler_offcpu__finish_window(struct sampler *s)
 	st->off_cpu_dropped += o.dropped;
 	st->off_cpu_threads = o.threads;
 	st->off_cpu_late_ins = o.late_ins;
+}
+
+void sampler_offcpu__set_pace(struct sampler *s, unsigned hz)
+{
+	s->off_pace_hz = hz ? hz : 1;
+}
+
+/* The period that keeps the event at about hz stacks a second, having
+ * counted delta switches in ns. */
+static uint64_t period_for(uint64_t delta, uint64_t ns, unsigned hz)
+{
+	unsigned __int128 want = (unsigned __int128)hz * ns;
+	unsigned __int128 p;
+
+	if (!want)
+		return 1;
+	p = ((unsigned __int128)delta * 1000000000u + want - 1) / want;
+	return p < 1 ? 1 : p > MAX_PERIOD ? MAX_PERIOD : (uint64_t)p;
+}
+
+/* A period changed only by more than a fifth: the kernel restarts the
+ * count at every change, which is a stack out of turn. */
+static bool worth_changing(uint64_t cur, uint64_t want)
+{
+	return want * 5 < cur * 4 || want * 4 > cur * 5;
+}
+
+void sampler_offcpu__pace(struct sampler *s, uint64_t now)
+{
+	struct perf_events *sets[2];
+	size_t nsets, i, k;
+	uint64_t ns;
+
+	if (!s->noff_paced || !s->enabled)
+		return;
+	if (!s->off_paced_ns) {
+		s->off_paced_ns = now;
+		return;
+	}
+	if (now - s->off_paced_ns < (s->off_looked ? PACE_EVERY_NS : PACE_FIRST_NS))
+		return;
+	s->off_looked = true;
+	ns = now - s->off_paced_ns;
+	s->off_paced_ns = now;
+	nsets = stack_sets(s, sets);
+	for (i = 0; i < s->noff_paced; i++) {
+		uint64_t delta = 0, want;
+
+		for (k = 0; k < nsets; k++) {
+			uint64_t *last = &s->off_counts[k * s->noff_paced + i], c;
+
+			if (perf_events__read_count(sets[k], i, &c) < 0)
+				continue;
+			delta += c >= *last ? c - *last : 0;
+			*last = c;
+		}
+		want = period_for(delta, ns, s->off_pace_hz);
+		if (!worth_changing(s->off_periods[i], want))
+			continue;
+		s->off_periods[i] = want;
+		for (k = 0; k < nsets; k++)
+			(void)perf_events__set_period(sets[k], i, want);
+	}
 }

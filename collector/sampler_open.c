@@ -178,6 +178,8 @@ static int choose_attr(struct sampler *s, struct perf_event_attr *attr, size_t *
 		s->off_freq_hz = o->off_cpu_freq_hz ? o->off_cpu_freq_hz : po.freq_hz;
 		po.off_cpu_freq_hz = s->off_freq_hz;
 	}
+	/* off-cpu's stacks a second, alone or beside */
+	s->off_pace_hz = s->off_freq_hz ? s->off_freq_hz : po.freq_hz;
 	if (o->stack_size)
 		po.stack_size = o->stack_size;
 	rc = perf_events__resolve_mode(&s->features, &po, &mode, with_kernel);
@@ -420,6 +422,8 @@ void sampler__delete(struct sampler *s)
 	perf_events__delete(s->off_events);
 	perf_events__delete(s->events);
 	free(s->off_ids);
+	free(s->off_counts);
+	free(s->off_periods);
 	offcpu__delete(s->offcpu);
 	for (i = 0; i < s->nwin; i++)
 		profile__delete(s->win[i].profile);

@@ -102,6 +102,15 @@ struct sampler {
 	uint64_t *off_ids;
 	size_t noff_ids;
 	unsigned off_freq_hz;     /* off_events' configured rate */
+	/* Off-cpu's stacks every Nth switch, N per event (index as in its
+	 * perf_events; alone, eager_events share it), set from the switches
+	 * each event counted since it was last paced, to about off_pace_hz
+	 * stacks a second (sampler_offcpu__pace). */
+	unsigned off_pace_hz;
+	uint64_t off_paced_ns;
+	bool off_looked;
+	uint64_t *off_counts, *off_periods;
+	size_t noff_paced;
 	/* off-cpu without switch records (before 4.3): the sched_switch
 	 * tracepoint at every switch, into the same rings, its samples the
 	 * ones whose raw record is not empty; NULL otherwise */
@@ -150,7 +159,8 @@ void sampler__set_error(struct sampler_error *e, int err, int cpu, int pid, cons
 #define DEAD_TASK_ID UINT32_MAX
 
 /* --event off-cpu (sampler_offcpu.c): its accounting, made with the
- * names table; a switch record; the window's end. */
+ * names table once the events are open; a switch record; the window's
+ * end. */
 int sampler_offcpu__new(struct sampler *s, struct sampler_window *w, struct sampler_error *e);
 /* Beside a CPU event: off-cpu's own events, redirected into the rings
  * (attr is the CPU event's). */
@@ -168,5 +178,9 @@ bool sampler_offcpu__is_tracepoint(const struct sampler *s, const struct perf_sa
 void sampler_offcpu__tracepoint(struct sampler *s, const struct perf_sample *smp);
 void sampler_offcpu__switch(struct sampler *s, const struct perf_event_header *h);
 void sampler_offcpu__finish_window(struct sampler *s);
+/* Off-cpu's stack events paced to off_pace_hz stacks a second (changed
+ * by set_pace), looked at from the loop at now. */
+void sampler_offcpu__set_pace(struct sampler *s, unsigned hz);
+void sampler_offcpu__pace(struct sampler *s, uint64_t now);
 
 #endif

@@ -39,8 +39,7 @@ Test(perf_events, build_attr)
 	cr_assert_eq(a.sample_freq, 99);
 	cr_assert_eq(a.sample_type,
 		     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			     PERF_SAMPLE_STACK_USER);
+			     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 	cr_assert_eq(a.sample_stack_user, 16384);
 	cr_assert_neq(a.sample_regs_user, 0);
 	/* the kernel's walk of the user stack too: what the sample proves of
@@ -98,6 +97,37 @@ Test(perf_events, build_attr)
 static int is_pow2(size_t v)
 {
 	return v && !(v & (v - 1));
+}
+
+/* Off-cpu's stacks are every Nth switch, N set by the sampler: a fixed
+ * period (the kernel's frequency mode starves sparse switchers), and no
+ * PERIOD in the samples, with which the kernel samples every switch. */
+Test(perf_events, off_cpu_fixed_period)
+{
+	struct perf_features f = all_features();
+	struct perf_sampling_opts o;
+	struct perf_event_attr a, twin;
+
+	f.context_switch = f.open;
+	perf_sampling_opts__init(&o);
+	o.event = PERF_EVENT_OFF_CPU;
+	cr_assert_eq(perf_events__build_attr(&f, &o, 128, &a), 0);
+	cr_assert_eq(a.config, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	cr_assert_eq(a.freq, 0);
+	cr_assert_eq(a.sample_period, 1);
+	cr_assert_eq(a.sample_type & PERF_SAMPLE_PERIOD, 0);
+	cr_assert_eq(a.context_switch, 1);
+
+	perf_sampling_opts__init(&o);
+	o.off_cpu_freq_hz = 99;
+	cr_assert_eq(perf_events__build_attr(&f, &o, 128, &a), 0);
+	cr_assert_eq(a.freq, 1);
+	cr_assert_eq(perf_events__off_cpu_attr(&f, &a, 99, &twin), 0);
+	cr_assert_eq(twin.config, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	cr_assert_eq(twin.freq, 0);
+	cr_assert_eq(twin.sample_period, 1);
+	cr_assert_eq(twin.sample_type, a.sample_type);
+	cr_assert_eq(twin.sample_type & PERF_SAMPLE_PERIOD, 0);
 }
 
 Test(perf_events, ring_pages)
