@@ -25,6 +25,8 @@ compare() {
 	keep_artifact "$TMP/$w.json" "perf_compare.$w.out.json"
 	expect_ok
 	expect_dump "$TMP/$w.json"
+	# what the workload says of itself (threads: each worker's CPU time)
+	sed 's/^/  workload: /' "$TMP/smolder.out"
 	$CHECK perfcmp "$TMP/$w.json" --exe "$w" --comm "$w" --perf-comm "$comms" --perf-script "$TMP/perf.txt" --tol 5 \
 		|| fail "$w: leaf shares differ from perf's by more than 5 points"
 }

@@ -9,7 +9,9 @@
  * spin_b's (against perf, in a separate run) must see the same ~50/50 split
  * every time. So at the deadline main reads every worker's CPU clock and
  * publishes the largest as a target, and each worker spins on until its own
- * CPU time reaches it. */
+ * CPU time reaches it. At the end main prints each worker's CPU time
+ * ("worker-a cpu_s S"): a test that finds the shares unequal can tell the
+ * workload's split from the sampling's. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +25,8 @@ volatile unsigned long sink;
 static double end_time;
 /* CPU nanoseconds every worker must reach before it returns; 0 until main sets it. */
 static unsigned long long cpu_target_ns;
+/* each worker's own CPU time as it returns, by its index */
+static unsigned long long spent_ns[NTHREADS];
 
 unsigned long spin_a(unsigned long n);
 unsigned long spin_b(unsigned long n);
@@ -67,12 +71,18 @@ static int worker_done(void)
 	return target > 0 && thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID) >= target;
 }
 
+static void *finish(void *arg)
+{
+	spent_ns[(unsigned long)arg % NTHREADS] = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	return arg;
+}
+
 WL_NOINLINE void *worker_a(void *arg)
 {
 	pthread_setname_np(pthread_self(), "worker-a");
 	while (!worker_done())
 		sink += spin_a(500000);
-	return arg;
+	return finish(arg);
 }
 
 WL_NOINLINE void *worker_b(void *arg)
@@ -80,7 +90,7 @@ WL_NOINLINE void *worker_b(void *arg)
 	pthread_setname_np(pthread_self(), "worker-b");
 	while (!worker_done())
 		sink += spin_b(500000);
-	return arg;
+	return finish(arg);
 }
 
 static void sleep_until(double when)
@@ -103,7 +113,7 @@ int main(int argc, char **argv)
 
 	end_time = wl_now() + wl_seconds(argc, argv, 3.0);
 	for (i = 0; i < NTHREADS; i++) {
-		if (pthread_create(&t[i], NULL, (i & 1) ? worker_b : worker_a, NULL) != 0) {
+		if (pthread_create(&t[i], NULL, (i & 1) ? worker_b : worker_a, (void *)(unsigned long)i) != 0) {
 			fprintf(stderr, "threads: pthread_create failed\n");
 			return 1;
 		}
@@ -123,5 +133,7 @@ int main(int argc, char **argv)
 	__atomic_store_n(&cpu_target_ns, most > 0 ? most : 1, __ATOMIC_RELEASE);
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(t[i], NULL);
+	for (i = 0; i < NTHREADS; i++)
+		printf("%s cpu_s %.3f\n", (i & 1) ? "worker-b" : "worker-a", (double)spent_ns[i] / 1e9);
 	return 0;
 }
