@@ -91,7 +91,7 @@ static void usage(FILE *f)
 		"                          profile.proto, for go tool pprof; needs -o or a\n"
 		"                          pipe), svg (an interactive flame graph)\n"
 		"      --stack-size BYTES  user stack bytes copied per sample, a multiple of 8\n"
-		"                          up to 65528 (default 16384)\n"
+		"                          up to 65528 (default 32768)\n"
 		"      --max-frames N      user frames kept per stack (default 512)\n"
 		"      --event EVENTS      cpu-clock (default, works without a PMU), cycles,\n"
 		"                          or off-cpu: where threads wait (sleep, I/O, locks),\n"
@@ -283,7 +283,7 @@ static void set_defaults(struct record_args *a)
 	a->so.freq_hz = 0; /* the events' defaults, set_rates */
 	a->events.n = 1;
 	a->events.name[0] = "cpu-clock";
-	a->so.stack_size = 16384;
+	a->so.stack_size = PERF_DEFAULT_STACK;
 	a->so.event = "cpu-clock";
 	a->so.max_frames = 512;
 	a->cache_dir = CACHEDIR_DEFAULT_PATH;

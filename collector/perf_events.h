@@ -20,7 +20,7 @@ enum perf_event_kind {
 };
 
 #define PERF_DEFAULT_FREQ 99
-#define PERF_DEFAULT_STACK 16384u
+#define PERF_DEFAULT_STACK 32768u
 #define PERF_MAX_STACK 65528u
 /* How long the reader sleeps between drains when the rings do not wake it
  * first (each ring wakes it once it holds about this much, at most half of

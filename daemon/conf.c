@@ -40,7 +40,7 @@ int conf__init(struct conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->frequency = 99;
-	c->stack_size = 16384;
+	c->stack_size = 32768; /* PERF_DEFAULT_STACK */
 	c->max_frames = 512;
 	c->nice = CONF_DEFAULT_NICE;
 	c->names = NAME_DETAIL_DEFAULT;

@@ -24,7 +24,7 @@ struct conf_label {
 struct conf {
 	/* sampling */
 	unsigned frequency;        /* frequency = 99 (Hz per CPU) */
-	uint32_t stack_size;       /* stack_size = 16384 (bytes, multiple of 8, <= 65528) */
+	uint32_t stack_size;       /* stack_size = 32768 (bytes, multiple of 8, <= 65528) */
 	unsigned max_frames;       /* max_frames = 512 */
 	char *event;               /* events = cpu-clock | cycles | off-cpu, or a CPU
 	                            * event and off-cpu ("cpu-clock,off-cpu"; the

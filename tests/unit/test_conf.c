@@ -139,7 +139,7 @@ Test(conf, defaults)
 
 	cr_assert_eq(conf__init(&c), 0);
 	cr_assert_eq(c.frequency, 99);
-	cr_assert_eq(c.stack_size, 16384);
+	cr_assert_eq(c.stack_size, 32768);
 	cr_assert_eq(c.max_frames, 512);
 	cr_assert_str_eq(c.event, "cpu-clock");
 	cr_assert_eq(c.per_pid, 0);

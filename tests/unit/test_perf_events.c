@@ -40,7 +40,7 @@ Test(perf_events, build_attr)
 	cr_assert_eq(a.sample_type,
 		     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
-	cr_assert_eq(a.sample_stack_user, 16384);
+	cr_assert_eq(a.sample_stack_user, 32768);
 	cr_assert_neq(a.sample_regs_user, 0);
 	/* the kernel's walk of the user stack too: what the sample proves of
 	 * a Go goroutine's stack beyond the copy (runtimes/gojoin.h) */
@@ -138,6 +138,7 @@ Test(perf_events, ring_pages)
 	size_t p;
 
 	perf_sampling_opts__init(&o);
+	o.stack_size = 16384;
 	f.caps_known = 1;
 	f.cap_eff = 1ull << PERF_CAP_IPC_LOCK;
 	p = perf_events__ring_pages(&f, &o);
