@@ -687,6 +687,9 @@ int sampler__enable(struct sampler *s)
 	int rc;
 
 	s->enabled = true;
+	/* off-cpu's first look at the switch rates counts from here */
+	if (s->noff_paced && !s->off_paced_ns)
+		s->off_paced_ns = clock__mono_ns();
 	if (s->eager_events && !s->eager) {
 		s->eager = true;
 		s->eager_until = clock__mono_ns() + EAGER_START_NS;
