@@ -29,7 +29,7 @@ collector_libcollector_a_SOURCES = \
 	collector/user_stack.c collector/user_stack.h \
 	collector/sched_switch.c collector/sched_switch.h \
 	collector/sampler.c collector/sampler.h \
-	collector/sampler_open.c collector/sampler_offcpu.c collector/sampler_window.c \
+	collector/sampler_open.c collector/sampler_offcpu.c collector/sampler_offcpu_pace.c collector/sampler_window.c \
 	collector/sampler_state.h
 COLLECTOR_LIBS = collector/libcollector.a symbolize/libsymbolize.a \
 	$(RUNTIMES_LIBS) $(DW_LIBS) $(IBERTY_LIBS) $(ZLIB_LIBS)

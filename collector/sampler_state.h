@@ -178,8 +178,11 @@ bool sampler_offcpu__is_tracepoint(const struct sampler *s, const struct perf_sa
 void sampler_offcpu__tracepoint(struct sampler *s, const struct perf_sample *smp);
 void sampler_offcpu__switch(struct sampler *s, const struct perf_event_header *h);
 void sampler_offcpu__finish_window(struct sampler *s);
-/* Off-cpu's stack events paced to off_pace_hz stacks a second (changed
- * by set_pace), looked at from the loop at now. */
+/* Off-cpu's stack events paced to off_pace_hz stacks a second
+ * (sampler_offcpu_pace.c): set up by sampler_offcpu__new once they are
+ * open (0 or -ENOMEM), the rate changed by set_pace, looked at from the
+ * loop at now. */
+int sampler_offcpu__pace_init(struct sampler *s);
 void sampler_offcpu__set_pace(struct sampler *s, unsigned hz);
 void sampler_offcpu__pace(struct sampler *s, uint64_t now);
 
