@@ -213,6 +213,7 @@ INTEGRATION_TESTS = \
 	tests/integration/java_stubs.sh \
 	tests/integration/java_lines.sh \
 	tests/integration/python.sh \
+	tests/integration/python_service.sh \
 	tests/integration/deep_python.sh \
 	tests/integration/php.sh \
 	tests/integration/perl.sh \
