@@ -107,8 +107,8 @@ static bool off_cpu_possible(const struct perf_features *f)
 	return f->context_switch.ok || f->sched_switch_tp.ok;
 }
 
-/* Off-cpu's stacks: every switch at first, every Nth once the sampler has
- * counted the switches (sampler_offcpu__pace). Not the kernel's frequency
+/* Off-cpu's stacks: every Nth switch, N guessed when the events open and
+ * then set from the switches they counted (sampler_offcpu_pace.c). Not the kernel's frequency
  * mode: its estimate at each tick counts the switches since the last tick
  * as one tick's, and a CPU idle without ticks leaves it a count of many.
  * On a 2-CPU VM it set periods of 20-130 for about 300 switches a second

@@ -152,8 +152,9 @@ int perf_events__id(const struct perf_events *ev, size_t i, uint64_t *id);
 int perf_events__enable(struct perf_events *ev);
 int perf_events__disable(struct perf_events *ev);
 /* Changes the sampling frequency of every event (frequency mode), e.g. to
- * keep the agent within its CPU budget (off-cpu: stacks a second). Returns
- * 0 or the first -errno. */
+ * keep the agent within its CPU budget. Not for off-cpu's events, whose
+ * fixed period perf_events__set_period sets. Returns 0 or the first
+ * -errno. */
 int perf_events__set_frequency(struct perf_events *ev, unsigned hz);
 /* Event i's count so far (read(2): the value comes first whatever the
  * read_format), and its sampling period (events of a fixed period:
