@@ -416,6 +416,24 @@ found:
 	return 0;
 }
 
+/* A padlist's highest depth and its array of pads by depth, into
+ * out[0] and out[1]: a struct padlist's xpadl_max and PadlistARRAY, or
+ * (5.16, whose padlist is an AV) the AV's fill and array. */
+static int padlist_of(struct perl *p, uint64_t padlist, uint64_t out[2])
+{
+	uint64_t head[3];
+
+	if (!p->l->padlist_av)
+		return memsource__read(&p->mem, padlist, out, 2 * sizeof(out[0])) != 0 ? -EFAULT : 0;
+	if (memsource__read(&p->mem, padlist, head, sizeof(head)) != 0)
+		return -EFAULT;
+	if (((head[1] >> 32) & PERL_SVTYPE_MASK) != PERL_SVT_PVAV || !plausible(head[0]) ||
+	    memsource__u64(&p->mem, head[0] + PERL_XAV_FILL, &out[0]) != 0)
+		return -EPROTO;
+	out[1] = head[2];
+	return 0;
+}
+
 /* The pad the sub of frame k runs with (its CV's pad at its depth): the
  * array PL_curpad points to while it runs, and the SVs in it, which the
  * ops running it hold in registers (their targets, the lexicals they
@@ -430,7 +448,7 @@ static int pad_of(struct perl *p, size_t k, struct interp_frame *f)
 
 	if (p->npads == PROOF_PADS)
 		return -ENOSPC;
-	if (!plausible(padlist) || memsource__read(&p->mem, padlist, pl, sizeof(pl)) != 0)
+	if (!plausible(padlist) || padlist_of(p, padlist, pl) != 0)
 		return -EFAULT;
 	/* xpadl_max: the deepest pad allocated */
 	if (depth < 1 || (uint64_t)depth > pl[0] || !plausible(pl[1]) ||

@@ -1,4 +1,4 @@
-/* A Perl 5 process (5.24-5.40) read from outside: the subs its
+/* A Perl 5 process (5.16-5.40) read from outside: the subs its
  * interpreter runs now, from its context stacks (PL_curstackinfo ->
  * si_cxstack, each CXt_SUB context's CV), named "Package::sub (file.pl)",
  * with, for the innermost sub of each runops call, the pad it runs with

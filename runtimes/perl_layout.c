@@ -57,26 +57,56 @@
  *    (readonly-ops builds) a bool and padding: opslab_slots 0x28. A CV's
  *    root op (xcv_root_u, 0x30) finds the chain of its slabs. Before 5.32
  *    a slot is opslot_next, opslot_slab (the head) and opslab_size is in
- *    PERL_DEBUG_READONLY_OPS builds only: no slab's extent is known. */
+ *    PERL_DEBUG_READONLY_OPS builds only: no slab's extent is known.
+ *
+ * 5.16-5.22, from the v5.16.3, v5.18.4, v5.20.3 and v5.22.4 headers, each
+ * row checked against gdb's view of that release built here with
+ * -Dusethreads (offsetof on its DWARF), and the 5.16.3 and 5.22.4 builds
+ * read running:
+ *  - intrpvar.h: curcop, curstack, curstackinfo in a row as later, after
+ *    fields that moved from release to release: 5.16 keeps statbuf,
+ *    statcache (Stat_t, 144 bytes) and timesbuf (struct tms) and a
+ *    scopestack_name before them (curcop 0x250, curstackinfo 0x260);
+ *    5.18 has 32-bit tmps indices (0xb0, 0xc0); 5.20 made them SSize_t
+ *    (0xd0, 0xe0); 5.22 added sawalias and multideref_pc (0xd8, 0xe8).
+ *  - cop.h, struct block (5.16-5.22): blku_type 0, gimme 1, u16 2,
+ *    oldsp (I32) 4, oldcop 8, oldmarksp 0x10, oldscopesp 0x14, oldpm
+ *    0x18, blk_u at 0x20; struct block_sub: retop 0x20, cv 0x28,
+ *    savearray 0x30, argarray 0x38, olddepth (I32) 0x40, oldcomppad 0x48.
+ *    sizeof(PERL_CONTEXT) 0x50, 0x58 in 5.22 (a larger block_loop).
+ *    CXt_SUB 8. olddepth is CvDEPTH before the call, as later.
+ *  - the XPVCV, XPVGV, HEK, stash aux and COP fields read are where the
+ *    table's later rows have them (xcv_flags a U16 at 0x5c before 5.22;
+ *    5.16 has no CVf_NAMED, its bit unused). 5.16's CvPADLIST is an AV
+ *    of pads by depth (AvFILLp the deepest, AvARRAY the pads); struct
+ *    padlist (xpadl_max 0, xpadl_alloc 8) came with 5.18.
+ *  - no op slabs before 5.18, and no slab extent before 5.32. */
 #include "config.h"
 
 #include <stddef.h>
 
 #include "runtimes/perl_layout.h"
+#include "runtimes/x86_insn.h"
 
-#define COMMON .si_cxstack = 8, .si_prev = 0x10, .si_cxix = 0x20, .cx_oldcop = 0x10, \
-	.cx_retop = 0x30, .cxt_sub = 9, .cop_line = 0x24, .cv_stash = 0x20, .cv_gv = 0x38, \
-	.cv_file = 0x40, .cv_padlist = 0x48, .cv_flags = 0x5c, .gv_namehek = 0x20, \
-	.gv_stash = 0x28, .aux_name_count = 0x1c, .cv_root = 0x30
+#define COMMON .si_cxstack = 8, .si_prev = 0x10, .si_cxix = 0x20, .cop_line = 0x24, \
+	.cv_stash = 0x20, .cv_gv = 0x38, .cv_file = 0x40, .cv_padlist = 0x48, .cv_flags = 0x5c, \
+	.gv_namehek = 0x20, .gv_stash = 0x28, .aux_name_count = 0x1c, .cv_root = 0x30
+/* struct block and block_sub: 5.24+, and 5.16-5.22 */
+#define BLOCK .cx_oldcop = 0x10, .cx_retop = 0x30, .cxt_sub = 9
+#define OLD_BLOCK .cx_oldcop = 8, .cx_retop = 0x20, .cx_cv = 0x28, .cx_olddepth = 0x40, .cxt_sub = 8
 #define SLABS .slab_size = 0x22, .slab_slots = 0x28
 
 /* newest first: a version takes the first row at or below it */
 static const struct perl_layout layouts[] = {
-	{ 36, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0x20, COMMON, SLABS },
-	{ 34, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0, COMMON, SLABS },
-	{ 32, 0xe0, 0xf0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0, COMMON, SLABS },
-	{ 26, 0xe0, 0xf0, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, .hv_aux = 0, COMMON },
-	{ 24, 0xd8, 0xe8, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, .hv_aux = 0, COMMON },
+	{ 36, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0x20, COMMON, BLOCK, SLABS },
+	{ 34, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, COMMON, BLOCK, SLABS },
+	{ 32, 0xe0, 0xf0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, COMMON, BLOCK, SLABS },
+	{ 26, 0xe0, 0xf0, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, COMMON, BLOCK },
+	{ 24, 0xd8, 0xe8, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, COMMON, BLOCK },
+	{ 22, 0xd8, 0xe8, .cx_size = 0x58, COMMON, OLD_BLOCK },
+	{ 20, 0xd0, 0xe0, .cx_size = 0x50, COMMON, OLD_BLOCK },
+	{ 18, 0xb0, 0xc0, .cx_size = 0x50, COMMON, OLD_BLOCK },
+	{ 16, 0x250, 0x260, .cx_size = 0x50, .padlist_av = true, COMMON, OLD_BLOCK },
 };
 
 const struct perl_layout *perl_layout__by_version(unsigned revision, unsigned version)
@@ -91,4 +121,44 @@ const struct perl_layout *perl_layout__by_version(unsigned revision, unsigned ve
 		if (version >= layouts[i].minor)
 			return &layouts[i];
 	return NULL;
+}
+
+#define BIT(r) (1u << (unsigned)(r))
+/* Instructions of Perl_pp_nextstate looked at, at most. */
+#define NEXTSTATE_INSNS 16
+
+uint16_t perl_layout__curcop_in_code(const uint8_t *code, size_t n)
+{
+	unsigned interp = BIT(7) /* rdi: pTHX */, op = 0, k;
+	size_t at = 0;
+
+	for (k = 0; k < NEXTSTATE_INSNS && at < n; k++) {
+		struct x86_insn in;
+		int len = x86_insn__decode(code + at, n - at, &in);
+		unsigned dst = in.dst >= 0 ? BIT(in.dst) : 0, src = in.src >= 0 ? BIT(in.src) : 0;
+
+		if (!len || in.flow != X86_NEXT)
+			return 0;
+		at += (size_t)len;
+		if (in.op == X86_OP_STORE && (interp & dst) && (op & src) && in.imm > 0 &&
+		    in.imm < PERL_I_MAX)
+			return (uint16_t)in.imm;
+		interp &= ~in.writes;
+		op &= ~in.writes;
+		if (in.op == X86_OP_MOV) {
+			interp = (interp & src) ? interp | dst : interp & ~dst;
+			op = (op & src) ? op | dst : op & ~dst;
+		} else if (in.op == X86_OP_LOAD) {
+			unsigned was_interp = interp & src;
+
+			interp &= ~dst;
+			op &= ~dst;
+			if (was_interp && in.imm == PERL_I_OP)
+				op |= dst;
+		} else if (in.op == X86_OP_POP || in.op == X86_OP_LEA || in.op == X86_OP_LEAVE) {
+			interp &= ~dst;
+			op &= ~dst;
+		}
+	}
+	return 0;
 }

@@ -1,12 +1,12 @@
-/* Where Perl 5 (5.24-5.40, x86-64) keeps what the Perl reader reads: per
+/* Where Perl 5 (5.16-5.40, x86-64) keeps what the Perl reader reads: per
  * version, the interpreter's current COP and stack info, a stack info's
  * context array, a sub context's fields, a CV's, a GV's, a stash's name
  * and a COP's line. Each number is documented in perl_layout.c with the
- * header and field it comes from. Versions before 5.24 (a different
- * context block, CXt_SUB 8) have no row: their processes are refused,
- * not guessed. */
+ * header and field it comes from. Versions before 5.16 (no version bytes
+ * in the binary) have no row: their processes are refused, not guessed. */
 #ifndef SMOLDER_RUNTIMES_PERL_LAYOUT_H
 #define SMOLDER_RUNTIMES_PERL_LAYOUT_H
+#include <stdbool.h>
 #include <stdint.h>
 
 struct perl_layout {
@@ -35,6 +35,9 @@ struct perl_layout {
 	 * before the slot offset pointers to it; 0: the slabs' extent is not
 	 * kept (before 5.32 opslab_size exists only in debugging builds) */
 	uint16_t cv_root, slab_size, slab_slots;
+	/* 5.16: a CV's padlist (xcv_padlist) is an AV of pads by depth, not
+	 * a struct padlist (5.18+) */
+	bool padlist_av;
 };
 
 #define PERL_SV_ANY 0
@@ -56,5 +59,23 @@ struct perl_layout {
 
 /* The layout of Perl 5.minor, NULL for one without a row. */
 const struct perl_layout *perl_layout__by_version(unsigned revision, unsigned version);
+
+/* PL_op's offset in the interpreter of every row, and a bound past the
+ * fields any row reads. */
+#define PERL_I_OP 8
+#define PERL_I_MAX 0x1000
+/* curstack lies between curcop and curstackinfo in every row */
+#define PERL_I_CURCOP_TO_CURSI 0x10
+
+/* PL_curcop's offset in the interpreter as a threaded build's own code
+ * sets it: Perl_pp_nextstate (n bytes of it at code) begins with
+ * PL_curcop = (COP *)PL_op, a load of the op through the interpreter
+ * (rdi, or a copy of it) and a store of it. The rows' offsets are those
+ * of a default build; fields before curcop come and go with build
+ * options (5.18+: hash_rand_bits only with PERL_HASH_RANDOMIZE_KEYS, its
+ * _enabled byte only with USE_PERL_PERTURB_KEYS), so the code holds the
+ * build's own. 0 when the code does not show it: a non-threaded build
+ * (whose globals are read instead), or another compiler's order. */
+uint16_t perl_layout__curcop_in_code(const uint8_t *code, size_t n);
 
 #endif

@@ -27,9 +27,12 @@ struct perl_binary {
 	uint64_t curinterp, curcop, curstackinfo;
 	uint64_t runops_start, runops_end; /* Perl_runops_standard */
 	uint8_t revision, version, subversion;
+	/* PL_curcop's offset in the interpreter as Perl_pp_nextstate sets
+	 * it; 0: not shown (runtimes/perl_layout.h) */
+	uint16_t curcop_in_code;
 };
 
-enum { S_CURINTERP, S_CURCOP, S_CURSI, S_RUNOPS, S_REV, S_VER, S_SUBVER, S_N };
+enum { S_CURINTERP, S_CURCOP, S_CURSI, S_RUNOPS, S_REV, S_VER, S_SUBVER, S_NEXTSTATE, S_N };
 static const char *const symbol_names[S_N] = {
 	[S_CURINTERP] = "PL_curinterp",
 	[S_CURCOP] = "PL_curcop",
@@ -38,6 +41,7 @@ static const char *const symbol_names[S_N] = {
 	[S_REV] = "PL_revision",
 	[S_VER] = "PL_version",
 	[S_SUBVER] = "PL_subversion",
+	[S_NEXTSTATE] = "Perl_pp_nextstate",
 };
 
 struct found {
@@ -55,6 +59,19 @@ static int wanted(void *arg, const GElf_Sym *sym, const char *name)
 		if (!w->sym[k].st_value && strcmp(name, symbol_names[k]) == 0)
 			w->sym[k] = *sym;
 	return 0;
+}
+
+/* PL_curcop's offset as the binary's Perl_pp_nextstate sets it, 0 when
+ * it does not show. */
+static uint16_t curcop_in_code(const struct runtime_file *f, const GElf_Sym *sym)
+{
+	uint8_t code[96];
+	size_t n = sym->st_size < sizeof(code) ? sym->st_size : sizeof(code);
+
+	if (!sym->st_value || GELF_ST_TYPE(sym->st_info) != STT_FUNC || !n ||
+	    elf_symbols__read(f->elf, sym->st_value, code, n) != 0)
+		return 0;
+	return perl_layout__curcop_in_code(code, n);
 }
 
 /* A binary defining the runops loop and the interpreter (perl, or
@@ -86,6 +103,7 @@ static int recognise(const struct runtime_file *f, void **data)
 	    elf_symbols__read(f->elf, w.sym[S_VER].st_value, &b->version, 1) != 0 ||
 	    elf_symbols__read(f->elf, w.sym[S_SUBVER].st_value, &b->subversion, 1) != 0)
 		b->revision = 0;
+	b->curcop_in_code = curcop_in_code(f, &w.sym[S_NEXTSTATE]);
 	*data = b;
 	return 1;
 }
@@ -114,6 +132,7 @@ struct instance {
 	struct perl *perl;
 	uint64_t runops_start, runops_end; /* ELF vaddrs of Perl_runops_standard */
 	uint32_t unproven; /* "[unproven]_[pl]" */
+	struct perl_layout layout; /* the version's row, curcop as the code has it */
 	struct interp_stack stack;
 	struct interp_sample es;
 	struct interp_placed placed;
@@ -133,6 +152,12 @@ static int open_instance(const struct runtime_process *p, void **out)
 	in = calloc(1, sizeof(*in));
 	if (!in)
 		return -ENOMEM;
+	/* the build's own interpreter offsets where its code shows them */
+	in->layout = *l;
+	if (b->curcop_in_code) {
+		in->layout.i_curcop = b->curcop_in_code;
+		in->layout.i_curstackinfo = b->curcop_in_code + PERL_I_CURCOP_TO_CURSI;
+	}
 	in->runops_start = b->runops_start;
 	in->runops_end = b->runops_end;
 	err = ledger__intern_frame(p->mem.ledger, p->names, UNPROVEN_NAME, FRAME_SUFFIX_PERL,
@@ -140,7 +165,7 @@ static int open_instance(const struct runtime_process *p, void **out)
 	if (!err)
 		err = perl__open(&p->mem, b->curinterp ? b->curinterp + p->bias : 0,
 				 b->curinterp ? 0 : b->curcop + p->bias,
-				 b->curinterp ? 0 : b->curstackinfo + p->bias, l, p->lines, p->names,
+				 b->curinterp ? 0 : b->curstackinfo + p->bias, &in->layout, p->lines, p->names,
 				 &in->perl);
 	if (err) {
 		free(in);

@@ -12,6 +12,6 @@ extern const struct runtime_reader runtime_go;      /* Go's stack roots: runtime
 extern const struct runtime_reader runtime_v8;      /* node's V8 9.4-12.4: runtimes/v8_reader.c */
 extern const struct runtime_reader runtime_ruby;    /* CRuby 2.0, 2.5-3.3: runtimes/ruby_reader.c */
 extern const struct runtime_reader runtime_php;     /* PHP 7.0-8.4 (NTS): runtimes/php_reader.c */
-extern const struct runtime_reader runtime_perl;    /* Perl 5.24-5.40: runtimes/perl_reader.c */
+extern const struct runtime_reader runtime_perl;    /* Perl 5.16-5.40: runtimes/perl_reader.c */
 
 #endif

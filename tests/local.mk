@@ -170,7 +170,7 @@ tests_workloads_fake_cpython_CFLAGS = $(WORKLOAD_C_FLAGS) -pthread
 tests_workloads_fake_cpython_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -pthread -rdynamic
 
 tests_workloads_fake_perl_SOURCES = tests/workloads/fake_perl.c tests/workloads/wl_time.h \
-	runtimes/perl_layout.c runtimes/perl_layout.h
+	runtimes/perl_layout.c runtimes/perl_layout.h runtimes/x86_insn.c runtimes/x86_insn.h
 tests_workloads_fake_perl_CFLAGS = $(WORKLOAD_C_FLAGS)
 tests_workloads_fake_perl_LDFLAGS = $(WORKLOAD_LINK_FLAGS) -rdynamic
 

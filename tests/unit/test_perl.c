@@ -1,6 +1,6 @@
 /* runtimes/perl*, runtimes/perlcmd.c: the Perl reader on synthetic
- * interpreter images of every layout of the table (5.24, 5.26, 5.32,
- * 5.34, 5.36, 5.40): subs walked across stack infos and named (by their
+ * interpreter images of every layout of the table (5.16, 5.18, 5.20,
+ * 5.22, 5.24, 5.26, 5.32, 5.34, 5.36, 5.40): subs walked across stack infos and named (by their
  * GV, or by their own HEK), what a sample's words prove of the subs read
  * at it (the pad, its SVs, its ops; a recursive sub by its pad alone),
  * lines from the COPs, a sub's memory reused renamed, loops and damaged
@@ -27,7 +27,7 @@
 #define SIZE 0x5000u
 /* The image: objects at fixed offsets. */
 #define O_PTR 0x000    /* PL_curinterp */
-#define O_INTERP 0x100 /* the interpreter's head (0x100) */
+#define O_INTERP 0x4400 /* the interpreter (its head: 0x400) */
 #define O_SI 0x200     /* stack infos of 0x40 */
 #define O_CX 0x300     /* context arrays of 0x300 (up to 7 contexts) */
 #define O_COP 0x900    /* COPs of 0x40 */
@@ -47,6 +47,7 @@
 #define O_PADA 0x2400  /* pad arrays of 0x40 (8 entries) */
 #define O_SV 0x2800    /* SVs the pads hold: 0x10 each, 8 a pad */
 #define O_SLAB 0x3000  /* op slabs of 0x200 */
+#define O_PADLB 0x4000 /* 5.16: padlist AV bodies of 0x20 */
 #define CXT_BLOCK 2
 
 struct image {
@@ -114,8 +115,17 @@ static uint64_t sub(struct image *im, int i, const char *name, uint64_t pkg, boo
 		put64(im, gb + l->gv_namehek, hek(im, i, name));
 		put64(im, gb + l->gv_stash, pkg);
 	}
-	put64(im, pl, 2); /* xpadl_max */
-	put64(im, pl + PERL_PADLIST_ARRAY, at(pads));
+	if (l->padlist_av) { /* an AV of fill 2 */
+		uint32_t plb = O_PADLB + 0x20u * (uint32_t)i;
+
+		put64(im, pl, at(plb));
+		put32(im, pl + PERL_SV_FLAGS, PERL_SVT_PVAV);
+		put64(im, pl + PERL_SV_U, at(pads));
+		put64(im, plb + PERL_XAV_FILL, 2);
+	} else {
+		put64(im, pl, 2); /* xpadl_max */
+		put64(im, pl + PERL_PADLIST_ARRAY, at(pads));
+	}
 	for (d = 1; d <= 2; d++) {
 		uint32_t k = 2 * (uint32_t)i + d - 1, av = O_AV + 0x20 * k, avb = O_AVB + 0x20 * k,
 			 arr = O_PADA + 0x40 * k;
@@ -197,7 +207,7 @@ static void build(struct image *im, unsigned version)
 	ppkg = stash(im, 1, "Pkg");
 	outer = sub(im, 0, "outer", pmain, false);
 	run = sub(im, 1, "run", ppkg, false);
-	inner = sub(im, 2, "inner", pmain, true);
+	inner = sub(im, 2, "inner", pmain, version >= 18); /* CVf_NAMED: 5.18+ */
 	context(im, 0, 0, 0, 0, cop(im, 0, 40), false);
 	context(im, 0, 1, outer, 1, cop(im, 1, 41), false);
 	context(im, 0, 2, run, 1, cop(im, 2, 31), false);
@@ -216,7 +226,7 @@ static struct perl *open_image(struct image *im, struct strtab *t, bool lines, s
 	return p;
 }
 
-static const unsigned versions[] = { 24, 26, 32, 34, 36, 40 };
+static const unsigned versions[] = { 16, 18, 20, 22, 24, 26, 32, 34, 36, 40 };
 #define NVERSIONS (sizeof(versions) / sizeof(versions[0]))
 
 /* The SV entry e of sub i's pad at depth d. */
@@ -270,13 +280,18 @@ Test(perl, reads_and_names_the_subs_of_every_layout)
 }
 
 /* The rows as perl_layout.c documents them (a fact changed by mistake
- * fails here; the images above are built from the rows themselves). */
+ * fails here; the images above are built from the rows themselves). The
+ * rows before 5.24 were checked against gdb's view of 5.16.3, 5.18.4,
+ * 5.20.3 and 5.22.4 built with -Dusethreads. */
 Test(perl, layout_rows_are_the_documented_ones)
 {
 	static const struct {
 		unsigned v;
 		uint16_t curcop, cursi, cxsize, cv, depth, aux, slabs;
 	} doc[] = {
+		{ 16, 0x250, 0x260, 0x50, 0x28, 0x40, 0, 0 },   { 17, 0x250, 0x260, 0x50, 0x28, 0x40, 0, 0 },
+		{ 18, 0xb0, 0xc0, 0x50, 0x28, 0x40, 0, 0 },     { 20, 0xd0, 0xe0, 0x50, 0x28, 0x40, 0, 0 },
+		{ 22, 0xd8, 0xe8, 0x58, 0x28, 0x40, 0, 0 },
 		{ 24, 0xd8, 0xe8, 0x60, 0x40, 0x48, 0, 0 },     { 25, 0xd8, 0xe8, 0x60, 0x40, 0x48, 0, 0 },
 		{ 26, 0xe0, 0xf0, 0x60, 0x40, 0x48, 0, 0 },     { 30, 0xe0, 0xf0, 0x60, 0x40, 0x48, 0, 0 },
 		{ 32, 0xe0, 0xf0, 0x68, 0x48, 0x50, 0, 0x28 },  { 34, 0xd0, 0xe0, 0x68, 0x48, 0x50, 0, 0x28 },
@@ -287,24 +302,67 @@ Test(perl, layout_rows_are_the_documented_ones)
 
 	for (i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
 		const struct perl_layout *l = perl_layout__by_version(5, doc[i].v);
+		bool old = doc[i].v < 24;
 
 		cr_assert_not_null(l, "5.%u", doc[i].v);
 		cr_assert(l->i_curcop == doc[i].curcop && l->i_curstackinfo == doc[i].cursi &&
 			  l->cx_size == doc[i].cxsize && l->cx_cv == doc[i].cv &&
 			  l->cx_olddepth == doc[i].depth && l->hv_aux == doc[i].aux &&
 			  l->slab_slots == doc[i].slabs, "5.%u", doc[i].v);
-		cr_assert(l->cxt_sub == 9 && l->si_cxix == 0x20 && l->cop_line == 0x24 &&
-			  l->cv_gv == 0x38 && l->cv_padlist == 0x48 && l->gv_namehek == 0x20);
+		cr_assert(l->si_cxix == 0x20 && l->cop_line == 0x24 && l->cv_gv == 0x38 &&
+			  l->cv_padlist == 0x48 && l->gv_namehek == 0x20, "5.%u", doc[i].v);
+		cr_assert(l->cxt_sub == (old ? 8 : 9) && l->cx_oldcop == (old ? 8 : 0x10) &&
+			  l->cx_retop == (old ? 0x20 : 0x30), "5.%u's context block", doc[i].v);
+		cr_assert_eq(l->padlist_av, doc[i].v < 18, "5.%u's padlist", doc[i].v);
 	}
 }
 
 Test(perl, versions_without_a_layout_have_none)
 {
-	cr_assert_null(perl_layout__by_version(5, 16), "5.16's context block differs");
-	cr_assert_null(perl_layout__by_version(5, 22));
+	cr_assert_null(perl_layout__by_version(5, 14), "no version symbols before 5.15");
 	cr_assert_null(perl_layout__by_version(5, 41));
 	cr_assert_null(perl_layout__by_version(6, 36));
 	cr_assert_null(perl_layout__by_version(0, 0), "no version read");
+}
+
+/* Perl_pp_nextstate's first bytes, as gcc built it for threaded perls:
+ * PL_curcop = (COP *)PL_op through the interpreter in rdi. */
+Test(perl, the_code_tells_where_curcop_is)
+{
+	/* 5.16.3: push rbx; mov 0x260(rdi),rdx; mov rdi,rbx; mov 8(rdi),rax;
+	 * movb $0,0x4a5(rdi); mov rax,0x250(rdi); movslq 0x20(rdx),rax */
+	static const uint8_t p516[] = { 0x53, 0x48, 0x8b, 0x97, 0x60, 0x02, 0x00, 0x00, 0x48, 0x89, 0xfb,
+					0x48, 0x8b, 0x47, 0x08, 0xc6, 0x87, 0xa5, 0x04, 0x00, 0x00, 0x00,
+					0x48, 0x89, 0x87, 0x50, 0x02, 0x00, 0x00, 0x48, 0x63, 0x42, 0x20 };
+	/* Debian's 5.36: the same shape at 0xe0 and 0xd0 */
+	static const uint8_t p536[] = { 0x53, 0x48, 0x8b, 0x97, 0xe0, 0x00, 0x00, 0x00, 0x48, 0x89, 0xfb,
+					0x48, 0x8b, 0x47, 0x08, 0xc6, 0x87, 0xb1, 0x00, 0x00, 0x00, 0x00,
+					0x48, 0x89, 0x87, 0xd0, 0x00, 0x00, 0x00, 0x48, 0x63, 0x42, 0x20 };
+	/* the interpreter copied first, the op loaded through the copy
+	 * (mov rdi,rbx; mov 8(rbx),rcx; mov rcx,0xc8(rbx)) */
+	static const uint8_t copied[] = { 0x48, 0x89, 0xfb, 0x48, 0x8b, 0x4b, 0x08, 0x48, 0x89, 0x8b, 0xc8,
+					  0x00, 0x00, 0x00 };
+	/* a store of something else than the op: mov 0x10(rdi),rax; mov
+	 * rax,0xd0(rdi); then a call before any op store */
+	static const uint8_t other[] = { 0x48, 0x8b, 0x47, 0x10, 0x48, 0x89, 0x87, 0xd0, 0x00, 0x00, 0x00,
+					 0xe8, 0x00, 0x00, 0x00, 0x00, 0x48, 0x8b, 0x47, 0x08, 0x48, 0x89,
+					 0x87, 0xd0, 0x00, 0x00, 0x00 };
+	/* the interpreter register overwritten before the store: mov 8(rdi),
+	 * rax; mov rsi,rdi; mov rax,0xd0(rdi) */
+	static const uint8_t clobbered[] = { 0x48, 0x8b, 0x47, 0x08, 0x48, 0x89, 0xf7, 0x48, 0x89, 0x87,
+					     0xd0, 0x00, 0x00, 0x00 };
+	/* a non-threaded build: PL_op and PL_curcop are globals (rip) */
+	static const uint8_t globals[] = { 0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00, 0x48, 0x89, 0x05,
+					   0x00, 0x20, 0x00, 0x00, 0xc3 };
+
+	cr_assert_eq(perl_layout__curcop_in_code(p516, sizeof(p516)), 0x250);
+	cr_assert_eq(perl_layout__curcop_in_code(p536, sizeof(p536)), 0xd0);
+	cr_assert_eq(perl_layout__curcop_in_code(copied, sizeof(copied)), 0xc8);
+	cr_assert_eq(perl_layout__curcop_in_code(other, sizeof(other)), 0, "nothing past a call");
+	cr_assert_eq(perl_layout__curcop_in_code(clobbered, sizeof(clobbered)), 0);
+	cr_assert_eq(perl_layout__curcop_in_code(globals, sizeof(globals)), 0);
+	cr_assert_eq(perl_layout__curcop_in_code(p536, 20), 0, "cut short");
+	cr_assert_eq(perl_layout__curcop_in_code(p536, 0), 0);
 }
 
 static long prove(struct perl *p, uint64_t w)
