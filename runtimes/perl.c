@@ -32,14 +32,20 @@
 /* Op slabs of a sub followed at most: they double up to 2048 pointers,
  * so this is a sub of some 100 000 ops. */
 #define SLABS_MAX 16
+/* 5.32+: a slab's header before its slots */
 #define SLAB_HEAD 0x28
+/* 5.18-5.31: a slab's header (opslab_first, _next, _freed, _refcnt), and
+ * its smallest and largest sizes (op.c: 64 to 2048 pointers) */
+#define LINKED_SLAB_HEAD 0x20
+#define LINKED_SLAB_MIN 512
+#define LINKED_SLAB_MAX 16384
 
 struct pad {
 	size_t frame;
 	uint64_t lo, hi;          /* the pad's array: PL_curpad while it runs */
 	uint64_t sv[PAD_SVS];     /* its entries, sorted */
 	size_t nsv;
-	uint64_t slab_lo[SLABS_MAX], slab_hi[SLABS_MAX]; /* its ops' slabs */
+	uint64_t slab_lo[SLABS_MAX], slab_hi[SLABS_MAX]; /* its ops' slabs' slots */
 	size_t nslabs;
 	/* the sub runs again further out in its runops call (recursion):
 	 * its ops and the SVs its pads share (constants) tell no call from
@@ -92,6 +98,7 @@ struct perl {
 	struct depth_pad deep[INTERP_MAX_FRAMES];
 	size_t ndeep;
 	struct slabs slab_cache[SLAB_CACHE];
+	uint64_t slab_words[LINKED_SLAB_MAX / 8]; /* a 5.18-5.31 slab, walked */
 };
 
 static bool plausible(uint64_t p)
@@ -365,51 +372,121 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The slabs the ops of frame k's sub live in (5.32+): from its root op's
- * slot to its slab, to the chain's head, along the chain; the root must
- * be in one of them. Cached by the CV's body and root. 0, or -errno with
- * none kept. */
-static int slabs_of(struct perl *p, size_t k, struct pad *pd)
+/* 5.32+: the slabs from the root op's slot (its offset in pointers from
+ * its slab's slots) to its slab, to the chain's head (opslab_head), along
+ * the chain, each with its size. Into c; 0 or -errno. */
+static int sized_slabs(struct perl *p, uint64_t root, struct slabs *c)
 {
 	const struct perl_layout *l = p->l;
-	uint64_t root = u64_at(p->body[k], l->cv_root), slab, next;
-	uint64_t body = p->subs[k].body;
-	struct slabs *c = &p->slab_cache[((body >> 4) ^ (root >> 3)) % SLAB_CACHE];
+	uint64_t slab, next;
 	uint16_t hdr[4], size;
 	uint8_t b[SLAB_HEAD];
-	bool has_root = false;
 	size_t i;
 
-	if (!l->slab_slots || !plausible(root))
-		return -EFAULT;
-	if (c->n && c->body == body && c->root == root)
-		goto found;
-	c->n = 0;
 	if (memsource__read(&p->mem, root - 8, hdr, 8) != 0)
 		return -EFAULT;
-	/* hdr[1]: opslot_offset, in pointers from the slab's slots */
 	slab = root - 8 - (uint64_t)hdr[1] * 8 - l->slab_slots;
 	if (!plausible(slab) || memsource__u64(&p->mem, slab + 8, &next) != 0)
 		return -EFAULT;
 	if (next)
-		slab = next; /* opslab_head: the chain's first */
+		slab = next;
 	for (i = 0; slab && i < SLABS_MAX; i++) {
 		if (!plausible(slab) || memsource__read(&p->mem, slab, b, sizeof(b)) != 0)
 			return -EFAULT;
 		memcpy(&size, b + l->slab_size, 2);
 		if (size * 8u <= l->slab_slots)
 			return -EPROTO;
-		c->lo[i] = slab;
+		c->lo[i] = slab + SLAB_HEAD;
 		c->hi[i] = slab + size * 8u;
-		has_root |= root > c->lo[i] && root < c->hi[i];
 		memcpy(&slab, b, 8);
 	}
-	if (!has_root)
-		return -EPROTO;
-	c->body = body;
-	c->root = root;
 	c->n = i;
-found:
+	return 0;
+}
+
+/* 5.18-5.31: where slab ends, found by walking its slots from
+ * opslab_first to the sentinel (next 0) that ends it, in one read of the
+ * largest slab there is (fewer bytes where the mapping ends sooner). A
+ * slab is 64 pointers times a power of two, 2048 at most: an end found
+ * elsewhere is memory posing as a slab. *next: opslab_next. */
+static int linked_slab_end(struct perl *p, uint64_t slab, uint64_t *end, uint64_t *next)
+{
+	uint64_t *w = p->slab_words, slot, size;
+	size_t len, steps;
+
+	for (len = LINKED_SLAB_MAX; len >= LINKED_SLAB_MIN; len /= 2)
+		if (memsource__read(&p->mem, slab, w, len) == 0)
+			break;
+	if (len < LINKED_SLAB_MIN)
+		return -EFAULT;
+	*next = w[1];
+	for (slot = w[0], steps = 0;; slot = w[(slot - slab) / 8], steps++) {
+		if (slot < slab + LINKED_SLAB_HEAD || slot >= slab + len || (slot & 7) ||
+		    steps == len / 8)
+			return -EPROTO;
+		if (!w[(slot - slab) / 8])
+			break; /* the sentinel */
+		if (w[(slot - slab) / 8] <= slot)
+			return -EPROTO; /* slots link upwards */
+	}
+	size = slot + 8 - slab;
+	if (size < LINKED_SLAB_MIN || (size & (size - 1)))
+		return -EPROTO;
+	*end = slot + 8;
+	return 0;
+}
+
+/* 5.18-5.31: the slabs from the root op's slab pointer (the chain's
+ * head) along the chain, each's end walked. Into c; 0 or -errno. */
+static int linked_slabs(struct perl *p, uint64_t root, struct slabs *c)
+{
+	uint64_t slab, end, next;
+	size_t i;
+
+	if (memsource__u64(&p->mem, root - 8, &slab) != 0)
+		return -EFAULT;
+	for (i = 0; slab && i < SLABS_MAX; i++, slab = next) {
+		int err;
+
+		if (!plausible(slab))
+			return -EPROTO;
+		if ((err = linked_slab_end(p, slab, &end, &next)) != 0)
+			return err;
+		c->lo[i] = slab + LINKED_SLAB_HEAD;
+		c->hi[i] = end;
+	}
+	c->n = i;
+	return 0;
+}
+
+/* The slabs the ops of frame k's sub live in (5.18+; none before, whose
+ * ops are each allocated alone): the root must be in one of them. Cached
+ * by the CV's body and root (a live sub's slabs neither move nor grow).
+ * 0, or -errno with none kept. */
+static int slabs_of(struct perl *p, size_t k, struct pad *pd)
+{
+	const struct perl_layout *l = p->l;
+	uint64_t root = u64_at(p->body[k], l->cv_root);
+	uint64_t body = p->subs[k].body;
+	struct slabs *c = &p->slab_cache[((body >> 4) ^ (root >> 3)) % SLAB_CACHE];
+	bool has_root = false;
+	size_t i;
+	int err;
+
+	if ((!l->slab_slots && !l->slots_linked) || !plausible(root))
+		return -EFAULT;
+	if (!(c->n && c->body == body && c->root == root)) {
+		c->n = 0;
+		err = l->slab_slots ? sized_slabs(p, root, c) : linked_slabs(p, root, c);
+		for (i = 0; !err && i < c->n; i++)
+			has_root |= root >= c->lo[i] && root < c->hi[i];
+		if (err || !has_root) {
+			c->n = 0;
+			return err ? err : -EPROTO;
+		}
+		c->body = body;
+		c->root = root;
+	}
 	memcpy(pd->slab_lo, c->lo, c->n * sizeof(c->lo[0]));
 	memcpy(pd->slab_hi, c->hi, c->n * sizeof(c->hi[0]));
 	pd->nslabs = c->n;
@@ -624,7 +701,7 @@ long perl__proof(const struct perl *p, const uint64_t *words, size_t n)
 				continue;
 			/* an op of the sub: PL_op, or the op the loop runs next */
 			for (j = 0; j < pd->nslabs; j++)
-				if (words[i] >= pd->slab_lo[j] + SLAB_HEAD && words[i] < pd->slab_hi[j])
+				if (words[i] >= pd->slab_lo[j] && words[i] < pd->slab_hi[j])
 					return (long)pd->frame;
 		}
 	/* a recursion's pads: a word may be one a deeper call left behind

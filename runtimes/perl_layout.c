@@ -57,7 +57,8 @@
  *    (readonly-ops builds) a bool and padding: opslab_slots 0x28. A CV's
  *    root op (xcv_root_u, 0x30) finds the chain of its slabs. Before 5.32
  *    a slot is opslot_next, opslot_slab (the head) and opslab_size is in
- *    PERL_DEBUG_READONLY_OPS builds only: no slab's extent is known.
+ *    PERL_DEBUG_READONLY_OPS builds only: a slab's extent is walked
+ *    (below, 5.18-5.31).
  *
  * 5.16-5.22, from the v5.16.3, v5.18.4, v5.20.3 and v5.22.4 headers, each
  * row checked against gdb's view of that release built here with
@@ -80,7 +81,16 @@
  *    5.16 has no CVf_NAMED, its bit unused). 5.16's CvPADLIST is an AV
  *    of pads by depth (AvFILLp the deepest, AvARRAY the pads); struct
  *    padlist (xpadl_max 0, xpadl_alloc 8) came with 5.18.
- *  - no op slabs before 5.18, and no slab extent before 5.32. */
+ *  - op.h/op.c 5.18-5.31: struct opslot is opslot_next, opslot_slab (set
+ *    to the sub's first slab for every slot), the op at 0x10; struct
+ *    opslab is opslab_first 0, opslab_next 8, opslab_freed 0x10,
+ *    opslab_refcnt 0x18, the slots from 0x20 (PERL_DEBUG_READONLY_OPS
+ *    builds add opslab_size and a bool). S_new_slab callocs a slab of
+ *    64 pointers (PERL_SLAB_SIZE), each next twice the last up to 2048,
+ *    and sets opslab_first to its last pointer: a sentinel whose
+ *    opslot_next stays 0; each new slot is carved below opslab_first and
+ *    links to it. The first slab stays the chain's head, each new slab
+ *    inserted after it. No op slabs before 5.18. */
 #include "config.h"
 
 #include <stddef.h>
@@ -95,17 +105,18 @@
 #define BLOCK .cx_oldcop = 0x10, .cx_retop = 0x30, .cxt_sub = 9
 #define OLD_BLOCK .cx_oldcop = 8, .cx_retop = 0x20, .cx_cv = 0x28, .cx_olddepth = 0x40, .cxt_sub = 8
 #define SLABS .slab_size = 0x22, .slab_slots = 0x28
+#define LINKED_SLOTS .slots_linked = true
 
 /* newest first: a version takes the first row at or below it */
 static const struct perl_layout layouts[] = {
 	{ 36, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, .hv_aux = 0x20, COMMON, BLOCK, SLABS },
 	{ 34, 0xd0, 0xe0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, COMMON, BLOCK, SLABS },
 	{ 32, 0xe0, 0xf0, .cx_size = 0x68, .cx_cv = 0x48, .cx_olddepth = 0x50, COMMON, BLOCK, SLABS },
-	{ 26, 0xe0, 0xf0, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, COMMON, BLOCK },
-	{ 24, 0xd8, 0xe8, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, COMMON, BLOCK },
-	{ 22, 0xd8, 0xe8, .cx_size = 0x58, COMMON, OLD_BLOCK },
-	{ 20, 0xd0, 0xe0, .cx_size = 0x50, COMMON, OLD_BLOCK },
-	{ 18, 0xb0, 0xc0, .cx_size = 0x50, COMMON, OLD_BLOCK },
+	{ 26, 0xe0, 0xf0, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, COMMON, BLOCK, LINKED_SLOTS },
+	{ 24, 0xd8, 0xe8, .cx_size = 0x60, .cx_cv = 0x40, .cx_olddepth = 0x48, COMMON, BLOCK, LINKED_SLOTS },
+	{ 22, 0xd8, 0xe8, .cx_size = 0x58, COMMON, OLD_BLOCK, LINKED_SLOTS },
+	{ 20, 0xd0, 0xe0, .cx_size = 0x50, COMMON, OLD_BLOCK, LINKED_SLOTS },
+	{ 18, 0xb0, 0xc0, .cx_size = 0x50, COMMON, OLD_BLOCK, LINKED_SLOTS },
 	{ 16, 0x250, 0x260, .cx_size = 0x50, .padlist_av = true, COMMON, OLD_BLOCK },
 };
 

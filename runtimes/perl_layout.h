@@ -35,6 +35,13 @@ struct perl_layout {
 	 * before the slot offset pointers to it; 0: the slabs' extent is not
 	 * kept (before 5.32 opslab_size exists only in debugging builds) */
 	uint16_t cv_root, slab_size, slab_slots;
+	/* 5.18-5.31: an op's slot is opslot_next, opslot_slab (the sub's
+	 * first slab) and the op, so the slab pointer is 8 bytes before the
+	 * op; a slab (opslab_first 0, opslab_next 8, its slots from 0x20)
+	 * keeps no size, and its end is found by walking its slots from
+	 * opslab_first along their opslot_next (each slot's first word) to
+	 * the sentinel that ends a new slab (its last pointer, 0) */
+	bool slots_linked;
 	/* 5.16: a CV's padlist (xcv_padlist) is an AV of pads by depth, not
 	 * a struct padlist (5.18+) */
 	bool padlist_av;

@@ -88,6 +88,45 @@ static uint64_t stash(struct image *im, int i, const char *name)
 	return at(h);
 }
 
+static bool has_slabs(const struct perl_layout *l)
+{
+	return l->slab_slots || l->slots_linked;
+}
+
+/* Sub i's one slab of 64 pointers, at O_SLAB + 0x200 i: 5.32+, its own
+ * head with its size; 5.18-5.31, 14 slots of 0x20 from 0x20 linked up
+ * to the sentinel in its last pointer, each naming the slab its owner. */
+static void slab_image(struct image *im, int i)
+{
+	uint32_t slab = O_SLAB + 0x200u * (uint32_t)i, k;
+
+	if (im->l->slab_slots) {
+		put64(im, slab + 8, at(slab));
+		put16(im, slab + 0x22, 0x200 / 8);
+	} else if (im->l->slots_linked) {
+		put64(im, slab, at(slab + 0x20)); /* opslab_first */
+		for (k = 0; k < 14; k++) {
+			uint32_t slot = slab + 0x20 + 0x20 * k;
+
+			put64(im, slot, at(k < 13 ? slot + 0x20 : slab + 0x1f8));
+			put64(im, slot + 8, at(slab));
+		}
+	}
+}
+
+/* The op in slot r of sub i's slab (where the version has slabs). */
+static uint64_t root_op(struct image *im, int i, uint32_t r)
+{
+	uint32_t slab = O_SLAB + 0x200u * (uint32_t)i;
+
+	if (im->l->slab_slots) {
+		put16(im, slab + 0x28 + r * 8, 2);
+		put16(im, slab + 0x28 + r * 8 + 2, (uint16_t)r);
+		return at(slab + 0x28 + r * 8 + 8);
+	}
+	return at(slab + 0x20 + 0x20 * r + 0x10);
+}
+
 /* Sub i: pads at depths 1 and 2 (their entries SVs of O_SV), ops in slab
  * i, named by a GV (hek_named false) or its own HEK. */
 static uint64_t sub(struct image *im, int i, const char *name, uint64_t pkg, bool hek_named)
@@ -95,7 +134,7 @@ static uint64_t sub(struct image *im, int i, const char *name, uint64_t pkg, boo
 	const struct perl_layout *l = im->l;
 	uint32_t h = O_CV + 0x20u * (uint32_t)i, b = O_CVB + 0x80u * (uint32_t)i;
 	uint32_t pl = O_PADL + 0x20u * (uint32_t)i, pads = O_PADS + 0x20u * (uint32_t)i;
-	uint32_t slab = O_SLAB + 0x200u * (uint32_t)i, d, e;
+	uint32_t d, e;
 
 	put64(im, h, at(b));
 	put32(im, h + PERL_SV_FLAGS, PERL_SVT_PVCV);
@@ -138,12 +177,8 @@ static uint64_t sub(struct image *im, int i, const char *name, uint64_t pkg, boo
 		for (e = 1; e < 8; e++) /* entry 0 (@_) left empty */
 			put64(im, arr + 8 * e, at(O_SV + 0x80 * k + 0x10 * e));
 	}
-	/* one slab, its own head, 64 pointers; the root op in slot 3 */
-	put64(im, slab + 8, at(slab));
-	put16(im, slab + 0x22, 0x200 / 8);
-	put16(im, slab + 0x28 + 3 * 8, 2);
-	put16(im, slab + 0x28 + 3 * 8 + 2, 3);
-	put64(im, b + l->cv_root, at(slab + 0x28 + 3 * 8 + 8));
+	slab_image(im, i);
+	put64(im, b + l->cv_root, root_op(im, i, 3));
 	return at(h);
 }
 
@@ -314,6 +349,7 @@ Test(perl, layout_rows_are_the_documented_ones)
 		cr_assert(l->cxt_sub == (old ? 8 : 9) && l->cx_oldcop == (old ? 8 : 0x10) &&
 			  l->cx_retop == (old ? 0x20 : 0x30), "5.%u's context block", doc[i].v);
 		cr_assert_eq(l->padlist_av, doc[i].v < 18, "5.%u's padlist", doc[i].v);
+		cr_assert_eq(l->slots_linked, doc[i].v >= 18 && doc[i].v < 32, "5.%u's op slots", doc[i].v);
 	}
 }
 
@@ -372,6 +408,54 @@ static long prove(struct perl *p, uint64_t w)
 	return perl__proof(p, words, 3);
 }
 
+/* 5.18-5.31 slabs keep no size: each is walked from opslab_first along
+ * its slots to the sentinel that ends it, and a walk that goes anywhere
+ * else proves no op (the read stands, its pads and SVs still prove). */
+Test(perl, linked_slabs_are_walked_to_their_end)
+{
+	static const struct {
+		const char *what;
+		uint32_t off;  /* a word of sub 2's slab changed */
+		uint64_t word; /* to this (an offset in the image, or 0) */
+	} damage[] = {
+		{ "a slot linking downwards", 0x20 + 0x20 * 4, 0x20 + 0x20 * 2 },
+		{ "a slot linking past the slab's largest size", 0x20 + 0x20 * 4, 0x20 + 0x8000 },
+		{ "a misaligned slot", 0x20 + 0x20 * 4, 0x20 + 0x20 * 5 + 3 },
+		{ "an end no slab has (0x1e8 bytes)", 0x20 + 0x20 * 13, 0x1e0 },
+		{ "opslab_first in the header", 0, 0x8 },
+		{ "a sentinel that is no end: 0 mid-slab", 0x20 + 0x20 * 6, 0 },
+	};
+	struct image *im = malloc(sizeof(*im));
+	struct interp_stack *st = malloc(sizeof(*st));
+	size_t d;
+
+	for (d = 0; d <= sizeof(damage) / sizeof(damage[0]); d++) {
+		struct strtab *t = strtab__new();
+		struct memsource m;
+		struct perl *p;
+		uint32_t slab = O_SLAB + 2 * 0x200;
+
+		build(im, 26);
+		if (d < sizeof(damage) / sizeof(damage[0]))
+			put64(im, slab + damage[d].off, damage[d].word ? at(slab + (uint32_t)damage[d].word) : 0);
+		p = open_image(im, t, false, &m);
+		cr_assert_eq(perl__read_stack(p, 1, st), 0);
+		if (d == sizeof(damage) / sizeof(damage[0])) {
+			cr_assert_eq(prove(p, op_of(2)), 0, "the whole slab");
+			cr_assert_eq(prove(p, at(slab + 0x1f0)), 0, "its last slot's op");
+			cr_assert_eq(prove(p, at(slab + 0x200)), -1, "past its end");
+			cr_assert_eq(prove(p, at(slab + 0x18)), -1, "its header");
+		} else {
+			cr_assert_eq(prove(p, op_of(2)), -1, "%s", damage[d].what);
+		}
+		cr_assert_eq(prove(p, pad_array(2, 1)), 0, "%s: the pad still proves", d < 6 ? damage[d].what : "");
+		perl__delete(p);
+		strtab__delete(t);
+	}
+	free(st);
+	free(im);
+}
+
 Test(perl, the_samples_words_prove_what_ran)
 {
 	struct image *im = malloc(sizeof(*im));
@@ -389,7 +473,7 @@ Test(perl, the_samples_words_prove_what_ran)
 		cr_assert_eq(prove(p, pad_array(2, 1)), 0, "PL_curpad");
 		cr_assert_eq(prove(p, pad_array(2, 1) + 5 * 8), 0, "an entry's address");
 		cr_assert_eq(prove(p, pad_sv(2, 1, 3)), 0, "an op's target");
-		cr_assert_eq(prove(p, op_of(2)), im->l->slab_slots ? 0 : -1, "5.%u: an op", versions[v]);
+		cr_assert_eq(prove(p, op_of(2)), has_slabs(im->l) ? 0 : -1, "5.%u: an op", versions[v]);
 		cr_assert_eq(prove(p, pad_array(2, 2)), -1, "another depth's pad");
 		cr_assert_eq(prove(p, pad_sv(2, 2, 3)), -1, "another depth's SV");
 		cr_assert_eq(prove(p, pad_array(1, 1)), -1, "a caller's pad proves nothing");
@@ -404,15 +488,14 @@ Test(perl, the_samples_words_prove_what_ran)
 			perl__counters(p, &c0);
 			cr_assert_eq(perl__read_stack(p, 1, st), 0);
 			perl__counters(p, &c1);
-			cr_assert_eq(prove(p, op_of(2)), im->l->slab_slots ? 0 : -1);
+			cr_assert_eq(prove(p, op_of(2)), has_slabs(im->l) ? 0 : -1);
 			/* another root op: the slabs read again */
-			put16(im, O_SLAB + 2 * 0x200 + 0x28 + 5 * 8 + 2, 5); /* slot 5 */
-			put64(im, O_CVB + 2 * 0x80 + im->l->cv_root, at(O_SLAB + 2 * 0x200 + 0x28 + 5 * 8 + 8));
+			put64(im, O_CVB + 2 * 0x80 + im->l->cv_root, root_op(im, 2, 5));
 			cr_assert_eq(perl__read_stack(p, 1, st), 0);
 			perl__counters(p, &c2);
-			if (im->l->slab_slots)
+			if (has_slabs(im->l))
 				cr_assert_gt(c2.reads - c1.reads, c1.reads - c0.reads, "5.%u", versions[v]);
-			cr_assert_eq(prove(p, op_of(2)), im->l->slab_slots ? 0 : -1);
+			cr_assert_eq(prove(p, op_of(2)), has_slabs(im->l) ? 0 : -1);
 		}
 
 		/* inner recursing: inner at depth 2 under inner at depth 1;
