@@ -39,6 +39,10 @@
 #define LINKED_SLAB_HEAD 0x20
 #define LINKED_SLAB_MIN 512
 #define LINKED_SLAB_MAX 16384
+/* Bytes of 5.18-5.31 slabs read in one stack read at most: a real sub's
+ * chain is walked once (cached), a dozen slabs for a sub of thousands of
+ * ops; memory posing as subs with new slabs at every read costs this. */
+#define LINKED_WALK_BYTES (256u << 10)
 
 struct pad {
 	size_t frame;
@@ -99,6 +103,7 @@ struct perl {
 	size_t ndeep;
 	struct slabs slab_cache[SLAB_CACHE];
 	uint64_t slab_words[LINKED_SLAB_MAX / 8]; /* a 5.18-5.31 slab, walked */
+	size_t walk_bytes; /* left to this stack read for such slabs */
 };
 
 static bool plausible(uint64_t p)
@@ -385,11 +390,12 @@ static int sized_slabs(struct perl *p, uint64_t root, struct slabs *c)
 
 	if (memsource__read(&p->mem, root - 8, hdr, 8) != 0)
 		return -EFAULT;
+	/* hdr[1]: opslot_offset, in pointers from the slab's slots */
 	slab = root - 8 - (uint64_t)hdr[1] * 8 - l->slab_slots;
 	if (!plausible(slab) || memsource__u64(&p->mem, slab + 8, &next) != 0)
 		return -EFAULT;
 	if (next)
-		slab = next;
+		slab = next; /* opslab_head: the chain's first */
 	for (i = 0; slab && i < SLABS_MAX; i++) {
 		if (!plausible(slab) || memsource__read(&p->mem, slab, b, sizeof(b)) != 0)
 			return -EFAULT;
@@ -415,10 +421,11 @@ static int linked_slab_end(struct perl *p, uint64_t slab, uint64_t *end, uint64_
 	size_t len, steps;
 
 	for (len = LINKED_SLAB_MAX; len >= LINKED_SLAB_MIN; len /= 2)
-		if (memsource__read(&p->mem, slab, w, len) == 0)
+		if (len <= p->walk_bytes && memsource__read(&p->mem, slab, w, len) == 0)
 			break;
 	if (len < LINKED_SLAB_MIN)
-		return -EFAULT;
+		return p->walk_bytes < LINKED_SLAB_MIN ? -EAGAIN : -EFAULT;
+	p->walk_bytes -= len;
 	*next = w[1];
 	for (slot = w[0], steps = 0;; slot = w[(slot - slab) / 8], steps++) {
 		if (slot < slab + LINKED_SLAB_HEAD || slot >= slab + len || (slot & 7) ||
@@ -441,7 +448,7 @@ static int linked_slab_end(struct perl *p, uint64_t slab, uint64_t *end, uint64_
 static int linked_slabs(struct perl *p, uint64_t root, struct slabs *c)
 {
 	uint64_t slab, end, next;
-	size_t i;
+	size_t i, j;
 
 	if (memsource__u64(&p->mem, root - 8, &slab) != 0)
 		return -EFAULT;
@@ -450,6 +457,9 @@ static int linked_slabs(struct perl *p, uint64_t root, struct slabs *c)
 
 		if (!plausible(slab))
 			return -EPROTO;
+		for (j = 0; j < i; j++)
+			if (c->lo[j] == slab + LINKED_SLAB_HEAD)
+				return -EPROTO; /* a chain in a loop */
 		if ((err = linked_slab_end(p, slab, &end, &next)) != 0)
 			return err;
 		c->lo[i] = slab + LINKED_SLAB_HEAD;
@@ -633,6 +643,7 @@ int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out)
 
 	out->n = 0;
 	p->npads = p->ndeep = 0;
+	p->walk_bytes = LINKED_WALK_BYTES;
 	if (!ledger__may_read(p->mem.ledger, now_ns)) {
 		p->failures++;
 		return -EBUSY;
