@@ -418,7 +418,7 @@ static int sized_slabs(struct perl *p, uint64_t root, struct slabs *c)
 static int linked_slab_end(struct perl *p, uint64_t slab, uint64_t *end, uint64_t *next)
 {
 	uint64_t *w = p->slab_words, slot, size;
-	size_t len, steps;
+	size_t len;
 
 	for (len = LINKED_SLAB_MAX; len >= LINKED_SLAB_MIN; len /= 2)
 		if (len <= p->walk_bytes && memsource__read(&p->mem, slab, w, len) == 0)
@@ -427,9 +427,9 @@ static int linked_slab_end(struct perl *p, uint64_t slab, uint64_t *end, uint64_
 		return p->walk_bytes < LINKED_SLAB_MIN ? -EAGAIN : -EFAULT;
 	p->walk_bytes -= len;
 	*next = w[1];
-	for (slot = w[0], steps = 0;; slot = w[(slot - slab) / 8], steps++) {
-		if (slot < slab + LINKED_SLAB_HEAD || slot >= slab + len || (slot & 7) ||
-		    steps == len / 8)
+	/* links only upwards inside the read: the walk ends */
+	for (slot = w[0];; slot = w[(slot - slab) / 8]) {
+		if (slot < slab + LINKED_SLAB_HEAD || slot >= slab + len || (slot & 7))
 			return -EPROTO;
 		if (!w[(slot - slab) / 8])
 			break; /* the sentinel */

@@ -416,15 +416,16 @@ Test(perl, linked_slabs_are_walked_to_their_end)
 	static const struct {
 		const char *what;
 		uint32_t off;  /* a word of sub 2's slab changed */
-		uint64_t word; /* to this (an offset in the image, or 0) */
+		uint32_t word; /* to the address of this offset in the slab, */
+		bool null;     /* or to 0 */
 	} damage[] = {
-		{ "a slot linking downwards", 0x20 + 0x20 * 4, 0x20 + 0x20 * 2 },
-		{ "a slot linking past the slab's largest size", 0x20 + 0x20 * 4, 0x20 + 0x8000 },
-		{ "a misaligned slot", 0x20 + 0x20 * 4, 0x20 + 0x20 * 5 + 3 },
-		{ "an end no slab has (0x1e8 bytes)", 0x20 + 0x20 * 13, 0x1e0 },
-		{ "opslab_first in the header", 0, 0x8 },
-		{ "a sentinel that is no end: 0 mid-slab", 0x20 + 0x20 * 6, 0 },
-		{ "a chain of slabs in a loop (opslab_next: itself)", 8, 0x200000 },
+		{ "a slot linking downwards", 0x20 + 0x20 * 4, 0x20 + 0x20 * 2, false },
+		{ "a slot linking past the slab's largest size", 0x20 + 0x20 * 4, 0x20 + 0x8000, false },
+		{ "a misaligned slot", 0x20 + 0x20 * 4, 0x20 + 0x20 * 5 + 3, false },
+		{ "an end no slab has (0x1e8 bytes)", 0x20 + 0x20 * 13, 0x1e0, false },
+		{ "opslab_first in the header", 0, 0x8, false },
+		{ "a sentinel that is no end: 0 mid-slab", 0x20 + 0x20 * 6, 0, true },
+		{ "a chain of slabs in a loop (opslab_next: itself)", 8, 0, false },
 	};
 	struct image *im = malloc(sizeof(*im));
 	struct interp_stack *st = malloc(sizeof(*st));
@@ -438,10 +439,7 @@ Test(perl, linked_slabs_are_walked_to_their_end)
 
 		build(im, 26);
 		if (d < sizeof(damage) / sizeof(damage[0]))
-			put64(im, slab + damage[d].off,
-			      damage[d].word == 0x200000 ? at(slab)
-			      : damage[d].word	 ? at(slab + (uint32_t)damage[d].word)
-						 : 0);
+			put64(im, slab + damage[d].off, damage[d].null ? 0 : at(slab + damage[d].word));
 		p = open_image(im, t, false, &m);
 		cr_assert_eq(perl__read_stack(p, 1, st), 0);
 		if (d == sizeof(damage) / sizeof(damage[0])) {

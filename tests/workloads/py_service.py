@@ -86,13 +86,13 @@ class ShopHandler(BaseHTTPRequestHandler):
 
 def calibrate():
     global HELPER_N
-    best = None
-    for _ in range(5):
+
+    def timed():
         t0 = time.time()
         helper(20000)
-        t = time.time() - t0
-        best = t if best is None or t < best else best
-    if best and best > 0:
+        return time.time() - t0
+    best = min(timed() for _ in range(5))
+    if best > 0:
         HELPER_N = max(40000, int(20000 * REQUEST_S / best))
 
 
