@@ -512,6 +512,7 @@ struct recording {
 	pid_t child;          /* the command, -1 when none (or reaped) */
 	int go_fd, exec_err_fd;
 	uint64_t start_mono, start_real;
+	uint64_t alive_checked;  /* when -p targets were last looked for */
 };
 
 /* Targets followed by their threads' events miss what they started before
@@ -618,8 +619,11 @@ static int start(struct recording *r)
 }
 
 /* Whether the recording's target is gone: the command exited (reaped
- * here, its status said), or every -p process. */
-static int target_gone(struct recording *r)
+ * here, its status said), or every -p process. The -p processes are
+ * looked for at most once a poll interval: the look lists each one's
+ * threads in /proc, and while runtimes are read the loop turns at every
+ * sample (a tenth of the agent's time on a Perl process at 999 Hz). */
+static int target_gone(struct recording *r, uint64_t now)
 {
 	int wst;
 
@@ -633,7 +637,10 @@ static int target_gone(struct recording *r)
 			log__notice("%s was killed by signal %d", r->a.cmd[0], WTERMSIG(wst));
 		return 1;
 	}
-	return r->a.so.npids && !r->a.cmd && !sampler__targets_alive(r->s);
+	if (!r->a.so.npids || r->a.cmd || now - r->alive_checked < PERF_DEFAULT_POLL_MS * 1000000ull)
+		return 0;
+	r->alive_checked = now;
+	return !sampler__targets_alive(r->s);
 }
 
 /* Samples until the duration, a signal or the target's end. Returns 0, or
@@ -648,7 +655,7 @@ static int sample(struct recording *r)
 		uint64_t now = clock__mono_ns();
 		double elapsed = (double)(now - r->start_mono) / 1e9;
 
-		if ((a->duration_ns && elapsed >= (double)a->duration_ns / 1e9) || target_gone(r))
+		if ((a->duration_ns && elapsed >= (double)a->duration_ns / 1e9) || target_gone(r, now))
 			break;
 		rc = sampler__poll(r->s, poll_timeout_ms(a, elapsed));
 		if (rc < 0) {
