@@ -9,123 +9,8 @@
 #include "runtimes/accountant.h"
 #include "runtimes/memsource.h"
 #include "runtimes/perl.h"
-
-/* Stack infos (one per nesting of Perl's own stacks: sort blocks, magic,
- * callbacks from C) followed at most, and contexts looked at in a read:
- * deeper recursion keeps its innermost subs. */
-#define SI_MAX 64
-#define CX_SCAN_MAX 4096
-#define CX_BATCH 64
-#define CX_BYTES_MAX 0x80
-/* A context index past this is no stack of a running program. */
-#define CXIX_MAX (1 << 20)
-/* Bytes of a CV's body read: up to xcv_flags; of a GV's: up to xgv_stash. */
-#define CV_BODY 0x60
-#define GV_BODY 0x30
-/* A pad of more entries than this is memory posing as one. */
-#define PAD_FILL_MAX (1 << 16)
-/* Pads read for proof in a read (the innermost sub of each runops call),
- * and the entries of each read: a sub's lexicals, its ops' targets and
- * (threaded builds) its constants come first. */
-#define PROOF_PADS 8
-#define PAD_SVS 128
-/* Op slabs of a sub followed at most: they double up to 2048 pointers,
- * so this is a sub of some 100 000 ops. */
-#define SLABS_MAX 16
-/* 5.32+: a slab's header before its slots */
-#define SLAB_HEAD 0x28
-/* 5.18-5.31: a slab's header (opslab_first, _next, _freed, _refcnt), and
- * its smallest and largest sizes (op.c: 64 to 2048 pointers) */
-#define LINKED_SLAB_HEAD 0x20
-#define LINKED_SLAB_MIN 512
-#define LINKED_SLAB_MAX 16384
-/* Bytes of 5.18-5.31 slabs read in one stack read at most: a real sub's
- * chain is walked once (cached), a dozen slabs for a sub of thousands of
- * ops; memory posing as subs with new slabs at every read costs this. */
-#define LINKED_WALK_BYTES (256u << 10)
-
-struct pad {
-	size_t frame;
-	uint64_t lo, hi;          /* the pad's array: PL_curpad while it runs */
-	uint64_t sv[PAD_SVS];     /* its entries, sorted */
-	size_t nsv;
-	uint64_t slab_lo[SLABS_MAX], slab_hi[SLABS_MAX]; /* its ops' slabs' slots */
-	size_t nslabs;
-	/* the sub runs again further out in its runops call (recursion):
-	 * its ops and the SVs its pads share (constants) tell no call from
-	 * another, only its pad's own array does */
-	bool recursive;
-	/* recursive, its SVs left only where another depth's pad has
-	 * another SV: a lexical of this depth proves this depth's call */
-	bool unique_svs;
-	uint64_t padl_arr, padl_max; /* its sub's PadlistARRAY, xpadl_max */
-};
-
-/* A frame of a recursion further out than its innermost call, with the
- * pad of the depth it runs at (runtimes/perl.h: recursion_pads). */
-struct depth_pad {
-	size_t frame;
-	uint64_t lo, hi;
-};
-
-struct raw {
-	uint64_t cv, cop, retop;
-	int32_t depth;
-};
-
-/* A sub's op slabs, known by its CV's body and root op: a live sub's
- * slabs neither move nor grow (ops are allocated while it compiles). */
-#define SLAB_CACHE 64
-struct slabs {
-	uint64_t body, root;
-	uint64_t lo[SLABS_MAX], hi[SLABS_MAX];
-	size_t n;
-};
-
-struct perl {
-	struct memsource mem;
-	uint64_t interp_ptr, curcop, curstackinfo;
-	const struct perl_layout *l;
-	bool lines;
-	struct strtab *names;
-	struct perl_names *cache;
-	uint64_t failures;
-	/* one read's scratch */
-	struct raw raw[INTERP_MAX_FRAMES];
-	uint8_t cx[CX_BATCH][CX_BYTES_MAX];
-	uint8_t head[INTERP_MAX_FRAMES][24];
-	uint8_t body[INTERP_MAX_FRAMES][CV_BODY];
-	uint8_t gbody[INTERP_MAX_FRAMES][GV_BODY];
-	struct perl_sub subs[INTERP_MAX_FRAMES];
-	struct pad pads[PROOF_PADS];
-	size_t npads;
-	struct depth_pad deep[INTERP_MAX_FRAMES];
-	size_t ndeep;
-	struct slabs slab_cache[SLAB_CACHE];
-	uint64_t slab_words[LINKED_SLAB_MAX / 8]; /* a 5.18-5.31 slab, walked */
-	size_t walk_bytes; /* left to this stack read for such slabs */
-};
-
-static bool plausible(uint64_t p)
-{
-	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
-}
-
-static uint64_t u64_at(const uint8_t *b, uint32_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *b, uint32_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
+#include "runtimes/perl_state.h"
+#include "runtimes/prefetch.h"
 
 int perl__open(const struct memsource *m, uint64_t interp_ptr, uint64_t curcop,
 	       uint64_t curstackinfo, const struct perl_layout *l, bool lines,
@@ -162,6 +47,24 @@ void perl__delete(struct perl *p)
 	free(p);
 }
 
+/* Two words, at a and b, in one read when they are near each other. */
+static int two_words(struct perl *p, uint64_t a, uint64_t b, uint64_t *va, uint64_t *vb)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+	uint8_t w[0x40];
+
+	if (hi - lo <= sizeof(w) - 8) {
+		if (prefetch__read(&p->pre, &p->mem, lo, w, (size_t)(hi - lo) + 8) != 0)
+			return -EFAULT;
+		*va = u64_at(w, (uint32_t)(a - lo));
+		*vb = u64_at(w, (uint32_t)(b - lo));
+		return 0;
+	}
+	return prefetch__u64(&p->pre, &p->mem, a, va) || prefetch__u64(&p->pre, &p->mem, b, vb)
+		       ? -EFAULT
+		       : 0;
+}
+
 /* PL_curcop and PL_curstackinfo: through the interpreter of a threaded
  * build, the globals of another. */
 static int roots(struct perl *p, uint64_t *cop, uint64_t *si)
@@ -169,16 +72,68 @@ static int roots(struct perl *p, uint64_t *cop, uint64_t *si)
 	uint64_t interp;
 
 	if (!p->interp_ptr)
-		return memsource__u64(&p->mem, p->curcop, cop) ||
-		       memsource__u64(&p->mem, p->curstackinfo, si) ? -EFAULT : 0;
-	if (memsource__u64(&p->mem, p->interp_ptr, &interp) != 0)
+		return two_words(p, p->curcop, p->curstackinfo, cop, si);
+	if (prefetch__u64(&p->pre, &p->mem, p->interp_ptr, &interp) != 0)
 		return -EFAULT;
 	if (!interp)
 		return -ENOENT; /* not started, or destroyed */
-	if (!plausible(interp) || memsource__u64(&p->mem, interp + p->l->i_curcop, cop) != 0 ||
-	    memsource__u64(&p->mem, interp + p->l->i_curstackinfo, si) != 0)
+	if (!plausible(interp) ||
+	    two_words(p, interp + p->l->i_curcop, interp + p->l->i_curstackinfo, cop, si) != 0)
 		return -EFAULT;
+	p->last.interp = interp;
 	return 0;
+}
+
+/* The head of the stack where the last read found it, read in one call
+ * before the walk follows its pointers there (runtimes/prefetch.h): the
+ * roots, the stack info, and the contexts around the last top. */
+static void read_ahead(struct perl *p)
+{
+	const struct head *h = &p->last;
+	const struct perl_layout *l = p->l;
+	uint64_t a, b;
+
+	prefetch__clear(&p->pre);
+	p->last.window_stack = 0;
+	if (!h->si)
+		return;
+	if (p->interp_ptr) {
+		if (!h->interp)
+			return;
+		a = h->interp + l->i_curcop;
+		b = h->interp + l->i_curstackinfo;
+		(void)prefetch__want(&p->pre, p->interp_ptr, 8);
+	} else {
+		a = p->curcop;
+		b = p->curstackinfo;
+	}
+	if (a > b) {
+		uint64_t t = a;
+
+		a = b;
+		b = t;
+	}
+	if (b - a <= 0x38) {
+		(void)prefetch__want(&p->pre, a, (size_t)(b - a) + 8);
+	} else {
+		(void)prefetch__want(&p->pre, a, 8);
+		(void)prefetch__want(&p->pre, b, 8);
+	}
+	(void)prefetch__want(&p->pre, h->si, SI_BYTES);
+	if (h->cxstack && h->cxix >= 0 && h->cxix <= h->cxmax && h->cxmax <= CXIX_MAX) {
+		/* not past the array's end: a guess must not cost a failed read */
+		int32_t hi = h->cxmax - h->cxix < CX_AHEAD ? h->cxmax : h->cxix + CX_AHEAD;
+		int32_t lo = hi >= CX_BATCH ? hi - CX_BATCH + 1 : 0;
+
+		if (prefetch__want(&p->pre, h->cxstack + (uint64_t)lo * l->cx_size,
+				   (size_t)(hi - lo + 1) * l->cx_size)) {
+			p->last.window_stack = h->cxstack;
+			p->last.window_lo = lo;
+			p->last.window_hi = hi;
+		}
+	}
+	if (prefetch__fill(&p->pre, &p->mem) != 0)
+		p->last.window_stack = 0;
 }
 
 /* The sub contexts of one stack info, innermost first, appended to
@@ -195,9 +150,14 @@ static int walk_contexts(struct perl *p, uint64_t cxstack, int32_t cxix, size_t 
 		return -EFAULT;
 	while (top >= 0 && *n < INTERP_MAX_FRAMES && *scanned < CX_SCAN_MAX) {
 		int32_t cnt = top + 1 < CX_BATCH ? top + 1 : CX_BATCH, i;
-		uint64_t from = cxstack + (uint64_t)(top - cnt + 1) * l->cx_size;
+		uint64_t from;
 
-		if (memsource__read(&p->mem, from, p->cx, (size_t)cnt * l->cx_size) != 0)
+		/* the contexts read ahead, where they hold this batch's top */
+		if (cxstack == p->last.window_stack && top <= p->last.window_hi &&
+		    top - cnt + 1 < p->last.window_lo && top >= p->last.window_lo)
+			cnt = top - p->last.window_lo + 1;
+		from = cxstack + (uint64_t)(top - cnt + 1) * l->cx_size;
+		if (prefetch__read(&p->pre, &p->mem, from, p->cx, (size_t)cnt * l->cx_size) != 0)
 			return -EFAULT;
 		for (i = cnt - 1; i >= 0 && *n < INTERP_MAX_FRAMES; i--) {
 			const uint8_t *cx = (const uint8_t *)p->cx + (size_t)i * l->cx_size;
@@ -231,7 +191,7 @@ static long walk(struct perl *p)
 	if (err)
 		return err;
 	while (si && n < INTERP_MAX_FRAMES && scanned < CX_SCAN_MAX) {
-		uint8_t b[0x28];
+		uint8_t b[SI_BYTES];
 
 		if (!plausible(si) || nsi == SI_MAX)
 			return -EPROTO;
@@ -239,8 +199,14 @@ static long walk(struct perl *p)
 			if (seen[k] == si)
 				return -EPROTO; /* a loop: memory posing as stacks */
 		seen[nsi++] = si;
-		if (memsource__read(&p->mem, si, b, sizeof(b)) != 0)
+		if (prefetch__read(&p->pre, &p->mem, si, b, sizeof(b)) != 0)
 			return -EFAULT;
+		if (nsi == 1) {
+			p->last.si = si;
+			p->last.cxstack = u64_at(b, p->l->si_cxstack);
+			p->last.cxix = (int32_t)u32_at(b, p->l->si_cxix);
+			p->last.cxmax = (int32_t)u32_at(b, p->l->si_cxmax);
+		}
 		err = walk_contexts(p, u64_at(b, p->l->si_cxstack), (int32_t)u32_at(b, p->l->si_cxix),
 				    &n, &scanned);
 		if (err)
@@ -377,132 +343,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* 5.32+: the slabs from the root op's slot (its offset in pointers from
- * its slab's slots) to its slab, to the chain's head (opslab_head), along
- * the chain, each with its size. Into c; 0 or -errno. */
-static int sized_slabs(struct perl *p, uint64_t root, struct slabs *c)
-{
-	const struct perl_layout *l = p->l;
-	uint64_t slab, next;
-	uint16_t hdr[4], size;
-	uint8_t b[SLAB_HEAD];
-	size_t i;
-
-	if (memsource__read(&p->mem, root - 8, hdr, 8) != 0)
-		return -EFAULT;
-	/* hdr[1]: opslot_offset, in pointers from the slab's slots */
-	slab = root - 8 - (uint64_t)hdr[1] * 8 - l->slab_slots;
-	if (!plausible(slab) || memsource__u64(&p->mem, slab + 8, &next) != 0)
-		return -EFAULT;
-	if (next)
-		slab = next; /* opslab_head: the chain's first */
-	for (i = 0; slab && i < SLABS_MAX; i++) {
-		if (!plausible(slab) || memsource__read(&p->mem, slab, b, sizeof(b)) != 0)
-			return -EFAULT;
-		memcpy(&size, b + l->slab_size, 2);
-		if (size * 8u <= l->slab_slots)
-			return -EPROTO;
-		c->lo[i] = slab + SLAB_HEAD;
-		c->hi[i] = slab + size * 8u;
-		memcpy(&slab, b, 8);
-	}
-	c->n = i;
-	return 0;
-}
-
-/* 5.18-5.31: where slab ends, found by walking its slots from
- * opslab_first to the sentinel (next 0) that ends it, in one read of the
- * largest slab there is (fewer bytes where the mapping ends sooner). A
- * slab is 64 pointers times a power of two, 2048 at most: an end found
- * elsewhere is memory posing as a slab. *next: opslab_next. */
-static int linked_slab_end(struct perl *p, uint64_t slab, uint64_t *end, uint64_t *next)
-{
-	uint64_t *w = p->slab_words, slot, size;
-	size_t len;
-
-	for (len = LINKED_SLAB_MAX; len >= LINKED_SLAB_MIN; len /= 2)
-		if (len <= p->walk_bytes && memsource__read(&p->mem, slab, w, len) == 0)
-			break;
-	if (len < LINKED_SLAB_MIN)
-		return p->walk_bytes < LINKED_SLAB_MIN ? -EAGAIN : -EFAULT;
-	p->walk_bytes -= len;
-	*next = w[1];
-	/* links only upwards inside the read: the walk ends */
-	for (slot = w[0];; slot = w[(slot - slab) / 8]) {
-		if (slot < slab + LINKED_SLAB_HEAD || slot >= slab + len || (slot & 7))
-			return -EPROTO;
-		if (!w[(slot - slab) / 8])
-			break; /* the sentinel */
-		if (w[(slot - slab) / 8] <= slot)
-			return -EPROTO; /* slots link upwards */
-	}
-	size = slot + 8 - slab;
-	if (size < LINKED_SLAB_MIN || (size & (size - 1)))
-		return -EPROTO;
-	*end = slot + 8;
-	return 0;
-}
-
-/* 5.18-5.31: the slabs from the root op's slab pointer (the chain's
- * head) along the chain, each's end walked. Into c; 0 or -errno. */
-static int linked_slabs(struct perl *p, uint64_t root, struct slabs *c)
-{
-	uint64_t slab, end, next;
-	size_t i, j;
-
-	if (memsource__u64(&p->mem, root - 8, &slab) != 0)
-		return -EFAULT;
-	for (i = 0; slab && i < SLABS_MAX; i++, slab = next) {
-		int err;
-
-		if (!plausible(slab))
-			return -EPROTO;
-		for (j = 0; j < i; j++)
-			if (c->lo[j] == slab + LINKED_SLAB_HEAD)
-				return -EPROTO; /* a chain in a loop */
-		if ((err = linked_slab_end(p, slab, &end, &next)) != 0)
-			return err;
-		c->lo[i] = slab + LINKED_SLAB_HEAD;
-		c->hi[i] = end;
-	}
-	c->n = i;
-	return 0;
-}
-
-/* The slabs the ops of frame k's sub live in (5.18+; none before, whose
- * ops are each allocated alone): the root must be in one of them. Cached
- * by the CV's body and root (a live sub's slabs neither move nor grow).
- * 0, or -errno with none kept. */
-static int slabs_of(struct perl *p, size_t k, struct pad *pd)
-{
-	const struct perl_layout *l = p->l;
-	uint64_t root = u64_at(p->body[k], l->cv_root);
-	uint64_t body = p->subs[k].body;
-	struct slabs *c = &p->slab_cache[((body >> 4) ^ (root >> 3)) % SLAB_CACHE];
-	bool has_root = false;
-	size_t i;
-	int err;
-
-	if ((!l->slab_slots && !l->slots_linked) || !plausible(root))
-		return -EFAULT;
-	if (!(c->n && c->body == body && c->root == root)) {
-		c->n = 0;
-		err = l->slab_slots ? sized_slabs(p, root, c) : linked_slabs(p, root, c);
-		for (i = 0; !err && i < c->n; i++)
-			has_root |= root >= c->lo[i] && root < c->hi[i];
-		if (err || !has_root) {
-			c->n = 0;
-			return err ? err : -EPROTO;
-		}
-		c->body = body;
-		c->root = root;
-	}
-	memcpy(pd->slab_lo, c->lo, c->n * sizeof(c->lo[0]));
-	memcpy(pd->slab_hi, c->hi, c->n * sizeof(c->hi[0]));
-	pd->nslabs = c->n;
-	return 0;
-}
-
 /* A padlist's highest depth and its array of pads by depth, into
  * out[0] and out[1]: a struct padlist's xpadl_max and PadlistARRAY, or
  * (5.16, whose padlist is an AV) the AV's fill and array. */
@@ -560,7 +400,7 @@ static int pad_of(struct perl *p, size_t k, struct interp_frame *f)
 	pd->padl_arr = pl[1];
 	pd->padl_max = pl[0];
 	pd->nslabs = 0;
-	(void)slabs_of(p, k, pd);
+	(void)perl_slabs__of(p, k, pd);
 	pd->frame = k;
 	pd->lo = head[2];
 	pd->hi = head[2] + (fill + 1) * 8;
@@ -648,7 +488,9 @@ int perl__read_stack(struct perl *p, uint64_t now_ns, struct interp_stack *out)
 		p->failures++;
 		return -EBUSY;
 	}
+	read_ahead(p);
 	n = walk(p);
+	prefetch__clear(&p->pre);
 	if (n <= 0) {
 		if (n < 0 && n != -ENOENT)
 			p->failures++;

@@ -22,7 +22,8 @@
  *    clears `tainted` at 0xb1; the OpenTelemetry profiler's Perl tracer
  *    has 0xe0/0xf0 and 0xd0/0xe0 for 5.28-5.40 too).
  *  - cop.h, struct stackinfo: si_stack 0, si_cxstack 8, si_prev 0x10,
- *    si_next 0x18, si_cxix 0x20 (I32), in every row.
+ *    si_next 0x18, si_cxix 0x20 (I32), si_cxmax 0x24 (I32), in every
+ *    row (gdb: 0x20 and 0x24 on 5.16.3 and 5.22.4 too).
  *  - cop.h, struct block (5.24+): blku_type (U8) 0, gimme 1, u16 2,
  *    oldsaveix 4, oldsp 8, oldmarksp 0xc, oldcop 0x10, oldpm 0x18,
  *    old_tmpsfloor 0x20, oldscopesp 0x28, the union blk_u at 0x30;
@@ -98,7 +99,7 @@
 #include "runtimes/perl_layout.h"
 #include "runtimes/x86_insn.h"
 
-#define COMMON .si_cxstack = 8, .si_prev = 0x10, .si_cxix = 0x20, .cop_line = 0x24, \
+#define COMMON .si_cxstack = 8, .si_prev = 0x10, .si_cxix = 0x20, .si_cxmax = 0x24, .cop_line = 0x24, \
 	.cv_stash = 0x20, .cv_gv = 0x38, .cv_file = 0x40, .cv_padlist = 0x48, .cv_flags = 0x5c, \
 	.gv_namehek = 0x20, .gv_stash = 0x28, .aux_name_count = 0x1c, .cv_root = 0x30
 /* struct block and block_sub: 5.24+, and 5.16-5.22 */

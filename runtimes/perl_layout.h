@@ -14,7 +14,7 @@ struct perl_layout {
 	/* PerlInterpreter (intrpvar.h), threaded builds */
 	uint16_t i_curcop, i_curstackinfo;
 	/* PERL_SI (cop.h, struct stackinfo) */
-	uint16_t si_cxstack, si_prev, si_cxix;
+	uint16_t si_cxstack, si_prev, si_cxix, si_cxmax;
 	/* PERL_CONTEXT (cop.h, struct block / struct block_sub) */
 	uint16_t cx_size, cx_oldcop, cx_retop, cx_cv, cx_olddepth;
 	uint8_t cxt_sub;                 /* CXt_SUB in the low 4 bits of cx_type */

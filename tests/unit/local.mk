@@ -23,6 +23,7 @@ UNIT_TESTS = \
 	tests/unit/test_mappings \
 	tests/unit/test_dump_rename \
 	tests/unit/test_procmem \
+	tests/unit/test_prefetch \
 	tests/unit/test_accountant \
 	tests/unit/test_pycmd \
 	tests/unit/test_gostack \
@@ -151,6 +152,10 @@ tests_unit_test_profile_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_profile_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
 
 # --- runtimes/
+tests_unit_test_prefetch_SOURCES = tests/unit/test_prefetch.c
+tests_unit_test_prefetch_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_prefetch_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_prefetch_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 tests_unit_test_procmem_SOURCES = tests/unit/test_procmem.c
 tests_unit_test_procmem_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_procmem_CFLAGS = $(TEST_CFLAGS)

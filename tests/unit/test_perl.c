@@ -3,7 +3,8 @@
  * 5.22, 5.24, 5.26, 5.32, 5.34, 5.36, 5.40): subs walked across stack infos and named (by their
  * GV, or by their own HEK), what a sample's words prove of the subs read
  * at it (the pad, its SVs, its ops; a recursive sub by its pad alone),
- * lines from the COPs, a sub's memory reused renamed, loops and damaged
+ * lines from the COPs, a sub's memory reused renamed, the stack's head
+ * read ahead never used where it no longer holds, loops and damaged
  * images never crashing it, reads bounded by the ledger, the version's
  * rows, labels from command lines. */
 #include "config.h"
@@ -213,6 +214,7 @@ static void stackinfo(struct image *im, int s, int cxix, uint64_t prev)
 	put64(im, o + im->l->si_cxstack, at(O_CX + 0x300u * (uint32_t)s));
 	put64(im, o + im->l->si_prev, prev);
 	put32(im, o + im->l->si_cxix, (uint32_t)cxix);
+	put32(im, o + im->l->si_cxmax, 0x300u / im->l->cx_size - 1);
 }
 
 static void finish(struct image *im, uint64_t curcop, uint64_t si)
@@ -637,6 +639,65 @@ Test(perl, a_sub_reused_for_another_is_renamed)
 	cr_assert_gt(c2.reads - c1.reads, c1.reads - c0.reads, "the new name was read");
 	perl__delete(p);
 	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
+/* Each read begins by reading again, in one call, where the last one
+ * found the stack's head (runtimes/prefetch.h): what was read ahead is
+ * used only where the pointers read now lead to it. The stack changes
+ * under the guess every way it can: its top falls and rises, its stack
+ * info and its context array move, the interpreter moves. */
+Test(perl, a_read_ahead_that_no_longer_holds_is_not_used)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct interp_stack *st = malloc(sizeof(*st));
+	size_t v;
+
+	for (v = 0; v < NVERSIONS; v++) {
+		struct strtab *t = strtab__new();
+		uint32_t si1 = O_SI + 0x40, cx1 = O_CX + 0x300;
+		struct memsource m;
+		struct perl *p;
+
+		build(im, versions[v]);
+		p = open_image(im, t, false, &m);
+		cr_assert_eq(perl__read_stack(p, 1, st), 0);
+		cr_assert_eq(st->n, 3, "5.%u", versions[v]);
+		/* inner returns: the top falls below it */
+		put32(im, O_SI + im->l->si_cxix, 2);
+		cr_assert_eq(perl__read_stack(p, 2, st), 0);
+		cr_assert_eq(st->n, 2, "5.%u: the guess's inner was used", versions[v]);
+		cr_assert_str_eq(strtab__str(t, st->f[0].name), "Pkg::run (work.pl)_[pl]");
+		/* and is called again */
+		put32(im, O_SI + im->l->si_cxix, 4);
+		cr_assert_eq(perl__read_stack(p, 3, st), 0);
+		cr_assert_eq(st->n, 3, "5.%u", versions[v]);
+		/* another stack info, whose own array holds outer alone */
+		memcpy(im->b + cx1, im->b + O_CX, 2 * im->l->cx_size);
+		stackinfo(im, 1, 1, 0);
+		put64(im, O_INTERP + im->l->i_curstackinfo, at(si1));
+		cr_assert_eq(perl__read_stack(p, 4, st), 0);
+		cr_assert_eq(st->n, 1, "5.%u: the guess's stack info was used", versions[v]);
+		cr_assert_str_eq(strtab__str(t, st->f[0].name), "main::outer (work.pl)_[pl]");
+		/* the first stack info's array moves to where the second's was */
+		put64(im, O_INTERP + im->l->i_curstackinfo, at(O_SI));
+		cr_assert_eq(perl__read_stack(p, 5, st), 0);
+		cr_assert_eq(st->n, 3);
+		put64(im, O_SI + im->l->si_cxstack, at(cx1));
+		cr_assert_eq(perl__read_stack(p, 6, st), 0);
+		cr_assert_eq(st->n, 1, "5.%u: the guess's context array was used", versions[v]);
+		/* the interpreter moves: a copy of it whose stack is empty */
+		put64(im, O_SI + im->l->si_cxstack, at(O_CX));
+		memcpy(im->b + O_INTERP + 0x400, im->b + O_INTERP, 0x400);
+		put64(im, O_INTERP + 0x400 + im->l->i_curstackinfo, at(si1));
+		put32(im, si1 + im->l->si_cxix, (uint32_t)-1);
+		put64(im, O_PTR, at(O_INTERP + 0x400));
+		cr_assert_eq(perl__read_stack(p, 7, st), -ENOENT, "5.%u: the guess's interpreter was used",
+			     versions[v]);
+		perl__delete(p);
+		strtab__delete(t);
+	}
 	free(st);
 	free(im);
 }
