@@ -9,11 +9,16 @@
 #include "runtimes/accountant.h"
 #include "runtimes/memsource.h"
 #include "runtimes/php.h"
+#include "runtimes/prefetch.h"
 
 /* Bytes of a frame and of a function's head read at once: their largest
  * rows (php_layout.c) fit. */
 #define EX_MAX 64
 #define FN_MAX 192
+/* Bytes above the last read's innermost frame read ahead with it: the
+ * frames of the calls made since (a frame is 0x50 and 16 bytes a
+ * variable). */
+#define EX_AHEAD 512
 /* A function of more instructions than this does not compile. */
 #define OPCODES_MAX (16u << 20)
 
@@ -31,6 +36,11 @@ struct php {
 	uint8_t fhead[INTERP_MAX_FRAMES][FN_MAX];
 	struct php_fn fns[INTERP_MAX_FRAMES];
 	size_t nread;            /* frames of the last read */
+	/* the VM stack's frames where the last read found them (runtimes/
+	 * prefetch.h): read again in one call before the walk */
+	uint64_t last_lo, last_hi;
+	uint64_t ahead_failed;   /* the page a range read ahead ended in, unmapped */
+	struct prefetch pre;
 };
 
 static bool plausible(uint64_t p)
@@ -96,12 +106,12 @@ static long walk(struct php *p)
 	uint64_t ex;
 	size_t n = 0, steps = 0;
 
-	if (memsource__u64(&p->mem, p->eg + l->eg_current_execute_data, &ex) != 0)
+	if (prefetch__u64(&p->pre, &p->mem, p->eg + l->eg_current_execute_data, &ex) != 0)
 		return -EFAULT;
 	while (ex && n < INTERP_MAX_FRAMES) {
 		size_t k;
 
-		if (!plausible(ex) || memsource__read(&p->mem, ex, b, l->ex_size) != 0)
+		if (!plausible(ex) || prefetch__read(&p->pre, &p->mem, ex, b, l->ex_size) != 0)
 			return -EFAULT;
 		/* frames live on the VM stack, callers at lower addresses within
 		 * a page of stack; a loop in the chain is memory posing as one */
@@ -121,6 +131,45 @@ static long walk(struct php *p)
 		ex = u64_at(b, l->ex_prev);
 	}
 	return (long)n;
+}
+
+/* The executor's current frame and the frames where the last read found
+ * them, innermost first as far as they fit, read in one call before the
+ * walk follows its pointers there: frames live on the VM stack, callers
+ * below their callees, so one range holds a whole chain. */
+static void read_ahead(struct php *p)
+{
+	size_t room = PREFETCH_BYTES - 8;
+	uint64_t lo = p->last_lo, hi = p->last_hi + p->l->ex_size + EX_AHEAD;
+	bool top;
+
+	prefetch__clear(&p->pre);
+	if (!p->last_hi)
+		return;
+	/* the top of the stack's last page: not past it (a failed read
+	 * would lose the whole range) */
+	if (p->ahead_failed && (hi - 1) >> 12 == p->ahead_failed)
+		hi = p->last_hi + p->l->ex_size;
+	(void)prefetch__want(&p->pre, p->eg + p->l->eg_current_execute_data, 8);
+	if (hi - lo > room)
+		lo = hi - room;
+	top = prefetch__want(&p->pre, lo, (size_t)(hi - lo));
+	if (prefetch__fill(&p->pre, &p->mem) == 0 && top && !p->pre.ok[1])
+		p->ahead_failed = (hi - 1) >> 12;
+}
+
+/* Where this read's frames are, for the next one's read_ahead. */
+static void remember_frames(struct php *p, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		lo = p->ex[k] < lo ? p->ex[k] : lo;
+		hi = p->ex[k] > hi ? p->ex[k] : hi;
+	}
+	p->last_lo = n ? lo : 0;
+	p->last_hi = n ? hi : 0;
 }
 
 /* Reads n spans of len bytes, MEMSOURCE_SPANS_MAX to a call: ok[i] says
@@ -248,7 +297,10 @@ int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
 		p->failures++;
 		return -EBUSY;
 	}
+	read_ahead(p);
 	n = walk(p);
+	prefetch__clear(&p->pre);
+	remember_frames(p, n > 0 ? (size_t)n : 0);
 	if (n <= 0) {
 		if (n < 0)
 			p->failures++;

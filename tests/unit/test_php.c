@@ -2,7 +2,8 @@
  * reader on synthetic executor images of every layout of the table (7.0,
  * 7.4, 8.0, 8.2, 8.3, 8.4): frames walked and named, what a sample's
  * registers prove of the frames read at it, lines from the instruction
- * register, a function's memory reused for another renamed, loops and
+ * register, a function's memory reused for another renamed, frames read
+ * ahead never used where they no longer hold, loops and
  * damaged images never crashing it, reads bounded by the ledger, the
  * version from a build id, labels from command lines. */
 #include "config.h"
@@ -375,6 +376,68 @@ Test(php, a_function_reused_for_another_is_renamed)
 /* Memory posing as PHP: a frame chain that loops, one longer than any
  * stack kept, a frame whose instruction is outside its function's code,
  * a function of no known type: errors or a bounded stack, in bounded reads. */
+/* Each read begins by reading again, in one call, the frames where the
+ * last one found them (runtimes/prefetch.h): what was read ahead is used
+ * only where the chain read now leads to it. The chain changes under
+ * the guess: its top returns, a call is made above it, a frame is reused
+ * by another function, the whole chain moves elsewhere. */
+Test(php, a_read_ahead_that_no_longer_holds_is_not_used)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct interp_stack *st = malloc(sizeof(*st));
+	size_t v;
+
+	for (v = 0; v < sizeof(apis) / sizeof(apis[0]); v++) {
+		struct strtab *t = strtab__new();
+		const struct php_layout *l;
+		uint64_t f_outer, f_inner, x;
+		struct memsource m;
+		struct php *p;
+		int i;
+
+		build(im, apis[v]);
+		l = im->l;
+		memcpy(&f_outer, im->b + O_EX + 0x80 + l->ex_func, 8);
+		memcpy(&f_inner, im->b + O_EX + 4 * 0x80 + l->ex_func, 8);
+		p = open_image(im, t, false, &m);
+		cr_assert_eq(php__read_stack(p, 1, st), 0);
+		cr_assert_eq(st->n, 5);
+		/* inner returns */
+		put64(im, O_EG + l->eg_current_execute_data, at(O_EX + 3 * 0x80));
+		cr_assert_eq(php__read_stack(p, 2, st), 0);
+		cr_assert_eq(st->n, 4, "api %u: the guess's top was used", apis[v]);
+		cr_assert_str_eq(strtab__str(t, st->f[0].name), "Klass::run (index.php)_[php]");
+		/* run calls inner, which calls outer, above the last top */
+		x = frame(im, 4, f_inner, 6, at(O_EX + 3 * 0x80), false);
+		x = frame(im, 5, f_outer, 4, x, false);
+		put64(im, O_EG + l->eg_current_execute_data, x);
+		cr_assert_eq(php__read_stack(p, 3, st), 0);
+		cr_assert_eq(st->n, 6, "api %u", apis[v]);
+		cr_assert_str_eq(strtab__str(t, st->f[0].name), "outer (index.php)_[php]");
+		/* the same frame, another function */
+		put64(im, O_EX + 5 * 0x80 + l->ex_func, f_inner);
+		cr_assert_eq(php__read_stack(p, 4, st), 0);
+		cr_assert_str_eq(strtab__str(t, st->f[0].name), "inner (index.php)_[php]",
+				 "api %u: the guess's frame was used", apis[v]);
+		/* the chain moves: the same frames 0x400 higher, the old ones
+		 * left as they were */
+		memcpy(im->b + O_EX + 0x400, im->b + O_EX, 6 * 0x80);
+		for (i = 1; i < 6; i++)
+			put64(im, O_EX + 0x400 + 0x80u * (uint32_t)i + l->ex_prev,
+			      at(O_EX + 0x400 + 0x80u * (uint32_t)(i - 1)));
+		put64(im, O_EX + 0x400 + 5 * 0x80 + l->ex_func, f_outer);
+		put64(im, O_EG + l->eg_current_execute_data, at(O_EX + 0x400 + 5 * 0x80));
+		cr_assert_eq(php__read_stack(p, 5, st), 0);
+		cr_assert_eq(st->n, 6);
+		cr_assert_str_eq(strtab__str(t, st->f[0].name), "outer (index.php)_[php]",
+				 "api %u: the old chain was used", apis[v]);
+		php__delete(p);
+		strtab__delete(t);
+	}
+	free(st);
+	free(im);
+}
+
 Test(php, chains_posing_as_php_cost_bounded_work)
 {
 	struct image *im = malloc(sizeof(*im));
