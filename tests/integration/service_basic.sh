@@ -69,7 +69,9 @@ for i, r in enumerate(ok):
     wins.append((w["start_ns"], w["end_ns"], w["id"]))
     print("  %s  %.3f s  %d samples, %d profiles, lost %d" % (w["id"], (w["end_ns"] - w["start_ns"]) / 1e9,
           d["stats"]["samples"], len(d["profiles"]), d["stats"]["lost"]))
-    if sum(p["samples"] for p in d["profiles"]) == 0:
+    # windows end on the clock's whole intervals: the first may last only
+    # milliseconds (CI's lasted 8 ms) and hold no sample at 99 Hz
+    if sum(p["samples"] for p in d["profiles"]) == 0 and w["end_ns"] - w["start_ns"] >= 100000000:
         errs.append("%s: no samples at all while a CPU-bound workload ran" % what)
 dup = [k for k, v in ids.items() if v > 1]
 if dup:
