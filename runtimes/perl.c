@@ -47,13 +47,16 @@ void perl__delete(struct perl *p)
 	free(p);
 }
 
+/* Two words this near each other are read in one read. */
+#define NEAR_WORDS 0x38
+
 /* Two words, at a and b, in one read when they are near each other. */
 static int two_words(struct perl *p, uint64_t a, uint64_t b, uint64_t *va, uint64_t *vb)
 {
 	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
-	uint8_t w[0x40];
+	uint8_t w[NEAR_WORDS + 8];
 
-	if (hi - lo <= sizeof(w) - 8) {
+	if (hi - lo <= NEAR_WORDS) {
 		if (prefetch__read(&p->pre, &p->mem, lo, w, (size_t)(hi - lo) + 8) != 0)
 			return -EFAULT;
 		*va = u64_at(w, (uint32_t)(a - lo));
@@ -113,7 +116,7 @@ static void read_ahead(struct perl *p)
 		a = b;
 		b = t;
 	}
-	if (b - a <= 0x38) {
+	if (b - a <= NEAR_WORDS) {
 		(void)prefetch__want(&p->pre, a, (size_t)(b - a) + 8);
 	} else {
 		(void)prefetch__want(&p->pre, a, 8);
