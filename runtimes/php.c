@@ -139,7 +139,7 @@ static long walk(struct php *p)
  * below their callees, so one range holds a whole chain. */
 static void read_ahead(struct php *p)
 {
-	size_t room = PREFETCH_BYTES - 8;
+	size_t room = PREFETCH_BYTES - 8, frames;
 	uint64_t lo = p->last_lo, hi = p->last_hi + p->l->ex_size + EX_AHEAD;
 	bool top;
 
@@ -153,8 +153,9 @@ static void read_ahead(struct php *p)
 	(void)prefetch__want(&p->pre, p->eg + p->l->eg_current_execute_data, 8);
 	if (hi - lo > room)
 		lo = hi - room;
+	frames = p->pre.n;
 	top = prefetch__want(&p->pre, lo, (size_t)(hi - lo));
-	if (prefetch__fill(&p->pre, &p->mem) == 0 && top && !p->pre.ok[1])
+	if (prefetch__fill(&p->pre, &p->mem) == 0 && top && !p->pre.ok[frames])
 		p->ahead_failed = (hi - 1) >> 12;
 }
 
