@@ -322,6 +322,60 @@ static bool interpreted_step(const struct unwind_module *mod, struct unwind_fram
 	return true;
 }
 
+/* Rows of a host function's prologue looked through for its body. */
+#define HOST_PROLOGUE_ROWS 16
+
+/* The rule of a host function's body: from its start, the rows of its
+ * prologue widen the frame one push at a time; the body is the first row
+ * of the widest frame (a row that narrows it is an epilogue), or the
+ * first that counts from rbp (a frame-pointer frame, set up: code that
+ * runs in it keeps rbp, which the host's body goes on using). */
+static bool host_body(struct cfi *c, uint64_t vaddr, struct cfi_row *body)
+{
+	const struct cfi_row *row;
+	uint64_t start;
+	int k;
+
+	if (cfi__func_start(c, vaddr, &start) != 0 || cfi__lookup(c, start, &row) != 0 ||
+	    row->cfa_kind != CFI_CFA_REG_OFFSET || row->cfa_reg != UNWIND_REG_SP)
+		return false;
+	*body = *row;
+	for (k = 0; k < HOST_PROLOGUE_ROWS; k++) {
+		if (cfi__lookup(c, body->end, &row) != 0 || row->func_start != start ||
+		    row->cfa_kind != CFI_CFA_REG_OFFSET)
+			break;
+		if (row->cfa_reg == UNWIND_REG_BP) {
+			*body = *row;
+			break;
+		}
+		if (row->cfa_reg != UNWIND_REG_SP || row->cfa_value <= body->cfa_value)
+			break;
+		*body = *row;
+	}
+	return true;
+}
+
+/* Code running in a host function's frame: the host's body steps it, as
+ * if its pc were there and its sp host_sp_delta higher. */
+static bool hosted_step(const struct unwind_module *mod, const struct unwind_regs *cur,
+			const struct unwind_stack *stack, unwind_find_fn find, void *ctx,
+			struct unwind_regs *next, enum unwind_stop *stop)
+{
+	struct unwind_module host;
+	struct unwind_regs at;
+	struct cfi_row body;
+
+	memset(&host, 0, sizeof(host));
+	if (find(ctx, mod->host_pc, &host) != 0 || !host.cfi ||
+	    !host_body(host.cfi, mod->host_pc - host.bias, &body)) {
+		*stop = UNWIND_NO_CFI;
+		return false;
+	}
+	at = *cur;
+	at.val[UNWIND_REG_SP] += mod->host_sp_delta;
+	return cfi_step(host.cfi, &body, &at, stack, next, stop);
+}
+
 /* One step over code a runtime describes. usp: the frame's unextended sp
  * (0: its sp), updated for the caller. */
 static bool runtime_step(const struct unwind_module *mod, struct unwind_frame *f,
@@ -340,6 +394,8 @@ static bool runtime_step(const struct unwind_module *mod, struct unwind_frame *f
 		return frameless_step(cur, stack, sp, next, stop);
 	case UNWIND_CODE_INTERPRETED:
 		return interpreted_step(mod, f, cur, stack, next, usp, stop);
+	case UNWIND_CODE_HOSTED:
+		return hosted_step(mod, cur, stack, find, ctx, next, stop);
 	default:
 		return fp_step(cur, stack, next, stop);
 	}

@@ -59,6 +59,12 @@ enum unwind_code {
 	                            reg_bcp) and the caller's unextended sp at
 	                            slot_sender_sp (words from rbp) */
 	UNWIND_CODE_FRAME_POINTER, /* rbp-based (HotSpot's call stub) */
+	UNWIND_CODE_HOSTED,      /* code that runs in the frame of a host
+	                            function, jumped to from its body and
+	                            jumping back (PHP's JIT in the hybrid VM,
+	                            in execute_ex's frame): stepped as the
+	                            host's body by the host's CFI, the sp
+	                            host_sp_delta bytes below the host's */
 };
 
 /* What a UNWIND_CODE_SIZED frame counts from, at a pc whose code moved
@@ -106,6 +112,11 @@ struct unwind_module {
 	 * else at slot_bcp; 0: not kept */
 	int slot_bcp;
 	uint8_t reg_bcp;
+	/* UNWIND_CODE_HOSTED: a run-time address in the host function (its
+	 * body's rule is the first row of its widest frame after its start),
+	 * and how far below the body's sp the code's sp is */
+	uint64_t host_pc;
+	uint32_t host_sp_delta;
 	/* keep the frame's callee-saved registers (an interpreter's eval
 	 * loop: they hold what it was running when the sample was taken) */
 	bool keep_regs;

@@ -1,12 +1,18 @@
 /* unwind/: stepping over code a runtime describes (no CFI): HotSpot's
  * compiled frames by their size, interpreter frames by their layout,
- * frameless stubs and the call stub, on synthetic stacks. */
+ * frameless stubs and the call stub, code hosted in a function's frame
+ * (by that function's real CFI), on synthetic stacks. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "unwind/cfi.h"
 #include "unwind/unwind.h"
 
 #define BASE 0x7ffd0000ull
@@ -17,9 +23,17 @@
 #define CALL_STUB_RA 0x603100ull
 #define NATIVE_PC 0x400000ull  /* native code without CFI */
 #define READ_PC 0x604000ull    /* code whose shape at each pc was read: `at_pc` */
+#define HOSTED_PC 0x605000ull  /* code run in the frame of `hosting` */
 
 static int owner;
 static struct unwind_module at_pc;
+/* this program's CFI, for `hosting`: loaded by load_self */
+static struct cfi *self_cfi;
+static uint64_t self_bias;
+static uint64_t host_pc;       /* the host HOSTED_PC names */
+static uint32_t host_delta;
+
+int hosting(int x);
 
 static int java_find(void *ctx, uint64_t pc, struct unwind_module *out)
 {
@@ -49,6 +63,13 @@ static int java_find(void *ctx, uint64_t pc, struct unwind_module *out)
 	} else if (pc >= READ_PC && pc < READ_PC + 0x1000) {
 		*out = at_pc;
 		out->owner = &owner;
+	} else if (pc >= HOSTED_PC && pc < HOSTED_PC + 0x1000) {
+		out->code = UNWIND_CODE_HOSTED;
+		out->host_pc = host_pc;
+		out->host_sp_delta = host_delta;
+	} else if (self_cfi && pc == (uintptr_t)hosting) {
+		out->cfi = self_cfi;
+		out->bias = self_bias;
 	} else {
 		return -ENOENT;
 	}
@@ -361,4 +382,93 @@ Test(unwind_runtime, a_shape_read_at_the_pc_is_not_guessed_at)
 	n = walk(&r, f, &stop);
 	cr_assert_geq(n, 2);
 	cr_assert_eq(f[1].pc, B_PC + 0x80);
+}
+
+/* ---------- code hosted in a function's frame ---------- */
+
+static uint64_t hosting_ra; /* a return address into hosting's body */
+
+__attribute__((noinline, noclone)) static void note_return(void)
+{
+	hosting_ra = (uintptr_t)__builtin_return_address(0);
+}
+
+/* A function with a frame of its own: locals, a call. */
+__attribute__((noinline, noclone)) int hosting(int x)
+{
+	volatile int pad[16];
+
+	pad[x & 15] = x;
+	note_return();
+	return pad[(x + 1) & 15] + 1;
+}
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uint64_t *)data = info->dlpi_addr;
+	return 1;
+}
+
+static void load_self(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	Elf *e;
+
+	cr_assert_geq(fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(e);
+	cr_assert_eq(cfi__new(e, &self_cfi), 0);
+	dl_iterate_phdr(first_object, &self_bias);
+	hosting(3);
+}
+
+/* Code that runs in hosting's frame, jumped to from its body (as PHP's
+ * JIT runs in execute_ex's): stepped by hosting's own CFI at its body, a
+ * row found here independently of the unwinder (the one at a return
+ * address in the body), with the code's sp host_delta below the body's. */
+Test(unwind_runtime, hosted_code_is_stepped_as_its_hosts_body)
+{
+	struct unwind_frame f[16];
+	const struct cfi_row *row;
+	struct unwind_regs r;
+	enum unwind_stop stop;
+	uint32_t deltas[] = { 0, 16 };
+	size_t n, k;
+
+	load_self();
+	cr_assert_eq(cfi__lookup(self_cfi, hosting_ra - 1 - self_bias, &row), 0);
+	cr_assert_eq(row->cfa_kind, CFI_CFA_REG_OFFSET);
+	for (k = 0; k < 2; k++) {
+		uint64_t sp = BASE + 0x20, bp = BASE + 0x100, cfa;
+
+		memset(w, 0, sizeof(w));
+		host_pc = (uintptr_t)hosting;
+		host_delta = deltas[k];
+		/* the body's CFA, from sp (plus the delta) or from rbp (a build
+		 * with frame pointers: sanitizers) */
+		cfa = row->cfa_reg == UNWIND_REG_SP ? sp + host_delta + (uint64_t)row->cfa_value
+						   : bp + (uint64_t)row->cfa_value;
+		cr_assert(row->cfa_reg == UNWIND_REG_SP || row->cfa_reg == UNWIND_REG_BP);
+		cr_assert_lt(cfa - BASE, sizeof(w), "a frame of %d bytes", row->cfa_value);
+		put(cfa - 8, NATIVE_PC + 0x1500);
+		if (row->cfa_reg == UNWIND_REG_BP)
+			put(bp, 0);
+		regs(&r, HOSTED_PC + 0x40, sp, bp);
+		n = walk(&r, f, &stop);
+		cr_assert_geq(n, 2, "%zu frames, stop %s", n, unwind__stop_name(stop));
+		cr_assert_eq(f[0].code, UNWIND_CODE_HOSTED);
+		cr_assert_eq(f[1].pc, NATIVE_PC + 0x1500, "delta %u: %#llx", host_delta,
+			     (unsigned long long)f[1].pc);
+		cr_assert_eq(f[1].sp, cfa);
+	}
+	/* a host no module holds: the stack ends at the hosted code */
+	host_pc = 0x1000;
+	regs(&r, HOSTED_PC + 0x40, BASE + 0x20, BASE + 0x100);
+	n = walk(&r, f, &stop);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(stop, UNWIND_NO_CFI);
+	cfi__delete(self_cfi);
+	self_cfi = NULL;
 }
