@@ -484,9 +484,10 @@ static void open_hosts(struct runtimes *rs, struct process *p, struct rt_process
 	}
 }
 
-int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc, uint64_t now_ns,
-			    struct unwind_module *out)
+int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc, uint32_t path,
+			    uint64_t now_ns, struct unwind_module *out)
 {
+	const char *name = path ? strtab__str(rs->names, path) : NULL;
 	struct rt_process *rp;
 	size_t r;
 
@@ -500,7 +501,7 @@ int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc,
 			continue;
 		rp->touched = true;
 		rp->slot[r].used_ns = now_ns;
-		if (rd->describe_code(rp->slot[r].inst, pc, now_ns, out) == 0) {
+		if (rd->describe_code(rp->slot[r].inst, pc, name, now_ns, out) == 0) {
 			out->runtime = (uint8_t)(r + 1);
 			return 0;
 		}

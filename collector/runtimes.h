@@ -63,11 +63,12 @@ const struct runtimes_opts *runtimes__opts(const struct runtimes *rs);
  * the tag of the reader that recognised it. */
 void runtimes__describe_file(struct runtimes *rs, struct binary *bin, uint64_t vaddr,
 			     struct unwind_module *out);
-/* A pc of p that no file holds: 0 when an instance of p describes it (out
- * filled, its tag set), -ENOENT otherwise. Instances of readers whose host
- * p maps are opened on the way. */
-int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc, uint64_t now_ns,
-			    struct unwind_module *out);
+/* A pc of p that no binary holds, in memory p maps under the name path
+ * (a strtab id, 0: anonymous memory): 0 when an instance of p describes it (out filled, its tag
+ * set), -ENOENT otherwise. Instances of readers whose host p maps are
+ * opened on the way. */
+int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc, uint32_t path,
+			    uint64_t now_ns, struct unwind_module *out);
 
 /* The language frames of a sample of p (s: everything but tag), read by
  * each reader whose code the unwound frames ran (those tagged and kept),

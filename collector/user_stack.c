@@ -95,7 +95,7 @@ void user_stack__delete(struct user_stack *u)
 }
 
 /* The module holding pc for the unwinder. Executable memory that is no
- * binary (JIT code caches, anonymous or memfd mappings) is a module without
+ * ELF (JIT code caches: anonymous, memfd or shared memory) is a module without
  * CFI: code a runtime reader knows is stepped over as it describes it,
  * other JIT code by frame pointer, as JITs keep them. */
 static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
@@ -107,11 +107,15 @@ static int find_module(void *ctx, uint64_t pc, struct unwind_module *out)
 	if (!m)
 		return -ENOENT;
 	out->owner = m;
-	if (!bin) {
-		if (!proc_map__path(m) && u->rs) {
+	if (!bin || !binary__is_elf(bin)) {
+		/* a file that is no ELF keeps the bias its frames are named by */
+		if (bin)
+			out->bias = proc_map__bias(m);
+		if (u->rs) {
 			if (!u->now_ns)
 				u->now_ns = clock__mono_ns();
-			(void)runtimes__describe_code(u->rs, u->cur, pc, u->now_ns, out);
+			(void)runtimes__describe_code(u->rs, u->cur, pc, proc_map__path(m),
+						      u->now_ns, out);
 			/* JIT code a reader reads the stack of, as an eval loop */
 			u->kept |= out->keep_regs;
 		}

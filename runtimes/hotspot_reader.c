@@ -101,12 +101,15 @@ static void frame_at(struct hotspot *h, uint64_t pc, uint64_t now_ns, struct unw
 	}
 }
 
-static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind_module *out)
+static int describe_code(void *inst, uint64_t pc, const char *path, uint64_t now_ns,
+			 struct unwind_module *out)
 {
 	struct hotspot *h = inst;
 	struct hotspot_code c;
 	int method_slot, sender_slot, bcp_slot;
 
+	/* the code heap, wherever it is mapped, is what says */
+	(void)path;
 	switch (hotspot__code_at(h, pc, now_ns, &c)) {
 	case HOTSPOT_COMPILED:
 	case HOTSPOT_STUB:

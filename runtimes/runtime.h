@@ -170,9 +170,13 @@ struct runtime_reader {
 	int (*open)(const struct runtime_process *p, void **inst);
 	void (*close)(void *inst);
 
-	/* How to step over code at pc that no file holds: 0 with out's shape
-	 * filled, -ENOENT when it is not the runtime's. Optional. */
-	int (*describe_code)(void *inst, uint64_t pc, uint64_t now_ns, struct unwind_module *out);
+	/* How to step over code at pc that no binary holds: 0 with out's shape
+	 * filled, -ENOENT when it is not the runtime's. path: the name the
+	 * process maps that memory under ("/dev/zero (deleted)" for shared
+	 * anonymous memory, a file that is no ELF), NULL for anonymous
+	 * memory. Optional. */
+	int (*describe_code)(void *inst, uint64_t pc, const char *path, uint64_t now_ns,
+			     struct unwind_module *out);
 	/* The sample's language frames, placed on its native frames tagged
 	 * with s->tag. 0 (out->nsplices may be 0), -ENOENT when the thread runs
 	 * no code of the runtime, or another -errno when it could not be read

@@ -80,13 +80,16 @@ static void describe_file(const void *data, uint64_t vaddr, struct unwind_module
 		out->keep_regs = true;
 }
 
-/* Code no file holds in a node process is V8's: baseline, optimized and
+/* Anonymous code in a node process is V8's: baseline, optimized and
  * regular expression code, all of it with frame pointers. */
-static int describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind_module *out)
+static int describe_code(void *inst, uint64_t pc, const char *path, uint64_t now_ns,
+			 struct unwind_module *out)
 {
 	(void)inst;
 	(void)pc;
 	(void)now_ns;
+	if (path)
+		return -ENOENT;
 	out->code = UNWIND_CODE_FRAME_POINTER;
 	out->keep_regs = true;
 	return 0;

@@ -167,10 +167,12 @@ static void fake_close(void *inst)
 	free(inst);
 }
 
-static int fake_describe_code(void *inst, uint64_t pc, uint64_t now_ns, struct unwind_module *out)
+static int fake_describe_code(void *inst, uint64_t pc, const char *path, uint64_t now_ns,
+			      struct unwind_module *out)
 {
 	struct fake_instance *in = inst;
 
+	(void)path;
 	(void)now_ns;
 	fake.describe_calls++;
 	if (pc < in->vm.jit_start || pc >= in->vm.jit_end)
@@ -466,7 +468,7 @@ Test(runtimes, failed_opens_back_off)
 	p = proctable__get(a.pt, getpid());
 	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
 		memset(&m, 0, sizeof(m));
-		cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start,
+		cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0,
 						     at[i] * 1000000ull, &m), -ENOENT);
 		cr_assert_eq(fake.opens, opens_after[i], "at %llu ms: %u opens",
 			     (unsigned long long)at[i], fake.opens);
@@ -530,7 +532,7 @@ static pid_t read_child(struct process **p, int *tell)
 	*p = proctable__get(a.pt, child);
 	cr_assert_not_null(*p);
 	memset(&m, 0, sizeof(m));
-	cr_assert_eq(runtimes__describe_code(a.rs, *p, fake_vm_state.jit_start, 1, &m), 0);
+	cr_assert_eq(runtimes__describe_code(a.rs, *p, fake_vm_state.jit_start, 0, 1, &m), 0);
 	cr_assert_eq(fake.opens, 1);
 	return child;
 }
@@ -551,10 +553,10 @@ Test(runtimes, an_exec_between_sample_and_read_is_caught)
 
 	exec_child__exec(child, tell);
 	memset(&m, 0, sizeof(m));
-	(void)runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 2, &m);
+	(void)runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0, 2, &m);
 	cr_assert_not(runtimes__same_image(a.rs, p), "the read was of the new image");
 	cr_assert_eq(fake.closes, 1, "its instance is closed");
-	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 3000000000ull, &m), -ENOENT);
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0, 3000000000ull, &m), -ENOENT);
 	cr_assert_eq(fake.opens, 1, "and not opened again on the image's old maps");
 	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->image_changed, 1);
 
@@ -562,7 +564,7 @@ Test(runtimes, an_exec_between_sample_and_read_is_caught)
 	 * the new ones: the pin refuses them */
 	runtimes__forget(a.rs, child);
 	p = proctable__get(a.pt, child);
-	(void)runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 4000000000ull, &m);
+	(void)runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0, 4000000000ull, &m);
 	cr_assert_eq(fake.opens, 1, "the new image is not read at the old addresses");
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
@@ -580,17 +582,17 @@ Test(runtimes, idle_readers_are_closed)
 	setup_agent(false);
 	p = proctable__get(a.pt, getpid());
 	memset(&m, 0, sizeof(m));
-	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 1, &m), 0);
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0, 1, &m), 0);
 	runtimes__trim(a.rs, 1 + RUNTIMES_IDLE_NS - 1);
 	cr_assert_eq(fake.closes, 0, "used a minute ago less a nanosecond");
-	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, RUNTIMES_IDLE_NS, &m), 0);
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0, RUNTIMES_IDLE_NS, &m), 0);
 	runtimes__trim(a.rs, 2 * RUNTIMES_IDLE_NS);
 	cr_assert_eq(fake.closes, 1);
 	runtimes__finish_window(a.rs, &a.st);
 	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->idle_closed, 1);
 	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->readers, 0);
 	/* and opens again when the process needs it */
-	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 3 * RUNTIMES_IDLE_NS, &m), 0);
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0, 3 * RUNTIMES_IDLE_NS, &m), 0);
 	cr_assert_eq(fake.opens, 2);
 	teardown_agent();
 }
@@ -615,7 +617,7 @@ Test(runtimes, readers_of_an_image_gone_unsaid_are_closed)
 	cr_assert_eq(fake.closes, 1, "its reader is closed at the first trim after its exit");
 	runtimes__finish_window(a.rs, &a.st);
 	cr_assert_eq(agent_stats__runtime(&a.st, "fake")->readers, 0);
-	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 4, &m), -ENOENT);
+	cr_assert_eq(runtimes__describe_code(a.rs, p, fake_vm_state.jit_start, 0, 4, &m), -ENOENT);
 	cr_assert_eq(fake.opens, 1, "and nothing opens on the gone image");
 	teardown_agent();
 }
@@ -650,7 +652,7 @@ Test(runtimes, a_users_readers_are_bounded)
 		cr_assert_eq(proccreds__owner_pid(child[i], &uid, &gid), 0);
 		cr_assert_eq(uid, 65534);
 		memset(&m, 0, sizeof(m));
-		cr_assert_eq(runtimes__describe_code(rs, p, fake_vm_state.jit_start, 1, &m), i < 2 ? 0 : -ENOENT,
+		cr_assert_eq(runtimes__describe_code(rs, p, fake_vm_state.jit_start, 0, 1, &m), i < 2 ? 0 : -ENOENT,
 			     "reader %d", i);
 	}
 	cr_assert_eq(fake.opens, 2);
