@@ -87,6 +87,11 @@ static long proven_frame(const struct frame_at *by_addr, const struct interp_sta
 		if (q < 0)
 			continue;
 		tried++;
+		if (ev->witness && stack->f[q].addr == ev->witness_frame &&
+		    into_code(&stack->f[q], ev->witness)) {
+			*code_word = ev->witness;
+			return q;
+		}
 		for (j = 0; word_at(ev, j, &w); j++)
 			if (into_code(&stack->f[q], w)) {
 				*code_word = w;
@@ -209,6 +214,7 @@ size_t interp_place__gather(const struct runtime_sample *s, struct interp_sample
 		k = out->nev++;
 		out->at[k] = i;
 		frame_words(s, i, &out->ev[k]);
+		out->ev[k].witness = out->ev[k].witness_frame = 0;
 		m = 0;
 		if (i == 0) {
 			/* the leaf: every register the sample holds */

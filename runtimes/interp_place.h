@@ -41,6 +41,11 @@ struct interp_native {
 	size_t nbytes;
 	const uint64_t *regs;
 	size_t nregs;
+	/* a pointer into the code of the frame at witness_frame that the
+	 * reader derived from the sample's own pc (JIT code compiled from one
+	 * function: runtimes/php_jit.h), standing for one in a register;
+	 * 0: none */
+	uint64_t witness, witness_frame;
 };
 
 /* How a native eval call's frames were known. */

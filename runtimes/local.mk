@@ -52,7 +52,7 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/rubycmd.c runtimes/rubycmd.h \
 	runtimes/interp_place.c runtimes/interp_place.h \
 	runtimes/php_reader.c runtimes/php.c runtimes/php.h runtimes/php_names.c \
-	runtimes/php_layout.c runtimes/php_layout.h \
+	runtimes/php_layout.c runtimes/php_layout.h runtimes/php_jit.c runtimes/php_jit.h \
 	runtimes/phpcmd.c runtimes/phpcmd.h \
 	runtimes/perl_reader.c runtimes/perl.c runtimes/perl.h runtimes/perl_names.c \
 	runtimes/perl_slabs.c runtimes/perl_state.h \

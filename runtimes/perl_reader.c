@@ -207,6 +207,7 @@ static void add_call(struct instance *in, size_t i, size_t n)
 	es->ev[k].nbytes = 0;
 	es->ev[k].regs = in->words[k];
 	es->ev[k].nregs = 0;
+	es->ev[k].witness = es->ev[k].witness_frame = 0;
 	if (q < 0)
 		return;
 	in->words[k][0] = in->stack.f[q].addr;

@@ -9,6 +9,7 @@
 #include "runtimes/accountant.h"
 #include "runtimes/memsource.h"
 #include "runtimes/php.h"
+#include "runtimes/php_jit.h"
 #include "runtimes/prefetch.h"
 
 /* Bytes of a frame and of a function's head read at once: their largest
@@ -29,6 +30,7 @@ struct php {
 	bool lines;
 	struct strtab *names;
 	struct php_names *cache;
+	struct php_jit *jit;     /* what JIT code ran (made at first use) */
 	uint64_t failures;
 	/* one read's scratch */
 	uint64_t ex[INTERP_MAX_FRAMES], func[INTERP_MAX_FRAMES], opline[INTERP_MAX_FRAMES];
@@ -93,6 +95,7 @@ void php__delete(struct php *p)
 	if (!p)
 		return;
 	php_names__delete(p->cache);
+	php_jit__delete(p->jit);
 	free(p);
 }
 
@@ -310,6 +313,13 @@ int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
 	err = read_functions(p, (size_t)n);
 	for (k = 0; !err && k < (size_t)n; k++)
 		err = describe(p, k, &fns[k], &out->f[k]);
+	/* a builtin calls PHP code only through a call of the executor of
+	 * its own (zend_call_function), whose first frame is marked the top
+	 * of it: any other frame under a builtin was read torn, the frames
+	 * changing between the reads (or memory posing as PHP) */
+	for (k = 1; !err && k < (size_t)n; k++)
+		if (fns[k].type == PHP_INTERNAL_FUNCTION && !out->f[k - 1].entry_end)
+			err = -EPROTO;
 	if (!err)
 		err = read_heads(p, fns, (size_t)n);
 	for (k = 0; !err && k < (size_t)n; k++) {
@@ -344,6 +354,29 @@ int php__name_at(struct php *p, uint64_t frame_addr, uint64_t opline, uint32_t *
 			err = php_names__name(p->cache, &p->mem, p->l, p->names, p->mem.ledger, &fn,
 					      name);
 		return err;
+	}
+	return -ENOENT;
+}
+
+int php__jit_witness(struct php *p, uint64_t frame_addr, uint64_t pc, uint64_t now_ns,
+		     uint64_t *opline)
+{
+	const struct php_layout *l = p->l;
+	size_t k;
+
+	*opline = 0;
+	if (!p->jit && !(p->jit = php_jit__new(p->eg)))
+		return -ENOMEM;
+	for (k = 0; k < p->nread; k++) {
+		uint64_t opcodes;
+		uint32_t last;
+
+		if (p->ex[k] != frame_addr || p->fns[k].type == PHP_INTERNAL_FUNCTION)
+			continue;
+		/* describe() checked both when it read the frame */
+		opcodes = u64_at(p->fhead[k], l->op_opcodes);
+		last = u32_at(p->fhead[k], l->op_last);
+		return php_jit__witness(p->jit, &p->mem, l, pc, opcodes, last, now_ns, opline);
 	}
 	return -ENOENT;
 }

@@ -45,6 +45,14 @@ int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out);
  * read's -errno. */
 int php__name_at(struct php *p, uint64_t frame_addr, uint64_t opline, uint32_t *name);
 
+/* For JIT code at pc (runtimes/php_jit.h) running frame frame_addr of the
+ * last read: 0 with *opline, a pointer into that frame's opcodes that the
+ * code at pc proves it runs; -ENOENT when nothing proves it (no such
+ * frame, a frame of no opcodes, code of no trace of its function), or a
+ * read's -errno. */
+int php__jit_witness(struct php *p, uint64_t frame_addr, uint64_t pc, uint64_t now_ns,
+		     uint64_t *opline);
+
 void php__counters(const struct php *p, struct runtime_counters *out);
 int php__remap_names(struct php *p, struct strtab_remap *r);
 

@@ -2,7 +2,9 @@
  * php-cgi, libphp.so) recognised by its exports and its version read from
  * its own build id, its executor loop marked for the unwinder, and a
  * sample's PHP frames read and placed on the native execute_ex calls that
- * ran them (runtimes/php.h, runtimes/interp_place.h). */
+ * ran them (runtimes/php.h, runtimes/interp_place.h). opcache's JIT code
+ * runs in execute_ex's frame: it is stepped as execute_ex and read like
+ * it. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,21 +24,27 @@
 #define UNPROVEN_NAME "[unproven]"
 /* Read-only data searched for the build id at most: php's is 1-2 MiB. */
 #define RODATA_MAX (64u << 20)
+/* zend_vm_kind()'s value for the hybrid VM (Zend/zend_vm_opcodes.h) */
+#define ZEND_VM_KIND_HYBRID 4
 
 struct php_binary {
 	uint64_t executor_globals;       /* ELF vaddr, 0 in thread-safe builds */
 	uint64_t exec_start, exec_end;   /* execute_ex */
 	uint32_t api;                    /* ZEND_MODULE_API_NO; 0: unknown */
 	int zts;
+	/* the hybrid VM: its handlers are labels of execute_ex, and the JIT's
+	 * code, jumped to from them, runs in execute_ex's frame */
+	bool hybrid;
 };
 
-enum { S_EG, S_EXECUTE_EX, S_EXECUTE, S_EG_OFFSET, S_EG_ID, S_N };
+enum { S_EG, S_EXECUTE_EX, S_EXECUTE, S_EG_OFFSET, S_EG_ID, S_VM_KIND, S_N };
 static const char *const symbol_names[S_N] = {
 	[S_EG] = "executor_globals",
 	[S_EXECUTE_EX] = "execute_ex",
 	[S_EXECUTE] = "execute",
 	[S_EG_OFFSET] = "executor_globals_offset",
 	[S_EG_ID] = "executor_globals_id",
+	[S_VM_KIND] = "zend_vm_kind",
 };
 
 struct found {
@@ -48,7 +56,7 @@ static int wanted(void *arg, const GElf_Sym *sym, const char *name)
 	struct found *w = arg;
 	size_t k;
 
-	if (sym->st_shndx == SHN_UNDEF || name[0] != 'e')
+	if (sym->st_shndx == SHN_UNDEF || (name[0] != 'e' && name[0] != 'z'))
 		return 0;
 	for (k = 0; k < S_N; k++)
 		if (!w->sym[k].st_value && strcmp(name, symbol_names[k]) == 0)
@@ -81,6 +89,21 @@ static void build_id(Elf *elf, struct php_binary *b)
 	}
 }
 
+/* Whether the binary's zend_vm_kind() returns the hybrid VM's kind: its
+ * code is "mov eax, imm32; ret" in every build that has one. */
+static bool hybrid_vm(Elf *elf, const GElf_Sym *kind)
+{
+	uint8_t code[6];
+	uint32_t v;
+
+	if (!kind->st_value || kind->st_size < sizeof(code) ||
+	    elf_symbols__read(elf, kind->st_value, code, sizeof(code)) != 0 || code[0] != 0xb8 ||
+	    code[5] != 0xc3)
+		return false;
+	memcpy(&v, code + 1, sizeof(v));
+	return v == ZEND_VM_KIND_HYBRID;
+}
+
 /* A binary defining the executor and its globals: the executable (php,
  * php-fpm, php-cgi) or libphp.so of a web server's module. */
 static int recognise(const struct runtime_file *f, void **data)
@@ -102,6 +125,7 @@ static int recognise(const struct runtime_file *f, void **data)
 	b->exec_start = loop->st_value;
 	b->exec_end = loop->st_value + loop->st_size;
 	build_id(f->elf, b);
+	b->hybrid = loop == &w.sym[S_EXECUTE_EX] && hybrid_vm(f->elf, &w.sym[S_VM_KIND]);
 	if (!b->executor_globals)
 		b->zts = 1;
 	*data = b;
@@ -124,8 +148,25 @@ static void describe_file(const void *data, uint64_t vaddr, struct unwind_module
 		out->keep_regs = true;
 }
 
+/* A file whose name says a PHP process's code from it may be opcache's
+ * JIT: the PHP binary hosts it. */
+static bool maybe_host(const char *basename)
+{
+	return strncmp(basename, "php", 3) == 0 || strncmp(basename, "libphp", 6) == 0;
+}
+
+/* The names opcache's shared memory is mapped under, by memory model
+ * (its JIT writes its code there): shared anonymous memory ("mmap", the
+ * default), a System V segment ("shm"), a POSIX one ("posix"). */
+static bool opcache_memory(const char *path)
+{
+	return path && (strncmp(path, "/dev/zero", 9) == 0 || strncmp(path, "/SYSV", 5) == 0 ||
+			strncmp(path, "/dev/shm/ZendAccelerator", 24) == 0);
+}
+
 struct instance {
 	struct php *php;
+	uint64_t host_pc;  /* execute_ex, where the JIT's code runs; 0: no JIT */
 	bool lines;
 	uint32_t unproven; /* "[unproven]_[php]" */
 	struct interp_stack stack;
@@ -148,6 +189,7 @@ static int open_instance(const struct runtime_process *p, void **out)
 	if (!in)
 		return -ENOMEM;
 	in->lines = p->lines;
+	in->host_pc = b->hybrid ? b->exec_start + p->bias : 0;
 	err = ledger__intern_frame(p->mem.ledger, p->names, UNPROVEN_NAME, FRAME_SUFFIX_PHP,
 				   &in->unproven);
 	if (!err)
@@ -170,9 +212,74 @@ static void close_instance(void *inst)
 	free(in);
 }
 
+/* opcache's JIT code, in the hybrid VM: jumped to from execute_ex's
+ * handlers and back, it runs in execute_ex's frame, with the frame it
+ * runs in r14 and, where it keeps it there, its instruction in r15 (the
+ * VM's registers); its helpers are called, never its PHP functions. So
+ * it is stepped as execute_ex's body and read as an execute_ex call. In
+ * a build of another VM, the JIT's code has frames of its own: not
+ * described. */
+static int describe_code(void *inst, uint64_t pc, const char *path, uint64_t now_ns,
+			 struct unwind_module *out)
+{
+	struct instance *in = inst;
+
+	(void)pc;
+	(void)now_ns;
+	if (!in->host_pc || !opcache_memory(path))
+		return -ENOENT;
+	out->code = UNWIND_CODE_HOSTED;
+	out->host_pc = in->host_pc;
+	out->host_sp_delta = 0;
+	out->keep_regs = true;
+	return 0;
+}
+
+/* The r14 of native frame i (the VM's frame register): the sample's for
+ * the leaf, the one the unwinder recovered for a caller. */
+static bool frame_register(const struct runtime_sample *s, size_t i, uint64_t *r14)
+{
+	unsigned r;
+
+	if (i == 0) {
+		if (!s->regs || !(s->regs->valid & (1u << 14)))
+			return false;
+		*r14 = s->regs->val[14];
+		return true;
+	}
+	for (r = 0; r < UNWIND_NKEPT; r++)
+		if (unwind_kept_regnos[r] == 14 && (s->frames[i].kept & (1u << r))) {
+			*r14 = s->frames[i].kept_regs[r];
+			return true;
+		}
+	return false;
+}
+
+/* What proves the frame a JIT call ran: the trace its pc is in, when one
+ * of the frame's function's instructions starts it (runtimes/php_jit.h). */
+static void jit_witnesses(struct instance *in, const struct runtime_sample *s)
+{
+	size_t k;
+
+	for (k = 0; k < in->es.nev; k++) {
+		const struct unwind_frame *f = &s->frames[in->es.at[k]];
+		uint64_t r14, opline;
+
+		if (f->code != UNWIND_CODE_HOSTED || !frame_register(s, in->es.at[k], &r14))
+			continue;
+		if (php__jit_witness(in->php, r14, f->exact ? f->pc : f->pc - 1, s->now_ns,
+				     &opline) == 0) {
+			in->es.ev[k].witness = opline;
+			in->es.ev[k].witness_frame = r14;
+		}
+	}
+}
+
 /* Each proven frame at the line its call's instruction register was at:
  * the frame running saves its instruction to memory only before calls
- * and helpers, so what the read found lags behind the sample. */
+ * and helpers, so what the read found lags behind the sample. A frame
+ * JIT code ran keeps the line the read found: the instruction its trace
+ * starts at is not where it was. */
 static void lines_at_sample(struct instance *in)
 {
 	struct interp_placed *pl = &in->placed;
@@ -181,7 +288,8 @@ static void lines_at_sample(struct instance *in)
 	for (k = 0; k < in->es.nev; k++) {
 		struct interp_frame *f;
 
-		if (pl->state[k] != INTERP_PROVEN || pl->proven_at[k] >= pl->n)
+		if (pl->state[k] != INTERP_PROVEN || pl->proven_at[k] >= pl->n ||
+		    pl->code_word[k] == in->es.ev[k].witness)
 			continue;
 		f = &pl->frames[pl->proven_at[k]];
 		if (php__name_at(in->php, f->addr, pl->code_word[k], &f->name) != 0)
@@ -199,6 +307,8 @@ static int read_stack(void *inst, const struct runtime_sample *s, struct runtime
 	err = php__read_stack(in->php, s->now_ns, &in->stack);
 	if (err)
 		return err;
+	if (in->host_pc)
+		jit_witnesses(in, s);
 	interp_place(&in->stack, in->es.ev, in->es.nev, s->rooted, &in->placed);
 	if (in->lines)
 		lines_at_sample(in);
@@ -228,9 +338,11 @@ const struct runtime_reader runtime_php = {
 	.name = "php",
 	.recognise = recognise,
 	.free_data = free_data,
+	.maybe_host = maybe_host,
 	.describe_file = describe_file,
 	.open = open_instance,
 	.close = close_instance,
+	.describe_code = describe_code,
 	.read_stack = read_stack,
 	.labels = labels,
 	.label = phpcmd__label,

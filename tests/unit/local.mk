@@ -36,6 +36,7 @@ UNIT_TESTS = \
 	tests/unit/test_cpython \
 	tests/unit/test_ruby \
 	tests/unit/test_php \
+	tests/unit/test_php_jit \
 	tests/unit/test_perl \
 	tests/unit/test_v8 \
 	tests/unit/test_v8_positions \
@@ -204,6 +205,11 @@ tests_unit_test_php_SOURCES = tests/unit/test_php.c tests/unit/dying_source.h
 tests_unit_test_php_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_php_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_php_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_php_jit_SOURCES = tests/unit/test_php_jit.c
+tests_unit_test_php_jit_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_php_jit_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_php_jit_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
 tests_unit_test_perl_SOURCES = tests/unit/test_perl.c tests/unit/dying_source.h
 tests_unit_test_perl_CPPFLAGS = $(UNIT_CPPFLAGS)

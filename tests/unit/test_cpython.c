@@ -446,7 +446,7 @@ static void check_returned_mid_read(unsigned major, unsigned minor)
 	struct cpython_stats stats;
 	struct returning r;
 	struct memsource m;
-	struct interp_native ev;
+	struct interp_native ev = { .words = NULL };
 	struct cpython *c = NULL;
 	uint64_t reg = at(O_CODES + 0x400) + im_bytecode(major, minor) + 2; /* into inner's code */
 	uint64_t regs[2];
@@ -540,7 +540,7 @@ Test(cpython, a_sample_proves_the_frames_it_ran)
 	const uint64_t f0 = at(O_FRAMES), f1 = at(O_FRAMES + 0x80), f2 = at(O_FRAMES + 0x100);
 	const uint64_t main_bc = at(O_CODES + bc + 2), outer_bc = at(O_CODES + 0x200 + bc + 4);
 	const uint64_t inner_bc = at(O_CODES + 0x400 + bc + 6), other_bc = at(O_CODES + 0x600 + bc + 4);
-	struct interp_native ev[2];
+	struct interp_native ev[2] = { { .words = NULL }, { .words = NULL } };
 	uint64_t r0[2], r1[2];
 
 	placing_open(&p);
@@ -601,7 +601,7 @@ Test(cpython, registers_prove_before_slots)
 	const uint32_t bc = im_bytecode(3, 11);
 	const uint64_t f1 = at(O_FRAMES + 0x80), f2 = at(O_FRAMES + 0x100);
 	const uint64_t outer_bc = at(O_CODES + 0x200 + bc + 4), inner_bc = at(O_CODES + 0x400 + bc + 6);
-	struct interp_native ev;
+	struct interp_native ev = { .words = NULL };
 	uint64_t regs[2];
 	uint8_t words[32];
 
@@ -639,7 +639,7 @@ Test(cpython, a_frame_not_run_does_not_hide_the_one_run)
 	const uint32_t bc = im_bytecode(3, 11);
 	const uint64_t f1 = at(O_FRAMES + 0x80), f2 = at(O_FRAMES + 0x100);
 	const uint64_t inner_bc = at(O_CODES + 0x400 + bc + 6);
-	struct interp_native ev;
+	struct interp_native ev = { .words = NULL };
 	uint64_t regs[3];
 
 	placing_open(&p);
@@ -665,7 +665,7 @@ Test(cpython, frames_older_than_the_native_stack_are_kept)
 	struct placing p;
 	const uint64_t f2 = at(O_FRAMES + 0x100);
 	const uint64_t inner_bc = at(O_CODES + 0x400 + im_bytecode(3, 11) + 6);
-	struct interp_native ev;
+	struct interp_native ev = { .words = NULL };
 	uint64_t regs[2] = { f2, inner_bc };
 
 	placing_open(&p);
@@ -951,7 +951,7 @@ Test(cpython, damaged_images_and_exits_mid_read_never_crash)
 		struct dying d;
 		struct cpython *c;
 		uint8_t words[128];
-		struct interp_native ev;
+		struct interp_native ev = { .words = NULL };
 		int k, flips = 1 + rand() % 24;
 		size_t j;
 

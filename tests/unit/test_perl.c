@@ -542,7 +542,7 @@ Test(perl, nested_runops_calls_are_placed_apart)
 	struct interp_stack *st = malloc(sizeof(*st));
 	struct interp_placed *pl = malloc(sizeof(*pl));
 	struct strtab *t = strtab__new();
-	struct interp_native ev[2];
+	struct interp_native ev[2] = { { .words = NULL }, { .words = NULL } };
 	uint64_t r0[2], r1[2];
 	struct memsource m;
 	struct perl *p;

@@ -32,6 +32,7 @@
 #define O_CE 0x1800  /* class entries of 0x40 */
 #define O_OPS 0x2000 /* opcodes: 0x400 per function (32 ops) */
 #define O_STR 0x3400 /* strings of 0x40 */
+#define O_JIT 0x3c00 /* JIT code */
 
 struct image {
 	uint8_t b[SIZE];
@@ -127,6 +128,19 @@ static void build(struct image *im, uint32_t api)
 	im->r.len = SIZE;
 	im->img.regions = &im->r;
 	im->img.n = 1;
+}
+
+/* JIT code at O_JIT: the start of trace num (mov rax, &EG.jit_trace_num;
+ * mov dword [rax], num), entered at inner's instruction op. */
+static void trace_start(struct image *im, uint32_t num, uint32_t op)
+{
+	im->b[O_JIT] = 0x48;
+	im->b[O_JIT + 1] = 0xb8;
+	put64(im, O_JIT + 2, at(O_EG) + 0x1f8);
+	im->b[O_JIT + 10] = 0xc7;
+	im->b[O_JIT + 11] = 0x00;
+	put32(im, O_JIT + 12, num);
+	put64(im, O_OPS + 0x400 * 4 + 32 * op, at(O_JIT));
 }
 
 static struct php *open_image(struct image *im, struct strtab *t, bool lines, struct memsource *m)
@@ -236,6 +250,7 @@ static void native(struct interp_native *ev, const uint64_t *regs, size_t nregs,
 	ev->nregs = nregs;
 	ev->words = (const uint8_t *)words;
 	ev->nbytes = nwords * 8;
+	ev->witness = ev->witness_frame = 0;
 }
 
 /* Two execute_ex calls: the leaf ran inner (r14 = its frame, r15 its
@@ -249,7 +264,7 @@ Test(php, the_samples_registers_prove_what_ran)
 	struct interp_stack *st = malloc(sizeof(*st));
 	struct interp_placed *pl = malloc(sizeof(*pl));
 	struct strtab *t = strtab__new();
-	struct interp_native ev[2];
+	struct interp_native ev[2] = { { .words = NULL }, { .words = NULL } };
 	uint64_t leaf[2], outer[2], stale[2], words[2];
 	struct memsource m;
 	struct php *p;
@@ -305,6 +320,63 @@ Test(php, the_samples_registers_prove_what_ran)
 	interp_place(st, ev, 2, false, pl);
 	cr_assert_eq(pl->state[1], INTERP_CHAINED);
 	cr_assert_eq(pl->count[1], 3);
+	php__delete(p);
+	strtab__delete(t);
+	free(pl);
+	free(st);
+	free(im);
+}
+
+/* opcache's tracing JIT keeps the frame in r14 and uses r15 as scratch:
+ * the trace a sample's pc is in proves the frame in r14 when one of that
+ * frame's function's instructions starts it (its handler is the trace's
+ * first byte), and stands for the pointer into its code. */
+Test(php, a_jit_trace_proves_the_frame_whose_function_starts_it)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct interp_stack *st = malloc(sizeof(*st));
+	struct interp_placed *pl = malloc(sizeof(*pl));
+	struct strtab *t = strtab__new();
+	struct interp_native ev = { .words = NULL };
+	uint64_t regs[2], op, start = at(O_JIT);
+	struct memsource m;
+	struct php *p;
+
+	build(im, 20220829);
+	/* trace 7, entered at inner's instruction 2 */
+	trace_start(im, 7, 2);
+	p = open_image(im, t, false, &m);
+	cr_assert_eq(php__jit_witness(p, at(O_EX + 4 * 0x80), start + 0x40, 1, &op), -ENOENT,
+		     "no read yet: no frame");
+	cr_assert_eq(php__read_stack(p, 1, st), 0);
+	cr_assert_eq(php__jit_witness(p, at(O_EX + 4 * 0x80), start + 0x40, 1, &op), 0);
+	cr_assert_eq(op, st->f[0].code_lo + 2 * 32);
+	cr_assert_eq(php__jit_witness(p, at(O_EX + 3 * 0x80), start + 0x40, 1, &op), -ENOENT,
+		     "Klass::run starts no trace there");
+	cr_assert_eq(php__jit_witness(p, at(O_EX + 2 * 0x80), start + 0x40, 1, &op), -ENOENT,
+		     "array_map has no opcodes");
+	cr_assert_eq(php__jit_witness(p, at(O_EX + 6 * 0x80), start + 0x40, 1, &op), -ENOENT,
+		     "a frame the read did not find");
+	cr_assert_eq(php__jit_witness(p, at(O_EX + 4 * 0x80), start - 0x10, 1, &op), -ENOENT,
+		     "code before the trace");
+
+	/* r14 names inner's frame, r15 holds no pointer into its code */
+	regs[0] = at(O_EX + 4 * 0x80);
+	regs[1] = regs[0];
+	native(&ev, regs, 2, NULL, 0);
+	interp_place(st, &ev, 1, true, pl);
+	cr_assert_eq(pl->state[0], INTERP_UNPROVEN);
+	ev.witness = st->f[0].code_lo + 2 * 32;
+	ev.witness_frame = regs[0];
+	interp_place(st, &ev, 1, true, pl);
+	cr_assert_eq(pl->state[0], INTERP_PROVEN);
+	cr_assert_eq(pl->frames[pl->proven_at[0]].addr, regs[0]);
+	cr_assert_eq(pl->code_word[0], ev.witness);
+	/* a witness holds for the frame it was found for, no other */
+	ev.witness_frame = at(O_EX + 3 * 0x80);
+	regs[1] = ev.witness_frame;
+	interp_place(st, &ev, 1, true, pl);
+	cr_assert_eq(pl->state[0], INTERP_UNPROVEN);
 	php__delete(p);
 	strtab__delete(t);
 	free(pl);
@@ -511,11 +583,13 @@ Test(php, damaged_images_and_exits_mid_read_never_crash)
 		struct dying d;
 		struct php *p;
 		uint64_t words[16], regs[4];
-		struct interp_native ev;
+		struct interp_native ev = { .words = NULL };
 		int k, flips = 1 + rand() % 24;
 		size_t j;
 
 		build(im, apis[round % 6]);
+		/* a trace for the flips to damage */
+		trace_start(im, 3, 1);
 		d.img = &im->img;
 		d.left = round % 7 == 0 ? rand() % 12 : 1 << 30;
 		dying_source(&m, &d);
@@ -538,6 +612,12 @@ Test(php, damaged_images_and_exits_mid_read_never_crash)
 			for (j = 0; j < 4; j++)
 				regs[j] = j < st->n ? st->f[j].addr + (uint64_t)(rand() % 2) : 0;
 			native(&ev, regs, 4, words, 16);
+			/* JIT code anywhere in the image, a trace start or not */
+			if (st->n && php__jit_witness(p, st->f[0].addr, BASE + (uint64_t)(rand() % SIZE),
+						      (uint64_t)k + 1, &ev.witness) == 0) {
+				cr_assert(ev.witness >= st->f[0].code_lo && ev.witness < st->f[0].code_hi);
+				ev.witness_frame = st->f[0].addr;
+			}
 			interp_place(st, &ev, 1, k & 1, pl);
 			cr_assert_leq(pl->n, st->n);
 		}
