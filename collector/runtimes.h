@@ -64,9 +64,9 @@ const struct runtimes_opts *runtimes__opts(const struct runtimes *rs);
 void runtimes__describe_file(struct runtimes *rs, struct binary *bin, uint64_t vaddr,
 			     struct unwind_module *out);
 /* A pc of p that no binary holds, in memory p maps under the name path
- * (a strtab id, 0: anonymous memory): 0 when an instance of p describes it (out filled, its tag
- * set), -ENOENT otherwise. Instances of readers whose host p maps are
- * opened on the way. */
+ * (a strtab id, 0: anonymous memory): 0 when an instance of p describes
+ * it (out filled, its tag set), -ENOENT otherwise. Instances of readers
+ * whose host p maps are opened on the way. */
 int runtimes__describe_code(struct runtimes *rs, struct process *p, uint64_t pc, uint32_t path,
 			    uint64_t now_ns, struct unwind_module *out);
 

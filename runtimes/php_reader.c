@@ -26,6 +26,8 @@
 #define RODATA_MAX (64u << 20)
 /* zend_vm_kind()'s value for the hybrid VM (Zend/zend_vm_opcodes.h) */
 #define ZEND_VM_KIND_HYBRID 4
+/* The VM's frame register, r14, by its DWARF number */
+#define REG_FRAME 14
 
 struct php_binary {
 	uint64_t executor_globals;       /* ELF vaddr, 0 in thread-safe builds */
@@ -242,13 +244,13 @@ static bool frame_register(const struct runtime_sample *s, size_t i, uint64_t *r
 	unsigned r;
 
 	if (i == 0) {
-		if (!s->regs || !(s->regs->valid & (1u << 14)))
+		if (!s->regs || !(s->regs->valid & (1u << REG_FRAME)))
 			return false;
-		*r14 = s->regs->val[14];
+		*r14 = s->regs->val[REG_FRAME];
 		return true;
 	}
 	for (r = 0; r < UNWIND_NKEPT; r++)
-		if (unwind_kept_regnos[r] == 14 && (s->frames[i].kept & (1u << r))) {
+		if (unwind_kept_regnos[r] == REG_FRAME && (s->frames[i].kept & (1u << r))) {
 			*r14 = s->frames[i].kept_regs[r];
 			return true;
 		}
