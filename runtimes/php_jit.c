@@ -22,8 +22,12 @@
 #define OPS_CHUNK 128
 #define CACHE_SLOTS 128
 
-struct pc_slot {
-	uint64_t pc, start, ns; /* start 0: none within reach */
+/* What a scan found: code [lo, hi] holds no trace start above `start`
+ * (lo itself when there is one; 0: none within reach of hi, and lo is
+ * hi). Every pc in it has the same answer, so the samples of one trace
+ * scan once. */
+struct span_slot {
+	uint64_t lo, hi, start, ns;
 };
 
 struct fn_slot {
@@ -32,7 +36,8 @@ struct fn_slot {
 
 struct php_jit {
 	uint64_t eg;
-	struct pc_slot pcs[CACHE_SLOTS];
+	struct span_slot spans[CACHE_SLOTS];
+	size_t next_span;         /* the slot the next scan replaces */
 	struct fn_slot fns[CACHE_SLOTS];
 	uint64_t scans, hits;
 	uint8_t code[SCAN_PAGES * PAGE + START_BYTES];
@@ -169,26 +174,60 @@ static int handler_of(struct php_jit *j, struct memsource *m, const struct php_l
 	return 0;
 }
 
+/* The trace start of pc from the spans scanned: true with *start. */
+static bool known_start(struct php_jit *j, uint64_t pc, uint64_t now_ns, uint64_t *start)
+{
+	size_t i;
+
+	for (i = 0; i < CACHE_SLOTS; i++) {
+		const struct span_slot *sp = &j->spans[i];
+
+		if (pc >= sp->lo && pc <= sp->hi && fresh(sp->ns, now_ns)) {
+			*start = sp->start;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Remembers a scan from pc: its trace's span grows to pc. */
+static void remember_span(struct php_jit *j, uint64_t pc, uint64_t start, uint64_t now_ns)
+{
+	struct span_slot *sp = NULL;
+	size_t i;
+
+	for (i = 0; start && i < CACHE_SLOTS; i++)
+		if (j->spans[i].start == start && fresh(j->spans[i].ns, now_ns) &&
+		    j->spans[i].hi < pc) {
+			sp = &j->spans[i];
+			break;
+		}
+	if (!sp) {
+		sp = &j->spans[j->next_span];
+		j->next_span = (j->next_span + 1) % CACHE_SLOTS;
+		sp->lo = start ? start : pc;
+		sp->ns = now_ns ? now_ns : 1;
+		sp->start = start;
+	}
+	sp->hi = pc;
+}
+
 int php_jit__witness(struct php_jit *j, struct memsource *m, const struct php_layout *l,
 		     uint64_t pc, uint64_t opcodes, uint32_t last, uint64_t now_ns,
 		     uint64_t *opline)
 {
-	struct pc_slot *ps = &j->pcs[slot_of(pc, 0)];
 	struct fn_slot *fs;
 	uint64_t start;
 	int err;
 
 	*opline = 0;
-	if (ps->pc == pc && fresh(ps->ns, now_ns)) {
+	if (known_start(j, pc, now_ns, &start)) {
 		j->hits++;
-		start = ps->start;
 	} else {
 		err = scan(j, m, pc, &start);
 		if (err)
 			return err;
-		ps->pc = pc;
-		ps->start = start;
-		ps->ns = now_ns ? now_ns : 1;
+		remember_span(j, pc, start, now_ns);
 	}
 	if (!start)
 		return -ENOENT;

@@ -29,7 +29,8 @@
  * Code is read backward from the pc, at most PHP_JIT_SCAN_BYTES, and a
  * function's instructions at most PHP_JIT_OPS_MAX; both answers are cached
  * for PHP_JIT_TTL_NS (JIT code is never rewritten until opcache restarts
- * and reuses its buffer). Not thread-safe. */
+ * and reuses its buffer), a scan's for every pc between the start it
+ * found and the pc it began at. Not thread-safe. */
 #ifndef SMOLDER_RUNTIMES_PHP_JIT_H
 #define SMOLDER_RUNTIMES_PHP_JIT_H
 #include <stdint.h>

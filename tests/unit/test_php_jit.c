@@ -167,6 +167,9 @@ Test(php_jit, answers_are_cached_for_a_while)
 	php_jit__counts(j, &scans, &hits);
 	cr_assert_eq(scans, 1);
 	cr_assert_eq(hits, 2);
+	/* a pc of the same trace below the one scanned from: known too */
+	cr_assert_eq(witness(j, JIT + 0x140, 2 * MS, &at), 0);
+	cr_assert_eq(mem.reads, reads, "the trace's code is not scanned again");
 	/* opcache restarted: the buffer holds other code now */
 	put_pie_start(JIT + 0x100, TRACE_NUM, 1);
 	set_handler(5, 0);
