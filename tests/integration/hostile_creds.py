@@ -177,7 +177,20 @@ def case_files(smolder, workloads, shared, c):
             c.check(count(pr, SECRET) == 0, "%s: no line of the root-only file in its profile" % name)
         else:
             c.check(named > 0, "%s: its own perf map names its JIT code" % name)
-        c.check(users == ["nobody"], "%s: labelled user=nobody" % name)
+        if "--drop" in runs[name]:
+            # root's until its setresuid: samples of its start-up (a
+            # sanitizer's is slow) are root's, and a label may lag a
+            # change of user by PROCTABLE_CREDS_TTL_NS (1 s) of its 5 s;
+            # past that, what it runs as nobody (run_jit) is nobody's
+            jit_users = sorted({p["labels"].get("user", "") for p in pr
+                                if count([p], "run_jit") > 0})
+            as_root = count([p for p in pr if p["labels"].get("user", "") == ""])
+            c.check("nobody" in jit_users and set(jit_users) <= {"", "nobody"},
+                    "%s: its code as nobody labelled user=nobody (%s)" % (name, jit_users))
+            c.check(as_root * 3 <= total,
+                    "%s: unlabelled only at its start (%d of %d samples)" % (name, as_root, total))
+        else:
+            c.check(users == ["nobody"], "%s: labelled user=nobody" % name)
     c.check(leaked == 0, "the root-only file's line appears %d time(s) in the whole dump" % leaked)
 
 
