@@ -341,7 +341,7 @@ static void name_frame(struct v8 *v, const struct runtime_sample *s, struct js_f
 	if (own) {
 		ids[n] = own;
 		v->stats.lines++;
-	} else if (v8_names__frame(v->fnames, j->sfi, fn.name_word, fn.script_word, false, s->now_ns, &ids[n]) !=
+	} else if (v8_names__frame(v->fnames, j->sfi, fn.name_word, fn.script_word, false, s->now_ns, &ids[n]) <
 		   0) {
 		v->stats.failures++;
 		return;

@@ -172,8 +172,10 @@ static int open_str(struct v8_heap *h, uint64_t tagged, struct str *s)
 		if (memsource__read(h->mem, s->addr + l->str_length, &len, sizeof(len)) != 0 || len < 0)
 			return -EPROTO;
 		s->length = (uint32_t)len;
+		/* an external string is a string: its characters are
+		 * elsewhere, which no reader follows */
 		if (repr != l->str_sliced)
-			return repr == l->str_seq || repr == l->str_cons ? 0 : -EPROTO;
+			return repr == l->str_seq || repr == l->str_cons ? 0 : -EOPNOTSUPP;
 		if (memsource__u64(h->mem, s->addr + l->sliced_parent, &next) != 0 ||
 		    memsource__u64(h->mem, s->addr + l->sliced_offset, (uint64_t *)&off) != 0 ||
 		    !v8_heap__smi((uint64_t)off, &off) || off < 0 || (uint64_t)off + s->offset > UINT32_MAX)

@@ -50,15 +50,17 @@ int v8_heap__type(struct v8_heap *h, uint64_t tagged, uint16_t *type);
 /* The characters of the string tagged points to, as UTF-8 (two-byte
  * strings: code units below 0x80 as themselves, others as '?'), at most
  * size - 1 bytes; a longer string is cut. Returns the length written
- * (buf terminated), -EPROTO when it is no string we can read (external
- * strings, whose characters live outside the heap, among them), or a
- * read's -errno. */
+ * (buf terminated), -EPROTO when it is no string, -EOPNOTSUPP for an
+ * external string (its characters live outside the heap), or a read's
+ * -errno. */
 ssize_t v8_heap__string(struct v8_heap *h, uint64_t tagged, char *buf, size_t size);
 
 /* Calls fn with the characters of a (possibly long) string in pieces of
  * up to 64 KiB, in order, reading at most max bytes of them in all;
  * two-byte pieces come as they are, with two_byte set. Returns 0, -E2BIG
- * past max, -EPROTO for what cannot be read, or fn's or a read's error. */
+ * past max, -EOPNOTSUPP for an external string, -EPROTO for what is no
+ * string (an object the GC moved while it was read, too), or fn's or a
+ * read's error. */
 typedef int (*v8_heap_chars_fn)(void *arg, const uint8_t *chars, size_t n, bool two_byte);
 int v8_heap__chars(struct v8_heap *h, uint64_t tagged, size_t max, v8_heap_chars_fn fn, void *arg);
 

@@ -357,6 +357,7 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 	struct code id, *c;
 	uint32_t size, flags, own = 0;
 	int64_t off;
+	bool unsettled = false;
 	size_t n, k;
 	int err;
 
@@ -401,17 +402,24 @@ int v8_inline__frames(struct v8_inline *in, uint64_t code, const uint8_t *hdr, u
 	n = inlined_at(c, off, sfis, poss, V8_INLINE_MAX_DEPTH < max ? V8_INLINE_MAX_DEPTH : max, &fn_pos);
 	for (k = 0; k < n; k++) {
 		err = name_inlined(in, sfis[k], poss[k], now_ns, &ids[k]);
-		if (err)
+		if (err < 0)
 			return err == -ENOMEM ? err : 0;
+		unsettled |= err == V8_NAMES_UNSETTLED;
 	}
 	/* the function itself at the line it runs; where no line is known
 	 * its caller names it as it always does */
-	if (in->lines && fn && fn_pos >= 0 &&
-	    v8_names__frame_at(in->names, fn->sfi, fn->name_word, fn->script_word, fn_pos, false, now_ns,
-			       &own) != 0)
-		own = 0;
+	if (in->lines && fn && fn_pos >= 0) {
+		err = v8_names__frame_at(in->names, fn->sfi, fn->name_word, fn->script_word, fn_pos, false,
+					 now_ns, &own);
+		if (err < 0)
+			own = 0;
+		unsettled |= err == V8_NAMES_UNSETTLED;
+	}
 	if (fn_id)
 		*fn_id = own;
+	/* names without the lines their scripts will give: this sample's */
+	if (unsettled)
+		return (int)n;
 	if (in->npool + n + 2 > V8_INLINE_MAX_IDS) {
 		u64map__clear(in->by_pc);
 		in->npool = 0;

@@ -237,9 +237,10 @@ int v8_lines__frame(struct v8_lines *ls, uint64_t bytecode, const uint8_t *hdr, 
 	    (pos = v8_positions__script_offset(position)) < 0)
 		return -ENOENT;
 	err = v8_names__frame_at(ls->names, fn->sfi, fn->name_word, fn->script_word, pos, false, now_ns, &e.id);
-	if (err)
+	if (err < 0)
 		return err;
-	remember(ls, key, &e);
+	if (err != V8_NAMES_UNSETTLED)
+		remember(ls, key, &e);
 	ls->stats.placed++;
 	*id = e.id;
 	return 0;
@@ -383,10 +384,11 @@ int v8_lines__baseline(struct v8_lines *ls, uint64_t code, const uint8_t *code_h
 	    (pos = v8_positions__script_offset(position)) < 0)
 		return -ENOENT;
 	err = v8_names__frame_at(ls->names, fn->sfi, fn->name_word, fn->script_word, pos, false, now_ns, &e.id);
-	if (err)
+	if (err < 0)
 		return err;
 	e.spt = offsets;
-	remember(ls, key, &e);
+	if (err != V8_NAMES_UNSETTLED)
+		remember(ls, key, &e);
 	ls->stats.placed++;
 	*id = e.id;
 	return 0;

@@ -123,14 +123,16 @@ static int scope_info(struct v8_names *n, uint64_t tagged, char *name, size_t si
 
 /* The function's name as a frame shows it, with the line of script
  * offset pos, or where the function starts when pos < 0 or is on no line
- * known. */
-static int describe(struct v8_names *n, uint64_t name_word, uint64_t script_word, int64_t pos, char *buf,
-		    size_t size)
+ * known. Returns 0, V8_NAMES_UNSETTLED when its script's lines are to be
+ * read again, or an error. */
+static int describe(struct v8_names *n, uint64_t name_word, uint64_t script_word, int64_t pos,
+		    uint64_t now_ns, char *buf, size_t size)
 {
 	const struct v8_layout *l = v8_heap__layout(n->heap);
 	char name[NAME_MAX_BYTES], file[V8_SCRIPT_NAME_MAX];
 	unsigned line = 0;
 	int64_t start = -1;
+	bool unsettled;
 	uint16_t t;
 	int err;
 
@@ -149,17 +151,21 @@ static int describe(struct v8_names *n, uint64_t name_word, uint64_t script_word
 		snprintf(name, sizeof(name), "%s", "(anonymous)");
 	/* builtins and API functions have no script */
 	if ((script_word & 1) && v8_heap__type(n->heap, script_word, &t) == 0 && t == l->t_script) {
-		err = v8_scripts__describe(n->scripts, script_word, pos >= 0 ? pos : start, file, sizeof(file),
-					   &line);
-		if (!err && !line && pos >= 0)
-			err = v8_scripts__describe(n->scripts, script_word, start, file, sizeof(file), &line);
-		if (err)
+		err = v8_scripts__describe(n->scripts, script_word, pos >= 0 ? pos : start, now_ns, file,
+					   sizeof(file), &line);
+		unsettled = err == V8_SCRIPT_UNSETTLED;
+		if ((!err || unsettled) && !line && pos >= 0) {
+			err = v8_scripts__describe(n->scripts, script_word, start, now_ns, file, sizeof(file),
+						   &line);
+			unsettled |= err == V8_SCRIPT_UNSETTLED;
+		}
+		if (err < 0)
 			return err;
 		if (line)
 			snprintf(buf, size, "%s (%s:%u)", name, file, line);
 		else
 			snprintf(buf, size, "%s (%s)", name, file);
-		return 0;
+		return unsettled ? V8_NAMES_UNSETTLED : 0;
 	}
 	snprintf(buf, size, "%s (native)", name);
 	return 0;
@@ -168,7 +174,7 @@ static int describe(struct v8_names *n, uint64_t name_word, uint64_t script_word
 int v8_names__describe(struct v8_names *n, uint64_t name_word, uint64_t script_word, char *buf,
 		       size_t size)
 {
-	return describe(n, name_word, script_word, -1, buf, size);
+	return describe(n, name_word, script_word, -1, 0, buf, size);
 }
 
 static struct entry *add(struct v8_names *n, uint64_t sfi)
@@ -196,8 +202,8 @@ int v8_names__frame(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64
 {
 	char full[NAME_MAX_BYTES + V8_SCRIPT_NAME_MAX + 32];
 	struct entry *e = NULL;
+	int err, unsettled;
 	uint64_t v;
-	int err;
 
 	if (!n->since_ns)
 		n->since_ns = now_ns ? now_ns : 1;
@@ -217,34 +223,37 @@ int v8_names__frame(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64
 	}
 	e->name_word = name_word;
 	e->script_word = script_word;
-	err = describe(n, name_word, script_word, -1, full, sizeof(full));
-	if (err)
-		return err;
+	unsettled = describe(n, name_word, script_word, -1, now_ns, full, sizeof(full));
+	if (unsettled < 0)
+		return unsettled;
 	err = ledger__intern_frame(v8_heap__mem(n->heap)->ledger, n->names, full,
-				   inlined ? FRAME_SUFFIX_INLINED : FRAME_SUFFIX_JIT, &e->id[inlined]);
+				   inlined ? FRAME_SUFFIX_INLINED : FRAME_SUFFIX_JIT, id);
 	if (err)
 		return err;
 	n->stats.named++;
-	*id = e->id[inlined];
-	return 0;
+	/* a name without the line its script will give is not kept */
+	if (!unsettled)
+		e->id[inlined] = *id;
+	return unsettled;
 }
 
 int v8_names__frame_at(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64_t script_word,
 		       int64_t pos, bool inlined, uint64_t now_ns, uint32_t *id)
 {
 	char full[NAME_MAX_BYTES + V8_SCRIPT_NAME_MAX + 32];
-	int err;
+	int err, unsettled;
 
 	if (pos < 0)
 		return v8_names__frame(n, sfi, name_word, script_word, inlined, now_ns, id);
-	err = describe(n, name_word, script_word, pos, full, sizeof(full));
-	if (err)
-		return err;
+	unsettled = describe(n, name_word, script_word, pos, now_ns, full, sizeof(full));
+	if (unsettled < 0)
+		return unsettled;
 	err = ledger__intern_frame(v8_heap__mem(n->heap)->ledger, n->names, full,
 				   inlined ? FRAME_SUFFIX_INLINED : FRAME_SUFFIX_JIT, id);
-	if (!err)
-		n->stats.named++;
-	return err;
+	if (err)
+		return err;
+	n->stats.named++;
+	return unsettled;
 }
 
 int v8_names__remap(struct v8_names *n, struct strtab_remap *r)

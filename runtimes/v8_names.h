@@ -42,11 +42,18 @@ struct v8_names;
 struct v8_names *v8_names__new(struct v8_heap *heap, struct strtab *names);
 void v8_names__delete(struct v8_names *n);
 
+/* Returned with an id made while the function's script's lines could not
+ * be read (v8_scripts__describe's V8_SCRIPT_UNSETTLED): the id is right
+ * for this sample, without a line; who keeps ids must not keep this one,
+ * or a read that failed once would cost every frame it named its line
+ * for as long as the id is kept. */
+#define V8_NAMES_UNSETTLED 1
+
 /* The frame id of the function whose SharedFunctionInfo sfi (tagged)
  * holds the words name_word (name or ScopeInfo) and script_word, as the
  * caller read them: "..._[j]", or "..._[i]" when inlined. Returns 0 with
- * *id, -EPROTO when the object is no function we can name, or a read's or
- * ENOMEM's error. */
+ * *id, V8_NAMES_UNSETTLED with *id (above), -EPROTO when the object is no
+ * function we can name, or a read's or ENOMEM's error. */
 int v8_names__frame(struct v8_names *n, uint64_t sfi, uint64_t name_word, uint64_t script_word,
 		    bool inlined, uint64_t now_ns, uint32_t *id);
 

@@ -14,6 +14,8 @@ struct script {
 	char name[V8_SCRIPT_NAME_MAX];
 	uint32_t *ends;                  /* line ends, NULL: no lines */
 	uint32_t nends;
+	uint64_t retry_ns;               /* without ends: when to read again, 0 never */
+	unsigned failed;                 /* reads of its lines that failed */
 };
 
 struct v8_scripts {
@@ -145,8 +147,10 @@ static int scan(void *arg, const uint8_t *chars, size_t n, bool two_byte)
 }
 
 /* The Script's own line ends (a FixedArray of small integers), if V8 made
- * them, else computed from its source. */
-static void read_lines(struct v8_scripts *s, uint64_t addr, uint64_t source, struct script *sc)
+ * them, else computed from its source. Returns 0 when that is settled
+ * (lines read, or a source no reader reads: external, too long), else the
+ * failed read's error. */
+static int read_lines(struct v8_scripts *s, uint64_t addr, uint64_t source, struct script *sc)
 {
 	const struct v8_layout *l = v8_heap__layout(s->heap);
 	struct memsource *mem = v8_heap__mem(s->heap);
@@ -155,6 +159,7 @@ static void read_lines(struct v8_scripts *s, uint64_t addr, uint64_t source, str
 	int64_t len;
 	uint16_t t;
 	size_t i;
+	int err;
 
 	memset(&c, 0, sizeof(c));
 	c.max = V8_SCRIPT_MAX_LINES - s->lines;
@@ -180,20 +185,39 @@ static void read_lines(struct v8_scripts *s, uint64_t addr, uint64_t source, str
 			sc->ends = c.ends;
 			sc->nends = (uint32_t)c.n;
 			s->lines += c.n;
-			return;
+			return 0;
 		}
 		free(c.ends);
 		memset(&c, 0, sizeof(c));
 		c.max = V8_SCRIPT_MAX_LINES - s->lines;
 	}
-	if (v8_heap__chars(s->heap, source, V8_SCRIPT_MAX_SOURCE, scan, &c) == 0 &&
-	    push_end(&c, c.at) == 0) {
+	err = v8_heap__chars(s->heap, source, V8_SCRIPT_MAX_SOURCE, scan, &c);
+	if (!err)
+		err = push_end(&c, c.at);
+	if (!err) {
 		sc->ends = c.ends;
 		sc->nends = (uint32_t)c.n;
 		s->lines += c.n;
-		return;
+		return 0;
 	}
 	free(c.ends);
+	return err == -EOPNOTSUPP || err == -E2BIG ? 0 : err;
+}
+
+/* Reads sc's lines and, when a read failed (the source read as the GC
+ * moved it: its map word was no map), sets when to try again:
+ * V8_SCRIPT_RETRY_NS later, doubling, V8_SCRIPT_RETRIES times at most.
+ * Seen on node 20 under load: a script's first read failed, and with it
+ * kept, every frame of the script named in that run had no line. */
+static void load_lines(struct v8_scripts *s, uint64_t addr, uint64_t source, struct script *sc,
+		       uint64_t now_ns)
+{
+	sc->retry_ns = 0;
+	if (read_lines(s, addr, source, sc) == 0 || ++sc->failed > V8_SCRIPT_RETRIES)
+		return;
+	sc->retry_ns = now_ns + (V8_SCRIPT_RETRY_NS << (sc->failed - 1));
+	if (!sc->retry_ns)
+		sc->retry_ns = 1;
 }
 
 static struct script *add(struct v8_scripts *s, uint64_t tagged)
@@ -215,7 +239,7 @@ static struct script *add(struct v8_scripts *s, uint64_t tagged)
 	return &s->list[s->n++];
 }
 
-int v8_scripts__describe(struct v8_scripts *s, uint64_t tagged, int64_t pos, char *name,
+int v8_scripts__describe(struct v8_scripts *s, uint64_t tagged, int64_t pos, uint64_t now_ns, char *name,
 			 size_t size, unsigned *line)
 {
 	const struct v8_layout *l = v8_heap__layout(s->heap);
@@ -261,9 +285,13 @@ int v8_scripts__describe(struct v8_scripts *s, uint64_t tagged, int64_t pos, cha
 		len = sizeof(sc->name) - 1;
 	memcpy(sc->name, start, len);
 	sc->name[len] = '\0';
-	read_lines(s, addr, words[1], sc);
+	load_lines(s, addr, words[1], sc, now_ns);
+	goto done;
 found:
+	if (sc->retry_ns && now_ns >= sc->retry_ns)
+		load_lines(s, addr, words[1], sc, now_ns);
+done:
 	snprintf(name, size, "%s", sc->name);
 	*line = sc->ends ? v8_scripts__line(sc->ends, sc->nends, pos) : 0;
-	return 0;
+	return sc->retry_ns && pos >= 0 ? V8_SCRIPT_UNSETTLED : 0;
 }

@@ -724,6 +724,102 @@ Test(v8_lines, interpreted_frames_carry_the_line_they_run)
 	fini(&im);
 }
 
+/* Reads sm with v (kept across reads) at now_ns: the splices. */
+static const char *read_at(struct v8 *v, struct strtab *t, struct sample *sm, uint64_t now_ns)
+{
+	static struct runtime_stack out;
+
+	memset(&out, 0, sizeof(out));
+	sm->s.now_ns = now_ns;
+	cr_assert_eq(v8__read_stack(v, &sm->s, &out), 0);
+	return splices(t, &out);
+}
+
+/* A script whose source could not be read when its frames were first
+ * named (its map word was no map: a string read as the GC moved it)
+ * names them without a line for now, keeps none of those names, and
+ * reads its lines again V8_SCRIPT_RETRY_NS later. Seen on node 20 under
+ * load: with the first failure kept, no frame of the script named in
+ * that run had a line. A source that is an external string has no
+ * lines to wait for: its names are kept at once. */
+Test(v8_lines, a_source_that_failed_to_read_is_read_again)
+{
+	struct image im;
+	struct sample sm;
+	struct strtab *t = strtab__new();
+	uint64_t scr, hot, caller, ba, src, map_word, reads;
+	uint64_t fps[2] = { SB + 0x100, SB + 0x180 }, pcs[2] = { 0x1000, 0x2000 };
+	int codes[2] = { UNWIND_CODE_NATIVE, UNWIND_CODE_NATIVE };
+	uint16_t external = 0, type;
+	struct v8 *v;
+	int lines;
+
+	init(&im, 20);
+	scr = script(&im, "/srv/app/app.js", SRC_LINES);
+	hot = function(&im, scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), NULL);
+	caller = function(&im, scr, "caller", (int)at_text("function caller"), (int)strlen(SRC_LINES), NULL);
+	ba = bytecode_array(&im, true);
+	frame_slots(&im, fps[0], scr, hot);
+	frame_slots(&im, fps[1], scr, caller);
+	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 6));
+	sample(&im, &sm, 2, fps, pcs, codes);
+	memcpy(&src, im.heap + (scr - 1 + im.l.script_source - HB), 8);
+	memcpy(&map_word, im.heap + (src - 1 - HB), 8);
+	for (lines = 0; lines < 2; lines++) {
+		const char *settled = lines ? "0:hot (app.js:4)_[j] 1:caller (app.js:7)_[j]"
+					    : "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]";
+		uint64_t now = 1000;
+		int k;
+
+		v = open_v8_lines(&im, t, lines);
+		put64(&im, src - 1, 8); /* no map */
+		cr_assert_str_eq(read_at(v, t, &sm, now), "0:hot (app.js)_[j] 1:caller (app.js)_[j]");
+		/* readable again, but not yet time to look */
+		put64(&im, src - 1, map_word);
+		cr_assert_str_eq(read_at(v, t, &sm, now + V8_SCRIPT_RETRY_NS - 1),
+				 "0:hot (app.js)_[j] 1:caller (app.js)_[j]", "no name without its line was kept");
+		cr_assert_str_eq(read_at(v, t, &sm, now + V8_SCRIPT_RETRY_NS), settled);
+		reads = v8__mem(v)->reads;
+		cr_assert_str_eq(read_at(v, t, &sm, now + V8_SCRIPT_RETRY_NS + 1), settled);
+		cr_assert_leq(v8__mem(v)->reads - reads, 5, "the names with lines are kept");
+		v8__delete(v);
+
+		/* a source that never reads: tried again, doubling, then no
+		 * more (each try reads its words: bounded) */
+		v = open_v8_lines(&im, t, lines);
+		put64(&im, src - 1, 8);
+		for (k = 0; k <= V8_SCRIPT_RETRIES; k++) {
+			cr_assert_str_eq(read_at(v, t, &sm, now), "0:hot (app.js)_[j] 1:caller (app.js)_[j]");
+			now += V8_SCRIPT_RETRY_NS << k;
+		}
+		reads = v8__mem(v)->reads;
+		cr_assert_str_eq(read_at(v, t, &sm, now + 1), "0:hot (app.js)_[j] 1:caller (app.js)_[j]");
+		cr_assert_str_eq(read_at(v, t, &sm, now + 2), "0:hot (app.js)_[j] 1:caller (app.js)_[j]");
+		cr_assert_leq(v8__mem(v)->reads - reads, 10, "given up: its names kept, %llu reads",
+			      (unsigned long long)(v8__mem(v)->reads - reads));
+		put64(&im, src - 1, map_word);
+		v8__delete(v);
+	}
+
+	/* an external string: settled at once, its names kept */
+	for (type = 0; type <= im.l.str_repr_mask; type++)
+		if ((type & im.l.str_repr_mask) == type && type != im.l.str_seq && type != im.l.str_cons &&
+		    type != im.l.str_thin && type != im.l.str_sliced) {
+			external = type;
+			break;
+		}
+	cr_assert(external, "a representation for external strings");
+	memcpy(im.heap + (map_word - 1 + im.l.map_instance_type - HB), &(uint16_t){ (uint16_t)(8 | external) }, 2);
+	v = open_v8_lines(&im, t, true);
+	cr_assert_str_eq(read_at(v, t, &sm, 1000), "0:hot (app.js)_[j] 1:caller (app.js)_[j]");
+	reads = v8__mem(v)->reads;
+	cr_assert_str_eq(read_at(v, t, &sm, 1001), "0:hot (app.js)_[j] 1:caller (app.js)_[j]");
+	cr_assert_leq(v8__mem(v)->reads - reads, 5, "%llu reads", (unsigned long long)(v8__mem(v)->reads - reads));
+	v8__delete(v);
+	strtab__delete(t);
+	fini(&im);
+}
+
 /* Node 16's and 22's metadata here say nothing of BytecodeArray: their
  * interpreted frames keep their definition's line. */
 static void interpreted_unknown(int node)
