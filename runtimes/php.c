@@ -25,7 +25,8 @@
 
 struct php {
 	struct memsource mem;
-	uint64_t eg;
+	uint64_t eg;             /* 0 in a thread-safe build */
+	uint64_t start;          /* the frame a read starts at without eg */
 	const struct php_layout *l;
 	bool lines;
 	struct strtab *names;
@@ -99,17 +100,18 @@ void php__delete(struct php *p)
 	free(p);
 }
 
-/* Walks current_execute_data -> prev_execute_data: each frame's address,
- * function, instruction and call info. Returns how many, or -errno. A
- * chain longer than INTERP_MAX_FRAMES keeps its innermost frames. */
+/* Walks current_execute_data (or the frame the read starts at) ->
+ * prev_execute_data: each frame's address, function, instruction and call
+ * info. Returns how many, or -errno. A chain longer than
+ * INTERP_MAX_FRAMES keeps its innermost frames. */
 static long walk(struct php *p)
 {
 	const struct php_layout *l = p->l;
 	uint8_t b[EX_MAX];
-	uint64_t ex;
+	uint64_t ex = p->start;
 	size_t n = 0, steps = 0;
 
-	if (prefetch__u64(&p->pre, &p->mem, p->eg + l->eg_current_execute_data, &ex) != 0)
+	if (p->eg && prefetch__u64(&p->pre, &p->mem, p->eg + l->eg_current_execute_data, &ex) != 0)
 		return -EFAULT;
 	while (ex && n < INTERP_MAX_FRAMES) {
 		size_t k;
@@ -153,7 +155,8 @@ static void read_ahead(struct php *p)
 	 * would lose the whole range) */
 	if (p->ahead_failed && (hi - 1) >> 12 == p->ahead_failed)
 		hi = p->last_hi + p->l->ex_size;
-	(void)prefetch__want(&p->pre, p->eg + p->l->eg_current_execute_data, 8);
+	if (p->eg)
+		(void)prefetch__want(&p->pre, p->eg + p->l->eg_current_execute_data, 8);
 	if (hi - lo > room)
 		lo = hi - room;
 	frames = p->pre.n;
@@ -288,7 +291,7 @@ static int frame_line(struct php *p, size_t k, uint32_t *line)
 	return memsource__u32(&p->mem, p->opline[k] + p->l->zop_lineno, line);
 }
 
-int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
+static int read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
 {
 	struct php_fn *fns = p->fns;
 	long n;
@@ -339,6 +342,22 @@ int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
 	return 0;
 }
 
+int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
+{
+	if (!p->eg) {
+		out->n = 0;
+		p->nread = 0;
+		return -ENOENT;
+	}
+	return read_stack(p, now_ns, out);
+}
+
+int php__read_stack_from(struct php *p, uint64_t ex, uint64_t now_ns, struct interp_stack *out)
+{
+	p->start = ex;
+	return read_stack(p, now_ns, out);
+}
+
 int php__name_at(struct php *p, uint64_t frame_addr, uint64_t opline, uint32_t *name)
 {
 	struct php_fn fn;
@@ -365,6 +384,9 @@ int php__jit_witness(struct php *p, uint64_t frame_addr, uint64_t pc, uint64_t n
 	size_t k;
 
 	*opline = 0;
+	/* traces are told by their store to the globals */
+	if (!p->eg)
+		return -ENOENT;
 	if (!p->jit && !(p->jit = php_jit__new(p->eg)))
 		return -ENOMEM;
 	for (k = 0; k < p->nread; k++) {

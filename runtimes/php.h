@@ -1,8 +1,8 @@
-/* A PHP (Zend engine 7.0-8.4, non-thread-safe) process read from outside:
- * the chain of frames its executor runs now, each user function validated
- * (the frame's instruction inside its function's opcodes) and named
- * "Class::method (file.php)", internal functions "Class::method", the
- * script's own code "{main} (file.php)".
+/* A PHP (Zend engine 7.0-8.4; thread-safe builds of the hybrid VM too)
+ * process read from outside: the chain of frames its executor runs now,
+ * each user function validated (the frame's instruction inside its
+ * function's opcodes) and named "Class::method (file.php)", internal
+ * functions "Class::method", the script's own code "{main} (file.php)".
  *
  * Everything comes from the process's memory through a memsource (never
  * written, signalled or stopped) and is hostile: every pointer is checked
@@ -23,9 +23,10 @@ struct strtab;
 struct strtab_remap;
 struct ledger;
 
-/* Opens a reader of the executor globals at eg (in the process) laid out
- * as l (m copied, l and names borrowed). lines: names carry the line the
- * frame runs, "inner (app.php:12)". 0, or -ENOMEM. */
+/* Opens a reader of the executor globals at eg (in the process; 0 in a
+ * thread-safe build: php__read_stack_from) laid out as l (m copied, l and
+ * names borrowed). lines: names carry the line the frame runs, "inner
+ * (app.php:12)". 0, or -ENOMEM. */
 int php__open(const struct memsource *m, uint64_t eg, const struct php_layout *l, bool lines,
 	      struct strtab *names, struct php **out);
 void php__delete(struct php *p);
@@ -37,6 +38,14 @@ void php__delete(struct php *p);
  * sense (a frame changing, a process exiting, a process posing as PHP);
  * -EBUSY past the read budget of the memsource's ledger this second. */
 int php__read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out);
+
+/* The same in a thread-safe build (opened with eg 0), whose executor
+ * globals are each thread's own, in its TLS: the walk starts at frame ex,
+ * the VM's frame register of the sample's innermost executor call, and
+ * goes on as from the globals. What that frame called and has not yet
+ * run PHP code in (a builtin running) is not seen: the native frames
+ * show it, as they do for a builtin read from the globals. */
+int php__read_stack_from(struct php *p, uint64_t ex, uint64_t now_ns, struct interp_stack *out);
 
 /* With lines: the name of frame frame_addr of the last read, at the line
  * of the instruction opline (inside its code: the sample's own

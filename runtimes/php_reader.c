@@ -168,6 +168,7 @@ static bool opcache_memory(const char *path)
 
 struct instance {
 	struct php *php;
+	bool zts;          /* read from the VM's frame register, not the globals */
 	uint64_t host_pc;  /* execute_ex, where the JIT's code runs; 0: no JIT */
 	bool lines;
 	uint32_t unproven; /* "[unproven]_[php]" */
@@ -176,8 +177,10 @@ struct instance {
 	struct interp_placed placed;
 };
 
-/* Thread-safe builds keep each thread's globals in its TLS block, and PHP
- * 5's engine is another: both refused (-ENOTSUP), never guessed. */
+/* Thread-safe builds keep each thread's globals in its TLS block: they are
+ * read from the VM's frame register instead (php__read_stack_from), which
+ * only the hybrid VM keeps in a register; PHP 5's engine is another. The
+ * rest is refused (-ENOTSUP), never guessed. */
 static int open_instance(const struct runtime_process *p, void **out)
 {
 	const struct php_binary *b = p->data;
@@ -185,17 +188,19 @@ static int open_instance(const struct runtime_process *p, void **out)
 	struct instance *in;
 	int err;
 
-	if (b->zts || !l)
+	if (!l || (b->zts && !b->hybrid))
 		return -ENOTSUP;
 	in = calloc(1, sizeof(*in));
 	if (!in)
 		return -ENOMEM;
+	in->zts = b->zts;
 	in->lines = p->lines;
 	in->host_pc = b->hybrid ? b->exec_start + p->bias : 0;
 	err = ledger__intern_frame(p->mem.ledger, p->names, UNPROVEN_NAME, FRAME_SUFFIX_PHP,
 				   &in->unproven);
 	if (!err)
-		err = php__open(&p->mem, b->executor_globals + p->bias, l, p->lines, p->names, &in->php);
+		err = php__open(&p->mem, b->zts ? 0 : b->executor_globals + p->bias, l, p->lines, p->names,
+				&in->php);
 	if (err) {
 		free(in);
 		return err;
@@ -299,6 +304,21 @@ static void lines_at_sample(struct instance *in)
 	}
 }
 
+/* A thread-safe build's read: from the frame register of the innermost
+ * executor call that has one (the sample's for the leaf, the unwinder's
+ * for a caller). 0, or -ENOENT when none has. */
+static int read_from_register(struct instance *in, const struct runtime_sample *s)
+{
+	size_t k;
+	uint64_t r14;
+
+	for (k = 0; k < in->es.nev; k++)
+		if (frame_register(s, in->es.at[k], &r14))
+			return php__read_stack_from(in->php, r14, s->now_ns, &in->stack);
+	in->stack.n = 0;
+	return -ENOENT;
+}
+
 static int read_stack(void *inst, const struct runtime_sample *s, struct runtime_stack *out)
 {
 	struct instance *in = inst;
@@ -306,7 +326,10 @@ static int read_stack(void *inst, const struct runtime_sample *s, struct runtime
 
 	if (!interp_place__gather(s, &in->es))
 		return 0;
-	err = php__read_stack(in->php, s->now_ns, &in->stack);
+	if (in->zts)
+		err = read_from_register(in, s);
+	else
+		err = php__read_stack(in->php, s->now_ns, &in->stack);
 	if (err)
 		return err;
 	if (in->host_pc)

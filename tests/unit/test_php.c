@@ -188,6 +188,48 @@ Test(php, reads_and_names_the_frames_of_every_layout)
 	free(im);
 }
 
+/* A thread-safe build: no globals to read (each thread's are in its TLS),
+ * the walk starts at the frame the VM's register holds and goes on as
+ * from the globals; the register of a callback's frame reads the callback
+ * and its callers. A register holding no frame reads none. */
+Test(php, a_thread_safe_build_reads_from_the_frame_register)
+{
+	static const char *const want[] = { "inner (index.php)_[php]", "Klass::run (index.php)_[php]",
+					    "array_map_[php]", "outer (index.php)_[php]",
+					    "{main} (index.php)_[php]" };
+	struct image *im = malloc(sizeof(*im));
+	struct interp_stack *st = malloc(sizeof(*st));
+	struct strtab *t = strtab__new();
+	struct memsource m;
+	struct php *p = NULL;
+	uint64_t opline;
+	size_t j;
+
+	build(im, 20220829);
+	put64(im, O_EG + im->l->eg_current_execute_data, 0); /* not where a TS build keeps it */
+	memsource__image(&m, &im->img);
+	cr_assert_eq(php__open(&m, 0, im->l, false, t, &p), 0);
+	cr_assert_eq(php__read_stack(p, 1, st), -ENOENT, "no globals: nothing read from them");
+	cr_assert_eq(st->n, 0);
+	cr_assert_eq(php__read_stack_from(p, at(O_EX + 4 * 0x80), 1, st), 0);
+	cr_assert_eq(st->n, 5);
+	for (j = 0; j < 5; j++)
+		cr_assert_str_eq(strtab__str(t, st->f[j].name), want[j], "frame %zu", j);
+	cr_assert(st->f[1].entry_end && st->f[4].entry_end);
+	cr_assert_eq(php__read_stack_from(p, at(O_EX + 3 * 0x80), 1, st), 0);
+	cr_assert_eq(st->n, 4);
+	cr_assert_str_eq(strtab__str(t, st->f[0].name), want[1]);
+	cr_assert_eq(php__read_stack_from(p, 0x7, 1, st), -EFAULT, "a register holding no frame");
+	/* no trace is told apart without the globals */
+	trace_start(im, 7, 6);
+	cr_assert_eq(php__read_stack_from(p, at(O_EX + 4 * 0x80), 1, st), 0);
+	cr_assert_eq(php__jit_witness(p, at(O_EX + 4 * 0x80), at(O_JIT) + 20, 1, &opline), -ENOENT);
+	php__delete(p);
+	strtab__delete(t);
+	free(st);
+	free(im);
+}
+
 /* The rows as php_layout.c documents them (a fact changed by mistake
  * fails here; the images above are built from the rows themselves). */
 Test(php, layout_rows_are_the_documented_ones)
