@@ -216,6 +216,7 @@ INTEGRATION_TESTS = \
 	tests/integration/python_service.sh \
 	tests/integration/deep_python.sh \
 	tests/integration/php.sh \
+	tests/integration/php_zts.sh \
 	tests/integration/perl.sh \
 	tests/integration/forkexec.sh \
 	tests/integration/exec_churn.sh \
@@ -279,6 +280,7 @@ tests_integration_alloc_count_so_LDADD = -ldl
 CLEANFILES += tests/integration/*.out.json tests/integration/*.out.folded \
 	tests/integration/*.out.svg tests/integration/*.out.pb.gz tests/integration/flamegraph_*.svg tests/integration/flamegraph_*.png
 EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/build-php-zts.sh \
 	tests/integration/hostile_files.py \
 	tests/integration/hostile_creds.py \
 	tests/workloads/rust_chain.rs \

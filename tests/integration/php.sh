@@ -27,12 +27,18 @@
 #     (where the build has it): the same floors for the chain and FPM, the
 #     whole chains in >= 60 % (calls a trace inlined are not proven), none
 #     mixed, and execute_ex in <= 10 % of the samples (the JIT ran them).
+#
+# php_zts.sh runs it all again on a thread-safe build: SMOLDER_TEST_PHP,
+# SMOLDER_TEST_PHP_FPM and SMOLDER_TEST_PHP_TAG (the artifacts' prefix)
+# say which binaries.
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_perf process
 WORK="$TESTS_SRCDIR/workloads/php_work.php"
-PHP=/usr/bin/php8.2
-FPM=/usr/sbin/php-fpm8.2
+PHP=${SMOLDER_TEST_PHP:-/usr/bin/php8.2}
+FPM=${SMOLDER_TEST_PHP_FPM:-/usr/sbin/php-fpm8.2}
+TAG=${SMOLDER_TEST_PHP_TAG:-php}
 [ -x "$PHP" ] || skip "$PHP not installed (Debian's php8.2-cli)"
+echo "$("$PHP" -v | head -n 1)"
 
 # check MODE DUMP NAME: the share of the PHP processes' samples that show
 # what MODE expects
@@ -156,7 +162,7 @@ record() {
 	shift 4
 	run_smolder 60 record -F 999 $EXTRA -o "$TMP/$_name.json" -- "$PHP" "$@" "$WORK" "$_mode" "$_s"
 	[ "$SM_RC" -eq 0 ] || fail "$_name: record failed"
-	keep_artifact "$TMP/$_name.json" "php_$_name.out.json"
+	keep_artifact "$TMP/$_name.json" "${TAG}_$_name.out.json"
 	check "$_check" "$TMP/$_name.json" "$_name"
 }
 
@@ -179,7 +185,7 @@ EXTRA=
 JIT="-d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=32M"
 JIT_ON=
 # shellcheck disable=SC2086 # $JIT is a list of arguments
-if "$PHP" $JIT -r 'exit(opcache_get_status()["jit"]["on"] ?? false ? 0 : 1);' 2>/dev/null; then
+if "$PHP" $JIT -r 'exit(opcache_get_status()["jit"]["on"] ?? false ? 0 : 1);' >/dev/null 2>&1; then
 	JIT_ON=1
 	EXTRA=--python-eval-frames
 	# shellcheck disable=SC2086
@@ -235,7 +241,7 @@ fpm() {
 	wait "$FPM_PID" 2>/dev/null
 	BG_PIDS=
 	[ "$SM_RC" -eq 0 ] || fail "$_name: record failed"
-	keep_artifact "$TMP/$_name.json" "php_$_name.out.json"
+	keep_artifact "$TMP/$_name.json" "${TAG}_$_name.out.json"
 	check "$_name" "$TMP/$_name.json" "$_name"
 }
 
