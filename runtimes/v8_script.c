@@ -286,11 +286,10 @@ int v8_scripts__describe(struct v8_scripts *s, uint64_t tagged, int64_t pos, uin
 	memcpy(sc->name, start, len);
 	sc->name[len] = '\0';
 	load_lines(s, addr, words[1], sc, now_ns);
-	goto done;
 found:
+	/* a retry is due later than the read just made */
 	if (sc->retry_ns && now_ns >= sc->retry_ns)
 		load_lines(s, addr, words[1], sc, now_ns);
-done:
 	snprintf(name, size, "%s", sc->name);
 	*line = sc->ends ? v8_scripts__line(sc->ends, sc->nends, pos) : 0;
 	return sc->retry_ns && pos >= 0 ? V8_SCRIPT_UNSETTLED : 0;

@@ -626,6 +626,25 @@ static uint64_t bytecode_offset(const struct image *im, int64_t off)
 	return smi(off + im->l.bytecode_data - 1);
 }
 
+/* app.js's hot, interpreted at its loop (bytecode offset 6), called by
+ * caller: their frames at fps[0] and fps[1], sampled into sm. Returns the
+ * script, *ba hot's BytecodeArray. */
+static uint64_t hot_under_caller(struct image *im, struct sample *sm, const uint64_t *fps, uint64_t *ba)
+{
+	const uint64_t pcs[2] = { 0x1000, 0x2000 };
+	const int codes[2] = { UNWIND_CODE_NATIVE, UNWIND_CODE_NATIVE };
+	uint64_t scr = script(im, "/srv/app/app.js", SRC_LINES), hot, caller;
+
+	hot = function(im, scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), NULL);
+	caller = function(im, scr, "caller", (int)at_text("function caller"), (int)strlen(SRC_LINES), NULL);
+	*ba = bytecode_array(im, true);
+	frame_slots(im, fps[0], scr, hot);
+	frame_slots(im, fps[1], scr, caller);
+	interpreted_slots(im, fps[0], *ba, bytecode_offset(im, 6));
+	sample(im, sm, 2, fps, pcs, codes);
+	return scr;
+}
+
 /* Reads the sample with and without lines: the innermost splice. */
 static const char *read_one(struct image *im, struct sample *sm, bool lines, char *buf, size_t size)
 {
@@ -647,23 +666,15 @@ Test(v8_lines, interpreted_frames_carry_the_line_they_run)
 	struct sample sm;
 	struct runtime_stack out;
 	struct strtab *t = strtab__new();
-	uint64_t scr, hot, caller, ba, fv;
-	uint64_t fps[2] = { SB + 0x100, SB + 0x180 }, pcs[2] = { 0x1000, 0x2000 };
-	int codes[2] = { UNWIND_CODE_NATIVE, UNWIND_CODE_NATIVE };
+	uint64_t ba, fv;
+	uint64_t fps[2] = { SB + 0x100, SB + 0x180 };
 	char buf[1024];
 	struct v8 *v;
 	uint64_t before;
 
 	init(&im, 20);
 	cr_assert_eq(im.l.t_bytecode_array, 191);
-	scr = script(&im, "/srv/app/app.js", SRC_LINES);
-	hot = function(&im, scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), NULL);
-	caller = function(&im, scr, "caller", (int)at_text("function caller"), (int)strlen(SRC_LINES), NULL);
-	ba = bytecode_array(&im, true);
-	frame_slots(&im, fps[0], scr, hot);
-	frame_slots(&im, fps[1], scr, caller);
-	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 6));
-	sample(&im, &sm, 2, fps, pcs, codes);
+	(void)hot_under_caller(&im, &sm, fps, &ba);
 	/* without lines: where the functions are defined, as always */
 	cr_assert_str_eq(read_one(&im, &sm, false, buf, sizeof(buf)), "0:hot (app.js:2)_[j] 1:caller (app.js:7)_[j]");
 	/* the loop's line; the caller is no interpreted frame we can place */
@@ -747,22 +758,14 @@ Test(v8_lines, a_source_that_failed_to_read_is_read_again)
 	struct image im;
 	struct sample sm;
 	struct strtab *t = strtab__new();
-	uint64_t scr, hot, caller, ba, src, map_word, reads;
-	uint64_t fps[2] = { SB + 0x100, SB + 0x180 }, pcs[2] = { 0x1000, 0x2000 };
-	int codes[2] = { UNWIND_CODE_NATIVE, UNWIND_CODE_NATIVE };
+	uint64_t scr, ba, src, map_word, reads;
+	uint64_t fps[2] = { SB + 0x100, SB + 0x180 };
 	uint16_t external = 0, type;
 	struct v8 *v;
 	int lines;
 
 	init(&im, 20);
-	scr = script(&im, "/srv/app/app.js", SRC_LINES);
-	hot = function(&im, scr, "hot", (int)at_text("function hot"), (int)at_text("function caller"), NULL);
-	caller = function(&im, scr, "caller", (int)at_text("function caller"), (int)strlen(SRC_LINES), NULL);
-	ba = bytecode_array(&im, true);
-	frame_slots(&im, fps[0], scr, hot);
-	frame_slots(&im, fps[1], scr, caller);
-	interpreted_slots(&im, fps[0], ba, bytecode_offset(&im, 6));
-	sample(&im, &sm, 2, fps, pcs, codes);
+	scr = hot_under_caller(&im, &sm, fps, &ba);
 	memcpy(&src, im.heap + (scr - 1 + im.l.script_source - HB), 8);
 	memcpy(&map_word, im.heap + (src - 1 - HB), 8);
 	for (lines = 0; lines < 2; lines++) {
