@@ -528,6 +528,13 @@ void perf_events__eager_attr(const struct perf_event_attr *attr, struct perf_eve
 	*out = *attr;
 	out->watermark = 0;
 	out->wakeup_events = 1;
+	/* An idle CPU's cpu-clock samples are the idle task's: dropped
+	 * unread, yet each would wake the reader. On a host with one
+	 * interpreter busy and a CPU idle, they were half its wakeups. The
+	 * hrtimer honours exclude_idle on every kernel; hardware events do
+	 * not sample a halted CPU, and some PMUs refuse the bit. */
+	if (out->type == PERF_TYPE_SOFTWARE && out->config == PERF_COUNT_SW_CPU_CLOCK)
+		out->exclude_idle = 1;
 }
 
 void perf_events__delete(struct perf_events *ev)

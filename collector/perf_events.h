@@ -130,7 +130,9 @@ int perf_events__open_like(const struct perf_features *f, const struct perf_even
 			   const struct perf_event_attr *attr, struct perf_events **out,
 			   struct perf_open_error *err);
 /* attr, but waking the reader at every sample rather than at its
- * watermark: for samples a runtime reader must read at once. */
+ * watermark: for samples a runtime reader must read at once. A cpu-clock
+ * event also leaves the idle task out (stats.idle counts only the batch
+ * set's idle samples). */
 void perf_events__eager_attr(const struct perf_event_attr *attr, struct perf_event_attr *out);
 /* Closes every fd and frees. Accepts NULL. */
 void perf_events__delete(struct perf_events *ev);

@@ -130,6 +130,31 @@ Test(perf_events, off_cpu_fixed_period)
 	cr_assert_eq(twin.sample_type & PERF_SAMPLE_PERIOD, 0);
 }
 
+/* The eager twin wakes the reader at every sample, so it takes none of
+ * the idle task's (dropped unread): cpu-clock leaves them out; a
+ * hardware event, which some PMUs refuse the bit for, is left as it is. */
+Test(perf_events, eager_twin_wakes_for_every_sample_but_idle_ones)
+{
+	struct perf_features f = all_features();
+	struct perf_sampling_opts o;
+	struct perf_event_attr a, e;
+
+	perf_sampling_opts__init(&o);
+	cr_assert_eq(perf_events__build_attr(&f, &o, 128, &a), 0);
+	cr_assert_eq(a.exclude_idle, 0, "the batch set counts idle samples");
+	perf_events__eager_attr(&a, &e);
+	cr_assert_eq(e.watermark, 0);
+	cr_assert_eq(e.wakeup_events, 1);
+	cr_assert_eq(e.exclude_idle, 1);
+	cr_assert_eq(e.sample_type, a.sample_type);
+
+	o.event = PERF_EVENT_CYCLES;
+	cr_assert_eq(perf_events__build_attr(&f, &o, 128, &a), 0);
+	perf_events__eager_attr(&a, &e);
+	cr_assert_eq(e.wakeup_events, 1);
+	cr_assert_eq(e.exclude_idle, 0);
+}
+
 Test(perf_events, ring_pages)
 {
 	struct perf_features f = all_features();
