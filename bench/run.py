@@ -401,6 +401,10 @@ def parse_dump(path, comms, entry_names=()):
     r = {
         "samples": st["samples"], "lost": st["lost"], "dropped": st.get("dropped", 0),
         "idle": st.get("idle", 0), "processes": st.get("processes"),
+        # what a sample costs is over the samples of some thread: the idle
+        # task's are dropped unread, and an idle CPU gives them in some
+        # runs only (and none while stacks are read as they come)
+        "busy": st["samples"] - st.get("idle", 0),
         "binaries": st.get("binaries"),
         "agent_cpu_ns": st.get("agent_cpu_ns"), "agent_rss": st.get("agent_rss_bytes"),
         "agent_peak_rss": st.get("agent_peak_rss_bytes"),
@@ -450,6 +454,7 @@ class PerfScriptParser:
         self.exe = exe
         self.entry = entry
         self.samples = 0
+        self.idle = 0  # the idle task's (pid 0)
         self.lost = 0
         self.sys_user = self.sys_complete = 0
         self.wl_samples = self.wl_user = self.wl_complete = 0
@@ -500,6 +505,7 @@ class PerfScriptParser:
             if m:
                 self._comm = m.group(1).strip()
                 self.samples += 1
+                self.idle += m.group(2) == "0"
         self._flush()
 
 
@@ -587,9 +593,9 @@ class Bench:
         # and 0.5 s before the end, over the samples of that stretch (the
         # dump's rate: system-wide sampling runs at a fixed frequency).
         between = poller.cpu_between(3.0, secs - 0.5) if secs >= 5 else None
-        if between and r.get("duration_s") and r["samples"]:
+        if between and r.get("duration_s") and r["busy"]:
             cpu_ns, dt = between
-            r["steady_us"] = cpu_ns / 1e3 / (r["samples"] / r["duration_s"] * dt)
+            r["steady_us"] = cpu_ns / 1e3 / (r["busy"] / r["duration_s"] * dt)
         return r
 
     def perf_run(self, wl, hz, tag, noinline):
@@ -629,6 +635,7 @@ class Bench:
                     log("%s; trying once more" % e)
             r.update({"script_cpu_s": scr.cpu, "script_wall": scr.wall,
                       "samples": parser.samples, "lost": parser.lost,
+                      "busy": parser.samples - parser.idle,
                       "sys_user": parser.sys_user, "sys_complete": parser.sys_complete,
                       "wl_samples": parser.wl_samples, "wl_user": parser.wl_user,
                       "wl_complete": parser.wl_complete, "wl_roots": parser.wl_roots})
@@ -1136,7 +1143,7 @@ class Report:
 
     def smolder_us(self, r, hz):
         s = r["s%d" % hz]
-        return s["cpu_s"] / s["samples"] * 1e6
+        return s["cpu_s"] / s.get("busy", s["samples"]) * 1e6
 
     def steady_us(self, r, hz):
         l = r["s%d" % hz]
@@ -1148,7 +1155,7 @@ class Report:
     def perf_us(self, r, hz, inline=True):
         p = r["p%d" % hz]
         script = p["script_cpu_s"] if inline else p["script_noinline_cpu_s"]
-        return (p["record_cpu_s"] + script) / p["samples"] * 1e6
+        return (p["record_cpu_s"] + script) / p.get("busy", p["samples"]) * 1e6
 
     def render(self):
         """The full section of a run, as appended to the day's bench log."""
