@@ -19,9 +19,17 @@
 /* Bytes above the last read's innermost frame read ahead with it: the
  * frames of the calls made since (a frame is 0x50 and 16 bytes a
  * variable). */
-#define EX_AHEAD 512
+#define EX_AHEAD 4096
 /* A function of more instructions than this does not compile. */
 #define OPCODES_MAX (16u << 20)
+/* The functions the last read found whose heads, and their names' heads,
+ * are read ahead with the frames: at most this many, the innermost first,
+ * in ranges that join spans this close, of at most this many bytes. A
+ * span read in a call of its own costs a microsecond, in a range a page
+ * walk at most. */
+#define SPEC_FNS 16
+#define SPEC_GAP 256
+#define SPEC_BYTES 4096
 
 struct php {
 	struct memsource mem;
@@ -42,7 +50,14 @@ struct php {
 	/* the VM stack's frames where the last read found them (runtimes/
 	 * prefetch.h): read again in one call before the walk */
 	uint64_t last_lo, last_hi;
+	/* the lowest of them over the reads since the chain last moved: a
+	 * read that found a chain cut short (a frame being pushed) would
+	 * otherwise start the next one's range above its callers */
+	uint64_t base_lo;
 	uint64_t ahead_failed;   /* the page a range read ahead ended in, unmapped */
+	/* the heads the last read took: functions', then their names' */
+	uint64_t spec_addr[2 * SPEC_FNS];
+	size_t spec_len[2 * SPEC_FNS], nspec;
 	struct prefetch pre;
 };
 
@@ -138,29 +153,115 @@ static long walk(struct php *p)
 	return (long)n;
 }
 
+/* The heads the last read took, sorted and joined where close: at most
+ * max ranges of SPEC_BYTES in all (*bytes). */
+static size_t spec_ranges(const struct php *p, uint64_t *ra, size_t *rl, size_t max, size_t *bytes)
+{
+	uint64_t a[2 * SPEC_FNS];
+	size_t len[2 * SPEC_FNS], n = p->nspec, i, j, nr = 0;
+
+	*bytes = 0;
+	memcpy(a, p->spec_addr, n * sizeof(a[0]));
+	memcpy(len, p->spec_len, n * sizeof(len[0]));
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && a[j - 1] > a[j]; j--) {
+			uint64_t ta = a[j];
+			size_t tl = len[j];
+
+			a[j] = a[j - 1];
+			len[j] = len[j - 1];
+			a[j - 1] = ta;
+			len[j - 1] = tl;
+		}
+	for (i = 0; i < n; i++) {
+		uint64_t end = a[i] + len[i];
+
+		if (nr && a[i] <= ra[nr - 1] + rl[nr - 1] + SPEC_GAP) {
+			uint64_t cur = ra[nr - 1] + rl[nr - 1];
+
+			if (end > cur) {
+				if (*bytes + (end - cur) > SPEC_BYTES)
+					break;
+				*bytes += (size_t)(end - cur);
+				rl[nr - 1] += (size_t)(end - cur);
+			}
+			continue;
+		}
+		if (nr == max || *bytes + len[i] > SPEC_BYTES)
+			break;
+		ra[nr] = a[i];
+		rl[nr++] = len[i];
+		*bytes += len[i];
+	}
+	return nr;
+}
+
+/* What a read took, for the next one's read_ahead: the distinct
+ * functions' heads, innermost first, and their names' heads; then those
+ * of earlier reads, as many as are left room (a read that found a chain
+ * cut short leaves its callers' functions to the next). */
+static void remember_heads(struct php *p, const struct php_fn *fns, size_t n)
+{
+	uint64_t old_addr[2 * SPEC_FNS];
+	size_t old_len[2 * SPEC_FNS], nold = p->nspec, k, j;
+
+	memcpy(old_addr, p->spec_addr, nold * sizeof(old_addr[0]));
+	memcpy(old_len, p->spec_len, nold * sizeof(old_len[0]));
+	p->nspec = 0;
+	for (k = 0; k < n && p->nspec < 2 * SPEC_FNS; k++) {
+		for (j = 0; j < p->nspec && p->spec_addr[j] != fns[k].func; j += 2)
+			;
+		if (j < p->nspec)
+			continue;
+		p->spec_addr[p->nspec] = fns[k].func;
+		p->spec_len[p->nspec++] = fns[k].type == PHP_INTERNAL_FUNCTION ? p->l->fn_scope + 8
+									 : p->l->op_size;
+		p->spec_addr[p->nspec] = fns[k].name_ptr ? fns[k].name_ptr : fns[k].file_ptr;
+		p->spec_len[p->nspec++] = PHP_HEAD_BYTES;
+	}
+	for (k = 0; k < nold && p->nspec < 2 * SPEC_FNS; k += 2) {
+		for (j = 0; j < p->nspec && p->spec_addr[j] != old_addr[k]; j += 2)
+			;
+		if (j < p->nspec)
+			continue;
+		memcpy(p->spec_addr + p->nspec, old_addr + k, 2 * sizeof(old_addr[0]));
+		memcpy(p->spec_len + p->nspec, old_len + k, 2 * sizeof(old_len[0]));
+		p->nspec += 2;
+	}
+}
+
 /* The executor's current frame and the frames where the last read found
  * them, innermost first as far as they fit, read in one call before the
  * walk follows its pointers there: frames live on the VM stack, callers
  * below their callees, so one range holds a whole chain. */
 static void read_ahead(struct php *p)
 {
-	size_t room = PREFETCH_BYTES - 8, frames;
+	uint64_t ra[PREFETCH_RANGES];
+	size_t rl[PREFETCH_RANGES], nr, room, frames, i;
 	uint64_t lo = p->last_lo, hi = p->last_hi + p->l->ex_size + EX_AHEAD;
 	bool top;
 
 	prefetch__clear(&p->pre);
 	if (!p->last_hi)
 		return;
+	nr = spec_ranges(p, ra, rl, PREFETCH_RANGES - 2, &room);
+	room = PREFETCH_BYTES - 8 - room;
 	/* the top of the stack's last page: not past it (a failed read
 	 * would lose the whole range) */
 	if (p->ahead_failed && (hi - 1) >> 12 == p->ahead_failed)
 		hi = p->last_hi + p->l->ex_size;
 	if (p->eg)
 		(void)prefetch__want(&p->pre, p->eg + p->l->eg_current_execute_data, 8);
+	if (p->base_lo < lo && hi - p->base_lo <= room)
+		lo = p->base_lo;
+	else
+		p->base_lo = lo; /* the chain moved, or there was none */
 	if (hi - lo > room)
 		lo = hi - room;
 	frames = p->pre.n;
 	top = prefetch__want(&p->pre, lo, (size_t)(hi - lo));
+	for (i = 0; i < nr; i++)
+		(void)prefetch__want(&p->pre, ra[i], rl[i]);
 	if (prefetch__fill(&p->pre, &p->mem) == 0 && top && !p->pre.ok[frames])
 		p->ahead_failed = (hi - 1) >> 12;
 }
@@ -177,6 +278,8 @@ static void remember_frames(struct php *p, size_t n)
 	}
 	p->last_lo = n ? lo : 0;
 	p->last_hi = n ? hi : 0;
+	if (n && lo < p->base_lo)
+		p->base_lo = lo;
 }
 
 /* Reads n spans of len bytes, MEMSOURCE_SPANS_MAX to a call: ok[i] says
@@ -198,6 +301,51 @@ static int read_spans(struct php *p, const uint64_t *addrs, size_t len, void *co
 	return 0;
 }
 
+/* Index of the first of addrs[0..k) equal to addrs[k], or k. */
+static size_t first_of(const uint64_t *addrs, size_t k)
+{
+	size_t j;
+
+	for (j = 0; j < k && addrs[j] != addrs[k]; j++)
+		;
+	return j;
+}
+
+/* n spans of len bytes into bufs: each address once (a recursive chain
+ * names one function many times), from what was read ahead where it
+ * holds them, the rest in one call. ok[i] says which were read whole. */
+static int read_distinct(struct php *p, const uint64_t *addrs, size_t len, void *const *bufs,
+			 bool *ok, size_t n)
+{
+	uint64_t ma[INTERP_MAX_FRAMES];
+	void *mb[INTERP_MAX_FRAMES];
+	bool mok[INTERP_MAX_FRAMES];
+	size_t i, nm = 0, src[INTERP_MAX_FRAMES];
+	int err;
+
+	for (i = 0; i < n; i++) {
+		src[i] = first_of(addrs, i);
+		ok[i] = false;
+		if (src[i] < i)
+			continue;
+		if (prefetch__take(&p->pre, addrs[i], bufs[i], len) == 0) {
+			ok[i] = true;
+			continue;
+		}
+		ma[nm] = addrs[i];
+		mb[nm] = bufs[i];
+		src[i] = n + nm++; /* read below */
+	}
+	err = nm ? read_spans(p, ma, len, mb, mok, nm) : 0;
+	for (i = 0; !err && i < n; i++) {
+		if (src[i] >= n)
+			ok[i] = mok[src[i] - n];
+		else if (src[i] < i && (ok[i] = ok[src[i]]))
+			memcpy(bufs[i], bufs[src[i]], len);
+	}
+	return err;
+}
+
 /* Reads the functions' heads, all in one call where the source can. */
 static int read_functions(struct php *p, size_t n)
 {
@@ -208,7 +356,7 @@ static int read_functions(struct php *p, size_t n)
 
 	for (i = 0; i < n; i++)
 		bufs[i] = p->fhead[i];
-	err = read_spans(p, p->func, p->l->op_size, bufs, ok, n);
+	err = read_distinct(p, p->func, p->l->op_size, bufs, ok, n);
 	for (i = 0; !err && i < n; i++)
 		/* an internal function's struct is shorter than an op_array:
 		 * its common head alone */
@@ -272,7 +420,7 @@ static int read_heads(struct php *p, struct php_fn *fns, size_t n)
 		addrs[i] = fns[i].name_ptr ? fns[i].name_ptr : fns[i].file_ptr;
 		bufs[i] = fns[i].head;
 	}
-	err = read_spans(p, addrs, PHP_HEAD_BYTES, bufs, ok, n);
+	err = read_distinct(p, addrs, PHP_HEAD_BYTES, bufs, ok, n);
 	for (i = 0; !err && i < n; i++) {
 		if (!ok[i])
 			err = -EFAULT;
@@ -283,12 +431,28 @@ static int read_heads(struct php *p, struct php_fn *fns, size_t n)
 	return err;
 }
 
-static int frame_line(struct php *p, size_t k, uint32_t *line)
+/* Each user frame's line, at the instruction it saved, in one call:
+ * 0 for a frame that saved none. */
+static int frame_lines(struct php *p, struct php_fn *fns, size_t n)
 {
-	*line = 0;
-	if (!p->opline[k])
-		return 0;
-	return memsource__u32(&p->mem, p->opline[k] + p->l->zop_lineno, line);
+	uint64_t addrs[INTERP_MAX_FRAMES];
+	void *bufs[INTERP_MAX_FRAMES];
+	bool ok[INTERP_MAX_FRAMES];
+	size_t k, m = 0;
+	int err;
+
+	for (k = 0; k < n; k++) {
+		fns[k].line = 0;
+		if (!p->opline[k] || fns[k].type == PHP_INTERNAL_FUNCTION)
+			continue;
+		addrs[m] = p->opline[k] + p->l->zop_lineno;
+		bufs[m++] = &fns[k].line;
+	}
+	err = m ? read_distinct(p, addrs, sizeof(fns[0].line), bufs, ok, m) : 0;
+	for (k = 0; !err && k < m; k++)
+		if (!ok[k])
+			err = -EFAULT;
+	return err;
 }
 
 static int read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
@@ -306,9 +470,9 @@ static int read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
 	}
 	read_ahead(p);
 	n = walk(p);
-	prefetch__clear(&p->pre);
 	remember_frames(p, n > 0 ? (size_t)n : 0);
 	if (n <= 0) {
+		prefetch__clear(&p->pre);
 		if (n < 0)
 			p->failures++;
 		return n < 0 ? (int)n : -ENOENT;
@@ -325,18 +489,18 @@ static int read_stack(struct php *p, uint64_t now_ns, struct interp_stack *out)
 			err = -EPROTO;
 	if (!err)
 		err = read_heads(p, fns, (size_t)n);
-	for (k = 0; !err && k < (size_t)n; k++) {
-		if (p->lines && fns[k].type != PHP_INTERNAL_FUNCTION)
-			err = frame_line(p, k, &fns[k].line);
-		if (!err)
-			err = php_names__name(p->cache, &p->mem, p->l, p->names, p->mem.ledger, &fns[k],
-					      &out->f[k].name);
-	}
+	if (!err && p->lines)
+		err = frame_lines(p, fns, (size_t)n);
+	prefetch__clear(&p->pre);
+	for (k = 0; !err && k < (size_t)n; k++)
+		err = php_names__name(p->cache, &p->mem, p->l, p->names, p->mem.ledger, &fns[k],
+				      &out->f[k].name);
 	if (err) {
 		out->n = 0;
 		p->failures++;
 		return err;
 	}
+	remember_heads(p, fns, (size_t)n);
 	out->n = p->nread = (size_t)n;
 	out->f[n - 1].entry_end = true;
 	return 0;

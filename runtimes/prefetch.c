@@ -46,7 +46,7 @@ int prefetch__fill(struct prefetch *pf, struct memsource *m)
 	return 0;
 }
 
-int prefetch__read(struct prefetch *pf, struct memsource *m, uint64_t addr, void *buf, size_t len)
+int prefetch__take(struct prefetch *pf, uint64_t addr, void *buf, size_t len)
 {
 	size_t i, at = 0;
 
@@ -60,7 +60,12 @@ int prefetch__read(struct prefetch *pf, struct memsource *m, uint64_t addr, void
 		at += pf->len[i];
 	}
 	pf->misses++;
-	return memsource__read(m, addr, buf, len);
+	return -ENOENT;
+}
+
+int prefetch__read(struct prefetch *pf, struct memsource *m, uint64_t addr, void *buf, size_t len)
+{
+	return prefetch__take(pf, addr, buf, len) == 0 ? 0 : memsource__read(m, addr, buf, len);
 }
 
 int prefetch__u64(struct prefetch *pf, struct memsource *m, uint64_t addr, uint64_t *v)

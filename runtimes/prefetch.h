@@ -20,7 +20,7 @@
 
 struct memsource;
 
-#define PREFETCH_RANGES 4
+#define PREFETCH_RANGES 8
 #define PREFETCH_BYTES 12288
 
 struct prefetch {
@@ -44,6 +44,9 @@ int prefetch__fill(struct prefetch *pf, struct memsource *m);
 /* len bytes at addr: from a range read whole that holds them all, else
  * from m (memsource__read). 0 or a negative errno. */
 int prefetch__read(struct prefetch *pf, struct memsource *m, uint64_t addr, void *buf, size_t len);
+/* len bytes at addr from a range read whole that holds them all: 0, or
+ * -ENOENT (nothing read) for the caller to read them with others. */
+int prefetch__take(struct prefetch *pf, uint64_t addr, void *buf, size_t len);
 int prefetch__u64(struct prefetch *pf, struct memsource *m, uint64_t addr, uint64_t *v);
 
 #endif

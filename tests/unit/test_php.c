@@ -487,6 +487,98 @@ Test(php, a_function_reused_for_another_is_renamed)
 	free(im);
 }
 
+/* A source of the image that reads ranges in one call, as a process's
+ * does (process_vm_readv): m->reads counts the calls. */
+static int image_readv(void *ctx, const uint64_t *addrs, const size_t *lens, void *const *bufs,
+		       bool *ok, size_t n)
+{
+	struct memsource m;
+	size_t i;
+	int got = 0;
+
+	memsource__image(&m, ctx);
+	for (i = 0; i < n; i++) {
+		ok[i] = m.read(m.ctx, addrs[i], bufs[i], lens[i]) == 0;
+		got += ok[i];
+	}
+	return got;
+}
+
+static struct php *open_vectored(struct image *im, struct strtab *t, bool lines,
+				 struct memsource *m)
+{
+	struct php *p = open_image(im, t, lines, m);
+
+	m->readv = image_readv;
+	php__delete(p);
+	cr_assert_eq(php__open(m, at(O_EG), im->l, lines, t, &p), 0);
+	return p;
+}
+
+/* {main} -> fib -> fib ... (depth frames of fib), the innermost running;
+ * depth < 0: frame -depth alone, being pushed (its caller not yet set). */
+static void recurse(struct image *im, uint64_t f_fib, int depth)
+{
+	uint64_t x = at(O_EX);
+	int i;
+
+	if (depth < 0)
+		x = frame(im, -depth, f_fib, 3, 0, false);
+	for (i = 1; i <= depth; i++)
+		x = frame(im, i, f_fib, 3, x, false);
+	put64(im, O_EG + im->l->eg_current_execute_data, x);
+}
+
+/* A sample of a chain read before costs one call of the process's memory
+ * (two with lines): the frames, where the last read found them, and the
+ * heads of its functions and their names, in one range each, read
+ * together; a function many frames run is read once. The chain grows
+ * and shrinks between the reads, as a recursion's does, and one read
+ * finds it cut short (a frame read while it is pushed): the next still
+ * reads its callers with it. */
+Test(php, a_chain_read_before_is_read_in_one_call)
+{
+	struct image *im = malloc(sizeof(*im));
+	struct interp_stack *st = malloc(sizeof(*st));
+	int lines;
+
+	for (lines = 0; lines < 2; lines++) {
+		static const int depths[] = { 12, 12, 5, 11, 1, -8, 12, 3 };
+		struct strtab *t = strtab__new();
+		struct runtime_counters c0, c1;
+		struct memsource m;
+		struct php *p;
+		uint64_t f_fib;
+		size_t d;
+
+		build(im, 20220829);
+		f_fib = func(im, 4, PHP_USER_FUNCTION, "fib", NULL);
+		recurse(im, f_fib, depths[0]);
+		p = open_vectored(im, t, lines, &m);
+		cr_assert_eq(php__read_stack(p, 1, st), 0);
+		for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+			recurse(im, f_fib, depths[d]);
+			php__counters(p, &c0);
+			cr_assert_eq(php__read_stack(p, 2 + d, st), 0);
+			php__counters(p, &c1);
+			cr_assert_eq(st->n, depths[d] < 0 ? 1 : (size_t)depths[d] + 1);
+			cr_assert_str_eq(strtab__str(t, st->f[0].name),
+					 lines ? "fib (index.php:53)_[php]" : "fib (index.php)_[php]");
+			if (depths[d] > 0)
+				cr_assert_str_eq(strtab__str(t, st->f[depths[d]].name),
+						 lines ? "{main} (index.php:13)_[php]"
+						       : "{main} (index.php)_[php]");
+			cr_assert_eq(c1.reads - c0.reads, 1u + (unsigned)lines,
+				     "depth %d, lines %d: %llu calls", depths[d], lines,
+				     (unsigned long long)(c1.reads - c0.reads));
+		}
+		php__delete(p);
+		strtab__delete(t);
+	}
+	free(st);
+	free(im);
+}
+
 /* Memory posing as PHP: a frame chain that loops, one longer than any
  * stack kept, a frame whose instruction is outside its function's code,
  * a function of no known type: errors or a bounded stack, in bounded reads. */
