@@ -7,6 +7,7 @@
 #   make bench [BENCH_SECONDS=10] [BENCH_RUNS=3] [BENCH_QUICK=1] [BENCH_ONLY=cpu_c,xz]
 #   make bench-monolith [BENCH_SECONDS=10] [BENCH_RUNS=3]   (also run by bench)
 #   make bench-churn [BENCH_CHURN_MINUTES=5]
+#   make bench-wake [BENCH_SECONDS=10]
 #   make soak-attack [SOAK_ATTACK_MINUTES=10]   (doc/security.md)
 #
 # They need root (or CAP_PERFMON) for system-wide sampling. A run of bench,
@@ -37,8 +38,13 @@ BENCH_WORKLOADS = \
 	bench/workloads/churn \
 	bench/workloads/churn_child \
 	bench/workloads/pingpong
-EXTRA_PROGRAMS = $(BENCH_WORKLOADS)
-CLEANFILES += $(BENCH_WORKLOADS)
+# What a sample that wakes its reader costs, at the least (make bench-wake)
+BENCH_TOOLS = bench/wake_floor
+EXTRA_PROGRAMS = $(BENCH_WORKLOADS) $(BENCH_TOOLS)
+CLEANFILES += $(BENCH_WORKLOADS) $(BENCH_TOOLS)
+
+bench_wake_floor_SOURCES = bench/wake_floor.c
+bench_wake_floor_CFLAGS = $(BENCH_WL_CFLAGS)
 
 bench_workloads_pingpong_SOURCES = bench/workloads/pingpong.c bench/workloads/bench_wl.h
 bench_workloads_pingpong_CFLAGS = $(BENCH_WL_CFLAGS)
@@ -86,6 +92,12 @@ bench-churn: smolder$(EXEEXT) $(BENCH_WORKLOADS)
 	  --smolder ./smolder$(EXEEXT) --workloads bench/workloads \
 	  --srcdir $(srcdir) --out $(BENCH_OUT) --doc $(srcdir)/doc/benchmarks.md
 
+# The floor under a reader that must read at the sample: the CPU a
+# wakeup at every sample costs, against one at a watermark, with nothing
+# read (doc/benchmarks.md, "What a wakeup costs").
+bench-wake: $(BENCH_TOOLS)
+	./bench/wake_floor $(BENCH_SECONDS)
+
 # The daemon under every attack of doc/security.md at once, as user nobody;
 # needs root. The workloads are the tests' (built by `make check TESTS=`).
 soak-attack: smolder$(EXEEXT) $(check_PROGRAMS)
@@ -93,4 +105,4 @@ soak-attack: smolder$(EXEEXT) $(check_PROGRAMS)
 	  --smolder ./smolder$(EXEEXT) --workloads tests/workloads --srcdir $(srcdir) \
 	  --minutes $(SOAK_ATTACK_MINUTES) --out $(BENCH_OUT)/soak_attack.md
 
-.PHONY: bench bench-monolith bench-churn soak-attack
+.PHONY: bench bench-monolith bench-churn bench-wake soak-attack
