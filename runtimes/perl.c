@@ -244,20 +244,38 @@ static int read_spans(struct perl *p, const uint64_t *addrs, size_t len, void *c
 	return 0;
 }
 
-/* n spans of len bytes at addrs[i] into rows of stride bytes at base. */
+/* Rows looked back at for the same address: a recursion's frames name one
+ * sub over and over, or a few in turn. */
+#define SAME_ROWS 8
+
+/* n spans of len bytes at addrs[i] into rows of stride bytes at base, an
+ * address that one of the SAME_ROWS rows before asks for read once: each
+ * span of a call costs a page walk. */
 static int read_rows(struct perl *p, const uint64_t *addrs, size_t len, uint8_t *base,
 		     size_t stride, size_t n)
 {
+	uint64_t distinct[INTERP_MAX_FRAMES];
 	void *bufs[INTERP_MAX_FRAMES];
 	bool ok[INTERP_MAX_FRAMES];
-	size_t i;
+	size_t i, k, m = 0, from[INTERP_MAX_FRAMES];
+	int err;
 
 	for (i = 0; i < n; i++) {
 		if (!plausible(addrs[i]))
 			return -EPROTO;
-		bufs[i] = base + i * stride;
+		for (k = i; k > 0 && k + SAME_ROWS > i && addrs[k - 1] != addrs[i]; k--)
+			;
+		from[i] = k > 0 && k + SAME_ROWS > i ? from[k - 1] : i;
+		if (from[i] == i) {
+			distinct[m] = addrs[i];
+			bufs[m++] = base + i * stride;
+		}
 	}
-	return read_spans(p, addrs, len, bufs, ok, n);
+	err = read_spans(p, distinct, len, bufs, ok, m);
+	for (i = 0; !err && i < n; i++)
+		if (from[i] != i)
+			memcpy(base + i * stride, base + from[i] * stride, len);
+	return err;
 }
 
 /* Each sub's CV, checked to be one, and what names it: its GV's name
@@ -441,18 +459,27 @@ static void unique_svs(struct perl *p, struct pad *pd, const struct depth_pad *o
 static void recursion_pads(struct perl *p, struct pad *pd, struct interp_stack *out, size_t n)
 {
 	uint64_t addrs[INTERP_MAX_FRAMES], av[INTERP_MAX_FRAMES], head[INTERP_MAX_FRAMES][3];
+	uint64_t pads[INTERP_MAX_FRAMES];
 	size_t idx[INTERP_MAX_FRAMES], m = 0, j = pd->frame, i;
+	int32_t dlo = INT32_MAX, dhi = 0, d;
 
 	while (!out->f[j].entry_end && ++j < n) {
-		int32_t d = p->raw[j].depth;
-
+		d = p->raw[j].depth;
 		if (p->raw[j].cv == p->raw[pd->frame].cv && d >= 1 && (uint64_t)d <= pd->padl_max) {
-			idx[m] = j;
-			addrs[m++] = pd->padl_arr + (uint64_t)d * 8;
+			idx[m++] = j;
+			dlo = d < dlo ? d : dlo;
+			dhi = d > dhi ? d : dhi;
 		}
 	}
-	if (!m || read_rows(p, addrs, 8, (uint8_t *)av, sizeof(av[0]), m) != 0 ||
-	    read_rows(p, av, sizeof(head[0]), (uint8_t *)head, sizeof(head[0]), m) != 0)
+	/* the pads of the depths they run at: one span of the padlist's
+	 * array (depths of a recursion are consecutive), read whole */
+	if (!m || dhi - dlo >= INTERP_MAX_FRAMES ||
+	    memsource__read(&p->mem, pd->padl_arr + (uint64_t)dlo * 8, pads,
+			    (size_t)(dhi - dlo + 1) * 8) != 0)
+		return;
+	for (i = 0; i < m; i++)
+		av[i] = pads[p->raw[idx[i]].depth - dlo];
+	if (read_rows(p, av, sizeof(head[0]), (uint8_t *)head, sizeof(head[0]), m) != 0)
 		return;
 	for (i = 0; i < m; i++) {
 		if (((head[i][1] >> 32) & PERL_SVTYPE_MASK) != PERL_SVT_PVAV || !plausible(head[i][0]) ||

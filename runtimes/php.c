@@ -237,15 +237,16 @@ static void remember_heads(struct php *p, const struct php_fn *fns, size_t n)
 static void read_ahead(struct php *p)
 {
 	uint64_t ra[PREFETCH_RANGES];
-	size_t rl[PREFETCH_RANGES], nr, room, frames, i;
+	size_t rl[PREFETCH_RANGES], nr, heads, room, frames, i;
 	uint64_t lo = p->last_lo, hi = p->last_hi + p->l->ex_size + EX_AHEAD;
 	bool top;
 
 	prefetch__clear(&p->pre);
 	if (!p->last_hi)
 		return;
-	nr = spec_ranges(p, ra, rl, PREFETCH_RANGES - 2, &room);
-	room = PREFETCH_BYTES - 8 - room;
+	/* the globals' word and the frames take a range each */
+	nr = spec_ranges(p, ra, rl, PREFETCH_RANGES - 2, &heads);
+	room = PREFETCH_BYTES - 8 - heads;
 	/* the top of the stack's last page: not past it (a failed read
 	 * would lose the whole range) */
 	if (p->ahead_failed && (hi - 1) >> 12 == p->ahead_failed)
@@ -301,14 +302,20 @@ static int read_spans(struct php *p, const uint64_t *addrs, size_t len, void *co
 	return 0;
 }
 
-/* Index of the first of addrs[0..k) equal to addrs[k], or k. */
-static size_t first_of(const uint64_t *addrs, size_t k)
+/* Spans looked back at for the same address: a recursion's frames run one
+ * function over and over, or a few in turn. */
+#define SAME_SPANS 8
+
+/* The span of the SAME_SPANS before k that reads what k does (the first
+ * of them that reads it itself), or k. */
+static size_t first_of(const uint64_t *addrs, const size_t *src, size_t k)
 {
 	size_t j;
 
-	for (j = 0; j < k && addrs[j] != addrs[k]; j++)
-		;
-	return j;
+	for (j = k; j > 0 && j + SAME_SPANS > k; j--)
+		if (addrs[j - 1] == addrs[k])
+			return src[j - 1] < k ? src[j - 1] : j - 1;
+	return k;
 }
 
 /* n spans of len bytes into bufs: each address once (a recursive chain
@@ -324,7 +331,7 @@ static int read_distinct(struct php *p, const uint64_t *addrs, size_t len, void 
 	int err;
 
 	for (i = 0; i < n; i++) {
-		src[i] = first_of(addrs, i);
+		src[i] = first_of(addrs, src, i);
 		ok[i] = false;
 		if (src[i] < i)
 			continue;
