@@ -206,6 +206,7 @@ INTEGRATION_TESTS = \
 	tests/integration/jit_fp.sh \
 	tests/integration/node_jit.sh \
 	tests/integration/node_v8.sh \
+	tests/integration/node_tsc.sh \
 	tests/integration/node_lines.sh \
 	tests/integration/go.sh \
 	tests/integration/go_deep.sh \
