@@ -25,6 +25,7 @@
 #include "runtimes/accountant.h"
 #include "runtimes/elf_symbols.h"
 #include "runtimes/readers.h"
+#include "runtimes/replay.h"
 
 /* The readers, in the order binaries are offered to them. */
 static const struct runtime_reader *const table[] = {
@@ -45,6 +46,9 @@ struct slot {
 	uint64_t next_try_ns;  /* after a failed open */
 	uint32_t failures;     /* opens failed in a row */
 	uint64_t used_ns;      /* when it last read or named */
+	/* a sample's reads made again at the next (runtimes/replay.h);
+	 * NULL: the reader reads the process directly */
+	struct replay *replay;
 };
 
 struct rt_process {
@@ -90,6 +94,7 @@ struct runtimes {
 	struct gone gone[RUNTIME_MAX_READERS];
 	bool any_host;           /* a reader describes code no file holds */
 	uint64_t last_read_ns;   /* when a reader was last asked for a stack */
+	struct replay_fill fill; /* the replays' (one sample is read at a time) */
 };
 
 struct runtimes *runtimes__new_table(const struct runtime_reader *const *readers, size_t n,
@@ -136,15 +141,25 @@ const struct runtimes_opts *runtimes__opts(const struct runtimes *rs)
 	return &rs->opts;
 }
 
+/* An open instance's counters; its reads are the calls made of the
+ * process, which a replay serves some of. */
+static void slot_counters(const struct runtimes *rs, size_t r, const struct slot *sl,
+			  struct runtime_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (rs->readers[r]->counters)
+		rs->readers[r]->counters(sl->inst, c);
+	if (sl->replay)
+		c->reads = replay__calls(sl->replay);
+}
+
 static void close_slot(struct runtimes *rs, size_t r, struct slot *sl)
 {
 	if (sl->inst) {
 		struct runtime_counters c;
 		struct ledger_stats ls;
 
-		memset(&c, 0, sizeof(c));
-		if (rs->readers[r]->counters)
-			rs->readers[r]->counters(sl->inst, &c);
+		slot_counters(rs, r, sl, &c);
 		ledger__stats(sl->ledger, &ls);
 		rs->gone[r].reads += c.reads;
 		rs->gone[r].failures += c.failures;
@@ -153,6 +168,7 @@ static void close_slot(struct runtimes *rs, size_t r, struct slot *sl)
 		rs->gone[r].cpu_ns += ls.cpu_ns;
 		rs->readers[r]->close(sl->inst);
 	}
+	free(sl->replay);
 	ledger__delete(sl->ledger);
 	memset(sl, 0, sizeof(*sl));
 }
@@ -431,6 +447,13 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 	proc.bias = proc_map__bias(m);
 	memsource__process(&proc.mem, proc.pid);
 	proc.mem.ledger = sl->ledger;
+	if (rs->readers[r]->replays) {
+		sl->replay = malloc(sizeof(*sl->replay));
+		if (sl->replay) {
+			replay__init(sl->replay, &proc.mem, &rs->fill);
+			replay__source(sl->replay, &proc.mem);
+		}
+	}
 	proc.names = rs->names;
 	proc.lines = rs->opts.lines;
 	proc.lib_symbol = lib_symbol;
@@ -447,6 +470,8 @@ static void *open_slot(struct runtimes *rs, struct process *p, size_t r, struct 
 		return sl->inst;
 	}
 	sl->inst = NULL;
+	free(sl->replay);
+	sl->replay = NULL;
 	back_off(rs, r, sl, now_ns);
 	return NULL;
 }
@@ -652,7 +677,11 @@ size_t runtimes__read_stacks(struct runtimes *rs, struct process *p, struct runt
 		sl = &entry(rs, p)->slot[r];
 		s->tag = f->runtime;
 		t0 = clock__mono_ns();
+		if (sl->replay)
+			replay__begin(sl->replay);
 		err = rd->read_stack(inst, s, out);
+		if (sl->replay)
+			replay__end(sl->replay);
 		charge(sl, t0);
 		count_sample(rs, r, s, out, err);
 		st = window_block(rs, r);
@@ -775,9 +804,7 @@ void runtimes__finish_window(struct runtimes *rs, struct agent_stats *st)
 			if (!sl->inst)
 				continue;
 			a->readers++;
-			memset(&c, 0, sizeof(c));
-			if (rs->readers[r]->counters)
-				rs->readers[r]->counters(sl->inst, &c);
+			slot_counters(rs, r, sl, &c);
 			ledger__stats(sl->ledger, &ls);
 			a->reads += c.reads;
 			a->failures += c.failures;

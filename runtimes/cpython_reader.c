@@ -244,6 +244,7 @@ const struct runtime_reader runtime_cpython = {
 	.open = open_instance,
 	.close = close_instance,
 	.read_stack = read_stack,
+	.replays = true,
 	.labels = labels,
 	.label = pycmd__main,
 	.remap_names = remap_names,

@@ -57,5 +57,6 @@ runtimes_libruntimes_a_SOURCES = \
 	runtimes/perl_reader.c runtimes/perl.c runtimes/perl.h runtimes/perl_names.c \
 	runtimes/perl_slabs.c runtimes/perl_state.h \
 	runtimes/perl_layout.c runtimes/perl_layout.h runtimes/prefetch.c runtimes/prefetch.h \
+	runtimes/replay.c runtimes/replay.h \
 	runtimes/perlcmd.c runtimes/perlcmd.h
 RUNTIMES_LIBS = runtimes/libruntimes.a $(UNWIND_LIBS) $(PROFILE_LIBS) $(DW_LIBS)

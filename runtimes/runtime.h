@@ -182,6 +182,11 @@ struct runtime_reader {
 	 * no code of the runtime, or another -errno when it could not be read
 	 * (the native frames are then named as they are). Optional. */
 	int (*read_stack)(void *inst, const struct runtime_sample *s, struct runtime_stack *out);
+	/* A sample's reads are made again, in one call, when the next
+	 * sample's read begins (runtimes/replay.h): for readers whose reads
+	 * follow pointers a step at a time, and that do not already read
+	 * ahead of themselves. */
+	bool replays;
 	/* The frames of f, innermost first (what was inlined, then the method),
 	 * into ids[0..max): 0 with *n >= 1, or -ENOENT (the caller names the
 	 * pc as other code). Optional. */

@@ -24,6 +24,7 @@ UNIT_TESTS = \
 	tests/unit/test_dump_rename \
 	tests/unit/test_procmem \
 	tests/unit/test_prefetch \
+	tests/unit/test_replay \
 	tests/unit/test_accountant \
 	tests/unit/test_pycmd \
 	tests/unit/test_gostack \
@@ -153,6 +154,10 @@ tests_unit_test_profile_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_profile_LDADD = $(PROFILE_LIBS) $(CRITERION_LIBS)
 
 # --- runtimes/
+tests_unit_test_replay_SOURCES = tests/unit/test_replay.c tests/unit/vectored_image.h
+tests_unit_test_replay_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_replay_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_replay_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 tests_unit_test_prefetch_SOURCES = tests/unit/test_prefetch.c
 tests_unit_test_prefetch_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_prefetch_CFLAGS = $(TEST_CFLAGS)
@@ -201,7 +206,8 @@ tests_unit_test_ruby_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_ruby_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_ruby_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)
 
-tests_unit_test_php_SOURCES = tests/unit/test_php.c tests/unit/dying_source.h
+tests_unit_test_php_SOURCES = tests/unit/test_php.c tests/unit/dying_source.h \
+	tests/unit/vectored_image.h
 tests_unit_test_php_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_php_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_php_LDADD = $(RUNTIMES_LIBS) $(CRITERION_LIBS)

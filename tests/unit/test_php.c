@@ -18,6 +18,7 @@
 #include "runtimes/interp_place.h"
 #include "runtimes/memsource.h"
 #include "dying_source.h"
+#include "tests/unit/vectored_image.h"
 #include "runtimes/php.h"
 #include "runtimes/php_layout.h"
 #include "runtimes/phpcmd.h"
@@ -487,29 +488,12 @@ Test(php, a_function_reused_for_another_is_renamed)
 	free(im);
 }
 
-/* A source of the image that reads ranges in one call, as a process's
- * does (process_vm_readv): m->reads counts the calls. */
-static int image_readv(void *ctx, const uint64_t *addrs, const size_t *lens, void *const *bufs,
-		       bool *ok, size_t n)
-{
-	struct memsource m;
-	size_t i;
-	int got = 0;
-
-	memsource__image(&m, ctx);
-	for (i = 0; i < n; i++) {
-		ok[i] = m.read(m.ctx, addrs[i], bufs[i], lens[i]) == 0;
-		got += ok[i];
-	}
-	return got;
-}
-
 static struct php *open_vectored(struct image *im, struct strtab *t, bool lines,
 				 struct memsource *m)
 {
 	struct php *p = open_image(im, t, lines, m);
 
-	m->readv = image_readv;
+	m->readv = vectored_image_readv;
 	php__delete(p);
 	cr_assert_eq(php__open(m, at(O_EG), im->l, lines, t, &p), 0);
 	return p;
