@@ -158,21 +158,12 @@ static long walk(struct php *p)
 static size_t spec_ranges(const struct php *p, uint64_t *ra, size_t *rl, size_t max, size_t *bytes)
 {
 	uint64_t a[2 * SPEC_FNS];
-	size_t len[2 * SPEC_FNS], n = p->nspec, i, j, nr = 0;
+	size_t len[2 * SPEC_FNS], n = p->nspec, i, nr = 0;
 
 	*bytes = 0;
 	memcpy(a, p->spec_addr, n * sizeof(a[0]));
 	memcpy(len, p->spec_len, n * sizeof(len[0]));
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && a[j - 1] > a[j]; j--) {
-			uint64_t ta = a[j];
-			size_t tl = len[j];
-
-			a[j] = a[j - 1];
-			len[j] = len[j - 1];
-			a[j - 1] = ta;
-			len[j - 1] = tl;
-		}
+	prefetch__sort_spans(a, len, n);
 	for (i = 0; i < n; i++) {
 		uint64_t end = a[i] + len[i];
 

@@ -72,3 +72,19 @@ int prefetch__u64(struct prefetch *pf, struct memsource *m, uint64_t addr, uint6
 {
 	return prefetch__read(pf, m, addr, v, sizeof(*v));
 }
+
+void prefetch__sort_spans(uint64_t *addr, size_t *len, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && addr[j - 1] > addr[j]; j--) {
+			uint64_t ta = addr[j];
+			size_t tl = len[j];
+
+			addr[j] = addr[j - 1];
+			len[j] = len[j - 1];
+			addr[j - 1] = ta;
+			len[j - 1] = tl;
+		}
+}

@@ -48,5 +48,8 @@ int prefetch__read(struct prefetch *pf, struct memsource *m, uint64_t addr, void
  * -ENOENT (nothing read) for the caller to read them with others. */
 int prefetch__take(struct prefetch *pf, uint64_t addr, void *buf, size_t len);
 int prefetch__u64(struct prefetch *pf, struct memsource *m, uint64_t addr, uint64_t *v);
+/* Orders n spans (addr[i], len[i]) by address, for a caller that joins
+ * close spans into ranges to read in one call. n is small: a few dozen. */
+void prefetch__sort_spans(uint64_t *addr, size_t *len, size_t n);
 
 #endif

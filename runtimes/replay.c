@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtimes/accountant.h"
+#include "runtimes/prefetch.h"
 #include "runtimes/replay.h"
 
 void replay__init(struct replay *r, const struct memsource *inner, struct replay_fill *fill)
@@ -115,23 +116,6 @@ void replay__source(struct replay *r, struct memsource *out)
 	out->ledger = r->ledger;
 }
 
-/* Orders n spans by address. */
-static void sort_spans(uint64_t *a, size_t *l, size_t n)
-{
-	size_t i, j;
-
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && a[j - 1] > a[j]; j--) {
-			uint64_t ta = a[j];
-			size_t tl = l[j];
-
-			a[j] = a[j - 1];
-			l[j] = l[j - 1];
-			a[j - 1] = ta;
-			l[j - 1] = tl;
-		}
-}
-
 /* A span grown by its own length each way (at most REPLAY_SLACK), within
  * the pages it starts and ends in: what a reader asks for next moves a
  * little (a stack's top), and a page mapped for the span's bytes is
@@ -211,7 +195,7 @@ static void make_plan(struct replay *r)
 	memcpy(a, r->span_addr, n * sizeof(a[0]));
 	for (i = 0; i < n; i++)
 		l[i] = r->span_len[i];
-	sort_spans(a, l, n);
+	prefetch__sort_spans(a, l, n);
 	join(a, l, n, true, oa, ol, &on, &bytes);
 	for (i = m = 0; i < r->nplan; i++)
 		if (r->plan_ok[i] && !covered(oa, ol, on, r->plan_addr[i], r->plan_len[i])) {
@@ -222,7 +206,7 @@ static void make_plan(struct replay *r)
 		a[m] = oa[i];
 		l[m++] = ol[i];
 	}
-	sort_spans(a, l, m);
+	prefetch__sort_spans(a, l, m);
 	on = bytes = 0;
 	join(a, l, m, false, oa, ol, &on, &bytes);
 	memcpy(r->plan_addr, oa, on * sizeof(oa[0]));
